@@ -1,0 +1,1 @@
+//! The Cove compiler: source text to a verified cove_ir program, with located diagnostics.

@@ -1,0 +1,592 @@
+//! The instruction set, defined once.
+//!
+//! This file is to Cove what `lopcodes.h` is to Lua: the enum below *is* the
+//! specification. Each variant says what its operands are and what it does,
+//! and everything else — the printer, the parser of the printed form, the
+//! verifier, the compiler's lowering and the virtual machine — reads this one
+//! definition. The [`instruction_set!`] macro expands the table into:
+//!
+//! - [`Instr`], the instruction itself, one variant a opcode with named
+//!   operand fields (what the compiler builds and the VM matches on);
+//! - [`Opcode`], the same names without operands (what a profile groups by);
+//! - [`Opcode::mnemonic`] and [`Opcode::operand_kinds`], so the printer,
+//!   parser and verifier handle every instruction generically;
+//! - [`Instr::operands`] and [`Instr::from_operands`], the two directions
+//!   between an instruction and its operand list.
+//!
+//! # The machine the opcodes describe
+//!
+//! Registers are untyped 64-bit slots local to a call frame, named `r0`,
+//! `r1`, ... A function's parameters arrive in `r0..rN`. Each register has
+//! one *class* for the whole function, recorded in
+//! [`Function::refs`](crate::program::Function::refs): a *num* register holds
+//! an `Int`, `Float`, `Bool` or `()` as raw bits, a *ref* register holds a
+//! heap reference or 0. The class is what makes the collector precise, and
+//! the verifier checks every operand against it.
+//!
+//! Opcodes are typed: `add.int` adds two integers and `add.float` two
+//! floats, so the VM never looks at a value to decide what to do with it.
+//! Operands named in the tables below:
+//!
+//! | kind | written | meaning |
+//! |---|---|---|
+//! | `dst`/`src` num, ref, any | `r3` | a register read or written, of that class ("any": either, as long as the two sides agree) |
+//! | base + count | `r4, 2` | `count` consecutive registers from `base`, the arguments of a call or the fields of a new object |
+//! | imm | `-7` | a signed 32-bit immediate |
+//! | const | `k2` | an entry of [`Program::constants`](crate::program::Program::constants) |
+//! | target | `@12` | a program counter in the same function |
+//! | func | `f3` | a [`FunctionId`] |
+//! | builtin | `String.length` | a [`Builtin`] of the catalogue |
+//! | type, struct, enum | `t1`, `s0`, `e2` | an index into the program's type, struct or enum table |
+//! | index | `#1` | a field, variant or payload position |
+//!
+//! Runtime faults named below (overflow, division by zero, an index out of
+//! range, `None` unwrapped, ...) end the run with a `RunError`; nothing here
+//! is undefined behaviour on a verified program.
+
+use std::fmt;
+
+use crate::builtins::Builtin;
+use crate::program::{ConstId, FunctionId};
+use crate::types::{EnumId, StructId, TypeId};
+
+/// A register of the current frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Reg(pub u16);
+
+impl fmt::Display for Reg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "r{}", self.0)
+    }
+}
+
+/// What an operand position of an opcode holds, and for a register how it is
+/// used. The verifier's rules are written against these kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OperandKind {
+    /// A num register written.
+    DstNum,
+    /// A ref register written.
+    DstRef,
+    /// A register of either class written; its class is fixed by the other
+    /// operands (a `move`'s source, a callee's result type, ...).
+    DstAny,
+    /// A num register read.
+    SrcNum,
+    /// A ref register read.
+    SrcRef,
+    /// A register of either class read.
+    SrcAny,
+    /// The first of `count` consecutive registers read; always followed by a
+    /// [`OperandKind::Count`].
+    Base,
+    /// How many registers from the preceding base.
+    Count,
+    /// A signed 32-bit immediate.
+    Imm,
+    /// A constant-pool index.
+    Const,
+    /// A program counter in the same function.
+    Target,
+    /// A function of the program.
+    Func,
+    /// A builtin of the catalogue.
+    Builtin,
+    /// A type of the program's type table.
+    Type,
+    /// A struct of the program's struct table.
+    Struct,
+    /// An enum of the program's enum table.
+    Enum,
+    /// A field, variant or payload position.
+    Index,
+}
+
+impl OperandKind {
+    /// Whether the operand names a register (alone, or as the base of a run).
+    pub fn is_register(self) -> bool {
+        matches!(
+            self,
+            OperandKind::DstNum
+                | OperandKind::DstRef
+                | OperandKind::DstAny
+                | OperandKind::SrcNum
+                | OperandKind::SrcRef
+                | OperandKind::SrcAny
+                | OperandKind::Base
+        )
+    }
+}
+
+/// One operand's value, as the printer writes it and the parser reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// `r3`
+    Reg(Reg),
+    /// `2` (a count)
+    Count(u16),
+    /// `-7`
+    Imm(i32),
+    /// `k2`
+    Const(ConstId),
+    /// `@12`
+    Target(u32),
+    /// `f3`
+    Func(FunctionId),
+    /// `String.length`
+    Builtin(Builtin),
+    /// `t1`
+    Type(TypeId),
+    /// `s0`
+    Struct(StructId),
+    /// `e2`
+    Enum(EnumId),
+    /// `#1`
+    Index(u16),
+}
+
+/// The Rust type of each operand kind's field in [`Instr`].
+macro_rules! operand_type {
+    (DstNum) => {
+        Reg
+    };
+    (DstRef) => {
+        Reg
+    };
+    (DstAny) => {
+        Reg
+    };
+    (SrcNum) => {
+        Reg
+    };
+    (SrcRef) => {
+        Reg
+    };
+    (SrcAny) => {
+        Reg
+    };
+    (Base) => {
+        Reg
+    };
+    (Count) => {
+        u16
+    };
+    (Imm) => {
+        i32
+    };
+    (Const) => {
+        ConstId
+    };
+    (Target) => {
+        u32
+    };
+    (Func) => {
+        FunctionId
+    };
+    (Builtin) => {
+        Builtin
+    };
+    (Type) => {
+        TypeId
+    };
+    (Struct) => {
+        StructId
+    };
+    (Enum) => {
+        EnumId
+    };
+    (Index) => {
+        u16
+    };
+}
+
+/// The [`Operand`] each operand kind is written as, around a value or a
+/// binding (the macro serves as an expression and as a pattern).
+macro_rules! operand_of {
+    (DstNum, $x:tt) => {
+        Operand::Reg($x)
+    };
+    (DstRef, $x:tt) => {
+        Operand::Reg($x)
+    };
+    (DstAny, $x:tt) => {
+        Operand::Reg($x)
+    };
+    (SrcNum, $x:tt) => {
+        Operand::Reg($x)
+    };
+    (SrcRef, $x:tt) => {
+        Operand::Reg($x)
+    };
+    (SrcAny, $x:tt) => {
+        Operand::Reg($x)
+    };
+    (Base, $x:tt) => {
+        Operand::Reg($x)
+    };
+    (Count, $x:tt) => {
+        Operand::Count($x)
+    };
+    (Imm, $x:tt) => {
+        Operand::Imm($x)
+    };
+    (Const, $x:tt) => {
+        Operand::Const($x)
+    };
+    (Target, $x:tt) => {
+        Operand::Target($x)
+    };
+    (Func, $x:tt) => {
+        Operand::Func($x)
+    };
+    (Builtin, $x:tt) => {
+        Operand::Builtin($x)
+    };
+    (Type, $x:tt) => {
+        Operand::Type($x)
+    };
+    (Struct, $x:tt) => {
+        Operand::Struct($x)
+    };
+    (Enum, $x:tt) => {
+        Operand::Enum($x)
+    };
+    (Index, $x:tt) => {
+        Operand::Index($x)
+    };
+}
+
+/// Expands the instruction table into [`Instr`], [`Opcode`] and the generic
+/// operand views; see the module documentation.
+macro_rules! instruction_set {
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident = $mnemonic:literal { $($field:ident : $kind:ident),* $(,)? }
+    )*) => {
+        /// One instruction: an opcode and its operands.
+        ///
+        /// Each variant's documentation is the opcode's specification.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Instr {
+            $(
+                $(#[doc = $doc])*
+                #[doc = ""]
+                #[doc = concat!("Printed `", $mnemonic, "`.")]
+                $name { $( #[allow(missing_docs)] $field: operand_type!($kind) ),* },
+            )*
+        }
+
+        /// An instruction's opcode, without its operands: what a profile
+        /// groups by and what the parser reads a mnemonic as.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Opcode {
+            $(
+                #[doc = concat!("`", $mnemonic, "`: see [`Instr::", stringify!($name), "`].")]
+                $name,
+            )*
+        }
+
+        impl Opcode {
+            /// Every opcode, in the order of the table.
+            pub const ALL: &'static [Opcode] = &[$(Opcode::$name),*];
+
+            /// The name the printer writes, e.g. `add.int`.
+            pub fn mnemonic(self) -> &'static str {
+                match self { $(Opcode::$name => $mnemonic),* }
+            }
+
+            /// The opcode a mnemonic names.
+            pub fn from_mnemonic(text: &str) -> Option<Opcode> {
+                match text { $($mnemonic => Some(Opcode::$name),)* _ => None }
+            }
+
+            /// What each operand position holds, in printed order.
+            pub fn operand_kinds(self) -> &'static [OperandKind] {
+                match self { $(Opcode::$name => &[$(OperandKind::$kind),*]),* }
+            }
+        }
+
+        impl Instr {
+            /// This instruction's opcode.
+            pub fn opcode(&self) -> Opcode {
+                match self { $(Instr::$name { .. } => Opcode::$name),* }
+            }
+
+            /// The operands in printed order, each of the kind
+            /// [`Opcode::operand_kinds`] gives at the same position.
+            pub fn operands(&self) -> Vec<Operand> {
+                match *self {
+                    $(Instr::$name { $($field),* } => vec![$(operand_of!($kind, $field)),*],)*
+                }
+            }
+
+            /// The instruction of `opcode` with these operands, or why not.
+            pub fn from_operands(opcode: Opcode, operands: &[Operand]) -> Result<Instr, String> {
+                match opcode {
+                    $(Opcode::$name => {
+                        let kinds: &[OperandKind] = &[$(OperandKind::$kind),*];
+                        if operands.len() != kinds.len() {
+                            return Err(format!(
+                                "`{}` takes {} operands, not {}",
+                                $mnemonic, kinds.len(), operands.len()
+                            ));
+                        }
+                        #[allow(unused_mut, unused_variables)]
+                        let mut given = operands.iter();
+                        $(
+                            let $field = match given.next() {
+                                Some(operand_of!($kind, value)) => *value,
+                                other => return Err(format!(
+                                    "`{}` wants {:?} for `{}`, not {:?}",
+                                    $mnemonic, OperandKind::$kind, stringify!($field), other
+                                )),
+                            };
+                        )*
+                        Ok(Instr::$name { $($field),* })
+                    })*
+                }
+            }
+        }
+    };
+}
+
+instruction_set! {
+    // ---- moving values -------------------------------------------------
+
+    /// `dst = src`. Both registers are of one class.
+    Move = "move" { dst: DstAny, src: SrcAny }
+    /// `dst = value`: a small integer, or a `Bool` (0, 1) or `()` (0).
+    LoadInt = "load.int" { dst: DstNum, value: Imm }
+    /// `dst = constants[constant]`: an `Int` or `Float` into a num register,
+    /// a `String` into a ref register.
+    LoadConst = "load.const" { dst: DstAny, constant: Const }
+    /// `dst = None` (the null reference).
+    LoadNone = "load.none" { dst: DstRef }
+
+    // ---- Int ------------------------------------------------------------
+
+    /// `dst = a + b`; overflow is a runtime error.
+    AddInt = "add.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a + value`; overflow is a runtime error. Subtraction of a
+    /// constant is this with a negative immediate.
+    AddIntImm = "add.int.imm" { dst: DstNum, a: SrcNum, value: Imm }
+    /// `dst = a - b`; overflow is a runtime error.
+    SubInt = "sub.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a * b`; overflow is a runtime error.
+    MulInt = "mul.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a / b`, truncated toward zero; division by zero and
+    /// `Int.MIN / -1` are runtime errors.
+    DivInt = "div.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a % b`, with the sign of `a`; a zero divisor is a runtime error.
+    RemInt = "rem.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = -a`; negating `Int.MIN` is a runtime error.
+    NegInt = "neg.int" { dst: DstNum, a: SrcNum }
+    /// `dst = a & b`.
+    AndInt = "and.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a | b`.
+    OrInt = "or.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a ^ b`.
+    XorInt = "xor.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a << b`; a shift outside `0..=63` is a runtime error.
+    ShlInt = "shl.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a >> b`, arithmetic; a shift outside `0..=63` is a runtime error.
+    ShrInt = "shr.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a == b` on `Int` (and on `Bool`, whose values are 0 and 1).
+    EqInt = "eq.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a != b` on `Int` or `Bool`.
+    NeInt = "ne.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a < b` on `Int`; `>` is this with the operands swapped.
+    LtInt = "lt.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a <= b` on `Int`; `>=` is this with the operands swapped.
+    LeInt = "le.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+
+    // ---- Float ----------------------------------------------------------
+
+    /// `dst = a + b` on `Float`.
+    AddFloat = "add.float" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a - b` on `Float`.
+    SubFloat = "sub.float" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a * b` on `Float`.
+    MulFloat = "mul.float" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a / b` on `Float` (IEEE: dividing by zero gives an infinity).
+    DivFloat = "div.float" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a % b` on `Float`, with the sign of `a` (Rust's `%`).
+    RemFloat = "rem.float" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = -a` on `Float`.
+    NegFloat = "neg.float" { dst: DstNum, a: SrcNum }
+    /// `dst = a == b` on `Float`.
+    EqFloat = "eq.float" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a != b` on `Float`.
+    NeFloat = "ne.float" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a < b` on `Float`.
+    LtFloat = "lt.float" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a <= b` on `Float`.
+    LeFloat = "le.float" { dst: DstNum, a: SrcNum, b: SrcNum }
+
+    // ---- Bool -----------------------------------------------------------
+
+    /// `dst = !a` on `Bool`.
+    NotBool = "not.bool" { dst: DstNum, a: SrcNum }
+
+    // ---- String ---------------------------------------------------------
+
+    /// `dst = a + b`: a new string, the bytes of `a` then of `b`.
+    ConcatStr = "concat.str" { dst: DstRef, a: SrcRef, b: SrcRef }
+    /// `dst = a == b`, byte for byte.
+    EqStr = "eq.str" { dst: DstNum, a: SrcRef, b: SrcRef }
+    /// `dst = a != b`, byte for byte.
+    NeStr = "ne.str" { dst: DstNum, a: SrcRef, b: SrcRef }
+    /// `dst = a < b`, ordered by bytes.
+    LtStr = "lt.str" { dst: DstNum, a: SrcRef, b: SrcRef }
+    /// `dst = a <= b`, ordered by bytes.
+    LeStr = "le.str" { dst: DstNum, a: SrcRef, b: SrcRef }
+    /// `dst` = the decimal text of the `Int` in `src` (interpolation).
+    ToStrInt = "to-str.int" { dst: DstRef, src: SrcNum }
+    /// `dst` = the text of the `Float` in `src` (interpolation), as Rust's
+    /// `Display` writes it.
+    ToStrFloat = "to-str.float" { dst: DstRef, src: SrcNum }
+    /// `dst` = the text form of `src`, a value of type `ty`: `true`,
+    /// `[1, 2]`, `Some(3)`, `Point { x: 1, y: 2 }`, `Token.Word("x")`; a
+    /// `String` inside a container is quoted, a `String` alone is itself.
+    ToStr = "to-str" { dst: DstRef, src: SrcAny, ty: Type }
+
+    // ---- control --------------------------------------------------------
+
+    /// `pc = target`.
+    Jump = "jump" { target: Target }
+    /// `if cond { pc = target }`, `cond` a `Bool`.
+    JumpIf = "jump-if" { cond: SrcNum, target: Target }
+    /// `if !cond { pc = target }`, `cond` a `Bool`.
+    JumpIfNot = "jump-ifnot" { cond: SrcNum, target: Target }
+    /// `if a == b { pc = target }` on `Int`: a fused compare-and-branch.
+    JumpEqInt = "jump-eq.int" { a: SrcNum, b: SrcNum, target: Target }
+    /// `if a != b { pc = target }` on `Int`.
+    JumpNeInt = "jump-ne.int" { a: SrcNum, b: SrcNum, target: Target }
+    /// `if a < b { pc = target }` on `Int`.
+    JumpLtInt = "jump-lt.int" { a: SrcNum, b: SrcNum, target: Target }
+    /// `if a <= b { pc = target }` on `Int`.
+    JumpLeInt = "jump-le.int" { a: SrcNum, b: SrcNum, target: Target }
+    /// `if a > b { pc = target }` on `Int`.
+    JumpGtInt = "jump-gt.int" { a: SrcNum, b: SrcNum, target: Target }
+    /// `if a >= b { pc = target }` on `Int`.
+    JumpGeInt = "jump-ge.int" { a: SrcNum, b: SrcNum, target: Target }
+    /// `if a == value { pc = target }` on `Int`: a match arm on a literal.
+    JumpEqIntImm = "jump-eq.int.imm" { a: SrcNum, value: Imm, target: Target }
+    /// `if a != value { pc = target }` on `Int`.
+    JumpNeIntImm = "jump-ne.int.imm" { a: SrcNum, value: Imm, target: Target }
+    /// `if a < value { pc = target }` on `Int`.
+    JumpLtIntImm = "jump-lt.int.imm" { a: SrcNum, value: Imm, target: Target }
+    /// `if a <= value { pc = target }` on `Int`.
+    JumpLeIntImm = "jump-le.int.imm" { a: SrcNum, value: Imm, target: Target }
+    /// `if a > value { pc = target }` on `Int`.
+    JumpGtIntImm = "jump-gt.int.imm" { a: SrcNum, value: Imm, target: Target }
+    /// `if a >= value { pc = target }` on `Int`.
+    JumpGeIntImm = "jump-ge.int.imm" { a: SrcNum, value: Imm, target: Target }
+    /// `if opt is None { pc = target }`.
+    JumpNone = "jump-none" { opt: SrcRef, target: Target }
+    /// `if opt is Some(_) { pc = target }`.
+    JumpSome = "jump-some" { opt: SrcRef, target: Target }
+    /// Calls `func` with the `count` registers from `base` as its arguments
+    /// and writes its result to `dst`. The arguments become the callee's
+    /// `r0..r{count}`; the callee's other registers start as 0. A call
+    /// deeper than the limit is a runtime error. The VM pushes a frame on
+    /// its own stack: a Cove call never recurses natively.
+    Call = "call" { dst: DstAny, func: Func, base: Base, count: Count }
+    /// Calls the builtin with the `count` registers from `base` as its
+    /// arguments (a method's receiver first) and writes its result to `dst`.
+    CallBuiltin = "call-builtin" { dst: DstAny, builtin: Builtin, base: Base, count: Count }
+    /// Returns `src` to the caller; from the entry function, ends the run
+    /// with it.
+    Return = "return" { src: SrcAny }
+    /// Returns `()`.
+    ReturnUnit = "return.unit" {}
+
+    // ---- structs, enums, options ---------------------------------------
+
+    /// `dst` = a new struct `ty` whose fields, in declaration order, are the
+    /// `count` registers from `base`.
+    NewStruct = "new.struct" { dst: DstRef, ty: Struct, base: Base, count: Count }
+    /// `dst = obj.field`, `obj` a `ty`.
+    GetField = "get.field" { dst: DstAny, obj: SrcRef, ty: Struct, field: Index }
+    /// `obj.field = src`, `obj` a `ty`.
+    SetField = "set.field" { obj: SrcRef, ty: Struct, field: Index, src: SrcAny }
+    /// `dst` = a new value of enum `ty`, variant `variant`, whose payload is
+    /// the `count` registers from `base`.
+    NewVariant = "new.variant" { dst: DstRef, ty: Enum, variant: Index, base: Base, count: Count }
+    /// `dst` = the variant index of the enum value `obj`.
+    Tag = "tag" { dst: DstNum, obj: SrcRef }
+    /// `dst` = payload `field` of `obj`, which the code has established is
+    /// variant `variant` of enum `ty` (a different variant is a runtime error).
+    GetPayload = "get.payload" { dst: DstAny, obj: SrcRef, ty: Enum, variant: Index, field: Index }
+    /// `dst = Some(src)`, `src` a value of type `ty`.
+    NewSome = "some" { dst: DstRef, src: SrcAny, ty: Type }
+    /// `dst` = the value inside `opt`, of type `ty`; `None` is a runtime error.
+    Unwrap = "unwrap" { dst: DstAny, opt: SrcRef, ty: Type }
+
+    // ---- lists and maps -------------------------------------------------
+
+    /// `dst` = a new `List[ty]` of the `count` registers from `base`.
+    NewList = "new.list" { dst: DstRef, ty: Type, base: Base, count: Count }
+    /// `dst = list[index]`, elements of type `ty`; an index out of range is
+    /// a runtime error.
+    GetList = "get.list" { dst: DstAny, list: SrcRef, index: SrcNum, ty: Type }
+    /// `list[index] = src`, elements of type `ty`; an index out of range is
+    /// a runtime error.
+    SetList = "set.list" { list: SrcRef, index: SrcNum, src: SrcAny, ty: Type }
+    /// `dst` = how many elements `list` holds.
+    LenList = "len.list" { dst: DstNum, list: SrcRef }
+    /// `dst` = a new, empty `Map[key, value]`.
+    NewMap = "new.map" { dst: DstRef, key: Type, value: Type }
+
+    // ---- tasks ----------------------------------------------------------
+
+    /// `dst` = a task running `func` on the `count` registers from `base`,
+    /// deep-copied into a machine and heap of its own.
+    Spawn = "spawn" { dst: DstRef, func: Func, base: Base, count: Count }
+    /// `dst` = a new `Channel[ty]`.
+    NewChannel = "new.channel" { dst: DstRef, ty: Type }
+}
+
+impl Instr {
+    /// Where this instruction may jump, if it jumps.
+    pub fn target(&self) -> Option<u32> {
+        self.operands().into_iter().find_map(|o| match o {
+            Operand::Target(t) => Some(t),
+            _ => None,
+        })
+    }
+}
+
+impl fmt::Display for Opcode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.mnemonic())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_instruction_stays_small_enough_to_dispatch_from_a_dense_array() {
+        assert!(
+            std::mem::size_of::<Instr>() <= 12,
+            "{}",
+            std::mem::size_of::<Instr>()
+        );
+    }
+
+    #[test]
+    fn every_instruction_rebuilds_from_its_own_operands() {
+        let i = Instr::Call {
+            dst: Reg(1),
+            func: FunctionId(3),
+            base: Reg(4),
+            count: 2,
+        };
+        assert_eq!(Instr::from_operands(i.opcode(), &i.operands()), Ok(i));
+        for op in Opcode::ALL {
+            assert_eq!(Opcode::from_mnemonic(op.mnemonic()), Some(*op));
+        }
+    }
+}

@@ -1,0 +1,355 @@
+//! The program model: what the compiler produces, the verifier checks, the
+//! VM runs and the profiler names.
+//!
+//! A [`Program`] is a flat set of tables — functions, constants, types,
+//! structs, enums, modules — addressed by small indices. Flat tables rather
+//! than a tree of modules, because everything that reads a program at run
+//! time (the VM's `call`, a profile row, a debugger's frame) holds an index
+//! and wants the thing it names in one step.
+
+use std::fmt;
+use std::ops::Range;
+
+use crate::op::{Instr, Reg};
+use crate::types::{EnumId, StructId, Type, TypeId};
+
+/// A function of a [`Program`]: an index into [`Program::functions`].
+///
+/// Ordered by index, which is the order the compiler emitted the functions
+/// in, so a report that breaks ties by `FunctionId` is stable from run to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FunctionId(pub u32);
+
+impl FunctionId {
+    /// The index into [`Program::functions`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for FunctionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "f{}", self.0)
+    }
+}
+
+/// An entry of [`Program::constants`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ConstId(pub u32);
+
+impl fmt::Display for ConstId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "k{}", self.0)
+    }
+}
+
+/// A value known when the program is compiled.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Constant {
+    /// An `Int` too large for a `load.int` immediate.
+    Int(i64),
+    /// A `Float`.
+    Float(f64),
+    /// A `String` literal (or the literal pieces of an interpolation).
+    Str(String),
+}
+
+impl Constant {
+    /// Whether loading this constant yields a heap reference.
+    pub fn is_ref(&self) -> bool {
+        matches!(self, Constant::Str(_))
+    }
+}
+
+/// One source file: a module.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Module {
+    /// The module's name: its file name without `.cove`.
+    pub name: String,
+    /// The path it was read from, as given to the compiler (`m.cove` for a
+    /// module compiled from a string).
+    pub path: String,
+    /// The source text, so that printers and reports can show a line.
+    pub source: String,
+}
+
+impl Module {
+    /// The text of 1-based line `line`, without its line ending.
+    pub fn line_text(&self, line: u32) -> Option<&str> {
+        self.source.lines().nth(line.checked_sub(1)? as usize)
+    }
+}
+
+/// A named local variable's debug information: where it lives and when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Local {
+    /// Its name in the source.
+    pub name: String,
+    /// Its Cove type.
+    pub ty: TypeId,
+    /// The register that holds it.
+    pub register: Reg,
+    /// The program counters at which the register holds it.
+    pub live: Range<u32>,
+}
+
+/// A function's code and everything the VM, the collector, a debugger and a
+/// profiler need to know of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Function {
+    /// Its name in the source, `main`.
+    pub name: String,
+    /// The module that defines it.
+    pub module: String,
+    /// `module.name`, what reports and backtraces print.
+    pub qualified: String,
+    /// Whether other modules, and `Vm::run_entry`, may call it.
+    pub exported: bool,
+    /// The parameters' types; parameter `i` arrives in register `i`.
+    pub params: Vec<TypeId>,
+    /// The result's type.
+    pub result: TypeId,
+    /// How many registers a frame of it has.
+    pub registers: u16,
+    /// The reference map: `refs[r]` is whether register `r` holds a heap
+    /// reference (or 0). One class per register for the whole function, so
+    /// the collector's roots in a frame are exactly these registers.
+    pub refs: Vec<bool>,
+    /// The instructions.
+    pub code: Vec<Instr>,
+    /// `lines[pc]` is the 1-based source line instruction `pc` came from.
+    pub lines: Vec<u32>,
+    /// Named locals, for a debugger and for reports.
+    pub locals: Vec<Local>,
+}
+
+impl Function {
+    /// A function with no code yet: the shape a builder starts from.
+    pub fn new(module: &str, name: &str) -> Function {
+        Function {
+            name: name.to_string(),
+            module: module.to_string(),
+            qualified: format!("{module}.{name}"),
+            exported: false,
+            params: Vec::new(),
+            result: TypeId(0),
+            registers: 0,
+            refs: Vec::new(),
+            code: Vec::new(),
+            lines: Vec::new(),
+            locals: Vec::new(),
+        }
+    }
+
+    /// Whether register `r` is a ref register.
+    pub fn is_ref(&self, r: Reg) -> bool {
+        self.refs.get(r.0 as usize).copied().unwrap_or(false)
+    }
+}
+
+/// A field of a struct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub ty: TypeId,
+}
+
+/// A user `struct`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructDef {
+    /// Its name, `Point`.
+    pub name: String,
+    /// The module that defines it.
+    pub module: String,
+    /// Whether other modules may name it.
+    pub exported: bool,
+    /// The fields, in declaration order: `get.field`'s index is a position
+    /// here.
+    pub fields: Vec<Field>,
+}
+
+/// A variant of a user `enum`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variant {
+    /// Its name, `Word`.
+    pub name: String,
+    /// Its payload's types, in order; empty for a variant without one.
+    pub fields: Vec<TypeId>,
+}
+
+/// A user `enum`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnumDef {
+    /// Its name, `Token`.
+    pub name: String,
+    /// The module that defines it.
+    pub module: String,
+    /// Whether other modules may name it.
+    pub exported: bool,
+    /// The variants, in declaration order: `tag` answers a position here.
+    pub variants: Vec<Variant>,
+}
+
+/// A whole compiled program: every module the entry imports, and the entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Program {
+    /// The modules, the entry module last.
+    pub modules: Vec<Module>,
+    /// Every function of every module.
+    pub functions: Vec<Function>,
+    /// The constant pool shared by all functions.
+    pub constants: Vec<Constant>,
+    /// The interned types. Entries 0 to 4 are always `()`, `Bool`, `Int`,
+    /// `Float` and `String`, in that order (see [`Program::UNIT`] and its
+    /// neighbours), so that a builder never needs to intern the basics.
+    pub types: Vec<Type>,
+    /// The user structs.
+    pub structs: Vec<StructDef>,
+    /// The user enums.
+    pub enums: Vec<EnumDef>,
+}
+
+impl Default for Program {
+    fn default() -> Program {
+        Program::new()
+    }
+}
+
+impl Program {
+    /// The type `()`.
+    pub const UNIT: TypeId = TypeId(0);
+    /// The type `Bool`.
+    pub const BOOL: TypeId = TypeId(1);
+    /// The type `Int`.
+    pub const INT: TypeId = TypeId(2);
+    /// The type `Float`.
+    pub const FLOAT: TypeId = TypeId(3);
+    /// The type `String`.
+    pub const STR: TypeId = TypeId(4);
+
+    /// An empty program with the basic types interned.
+    pub fn new() -> Program {
+        Program {
+            modules: Vec::new(),
+            functions: Vec::new(),
+            constants: Vec::new(),
+            types: vec![Type::Unit, Type::Bool, Type::Int, Type::Float, Type::Str],
+            structs: Vec::new(),
+            enums: Vec::new(),
+        }
+    }
+
+    /// The function `id` names.
+    ///
+    /// # Panics
+    /// If `id` is not a function of this program: ids come from the program
+    /// itself, so a foreign one is a bug in the caller.
+    pub fn function(&self, id: FunctionId) -> &Function {
+        &self.functions[id.index()]
+    }
+
+    /// Every function and its id, in order.
+    pub fn function_ids(&self) -> impl Iterator<Item = FunctionId> + '_ {
+        (0..self.functions.len() as u32).map(FunctionId)
+    }
+
+    /// The qualified name of function `id`, `module.function`: what a
+    /// backtrace and a profile print.
+    pub fn function_name(&self, id: FunctionId) -> &str {
+        self.functions
+            .get(id.index())
+            .map_or("<unknown function>", |f| f.qualified.as_str())
+    }
+
+    /// The source line instruction `pc` of function `id` came from.
+    pub fn line_of(&self, id: FunctionId, pc: u32) -> Option<u32> {
+        self.functions
+            .get(id.index())?
+            .lines
+            .get(pc as usize)
+            .copied()
+    }
+
+    /// The function `name` of module `module`, exported or not.
+    pub fn find_function(&self, module: &str, name: &str) -> Option<FunctionId> {
+        self.functions
+            .iter()
+            .position(|f| f.module == module && f.name == name)
+            .map(|i| FunctionId(i as u32))
+    }
+
+    /// The module named `name`.
+    pub fn module(&self, name: &str) -> Option<&Module> {
+        self.modules.iter().find(|m| m.name == name)
+    }
+
+    /// The type `id` names.
+    pub fn ty(&self, id: TypeId) -> &Type {
+        &self.types[id.0 as usize]
+    }
+
+    /// The id of `ty`, interning it if it is new.
+    pub fn intern_type(&mut self, ty: Type) -> TypeId {
+        if let Some(i) = self.types.iter().position(|t| *t == ty) {
+            return TypeId(i as u32);
+        }
+        self.types.push(ty);
+        TypeId(self.types.len() as u32 - 1)
+    }
+
+    /// The id of `constant`, adding it to the pool if it is new.
+    pub fn intern_constant(&mut self, constant: Constant) -> ConstId {
+        let same = |c: &Constant| match (c, &constant) {
+            (Constant::Float(a), Constant::Float(b)) => a.to_bits() == b.to_bits(),
+            (a, b) => a == b,
+        };
+        if let Some(i) = self.constants.iter().position(same) {
+            return ConstId(i as u32);
+        }
+        self.constants.push(constant);
+        ConstId(self.constants.len() as u32 - 1)
+    }
+
+    /// Adds a function and returns its id.
+    pub fn add_function(&mut self, function: Function) -> FunctionId {
+        self.functions.push(function);
+        FunctionId(self.functions.len() as u32 - 1)
+    }
+
+    /// The struct `id` names.
+    pub fn struct_def(&self, id: StructId) -> &StructDef {
+        &self.structs[id.0 as usize]
+    }
+
+    /// The enum `id` names.
+    pub fn enum_def(&self, id: EnumId) -> &EnumDef {
+        &self.enums[id.0 as usize]
+    }
+
+    /// The Cove spelling of a type: `List[Map[String, Int]]`.
+    pub fn type_name(&self, id: TypeId) -> String {
+        match self.types.get(id.0 as usize) {
+            None => format!("<type {}>", id.0),
+            Some(Type::Unit) => "()".to_string(),
+            Some(Type::Bool) => "Bool".to_string(),
+            Some(Type::Int) => "Int".to_string(),
+            Some(Type::Float) => "Float".to_string(),
+            Some(Type::Str) => "String".to_string(),
+            Some(Type::List(t)) => format!("List[{}]", self.type_name(*t)),
+            Some(Type::Map(k, v)) => format!("Map[{}, {}]", self.type_name(*k), self.type_name(*v)),
+            Some(Type::Option(t)) => format!("Option[{}]", self.type_name(*t)),
+            Some(Type::Task(t)) => format!("Task[{}]", self.type_name(*t)),
+            Some(Type::Channel(t)) => format!("Channel[{}]", self.type_name(*t)),
+            Some(Type::Struct(s)) => self
+                .structs
+                .get(s.0 as usize)
+                .map_or_else(|| format!("<struct {}>", s.0), |d| d.name.clone()),
+            Some(Type::Enum(e)) => self
+                .enums
+                .get(e.0 as usize)
+                .map_or_else(|| format!("<enum {}>", e.0), |d| d.name.clone()),
+        }
+    }
+}

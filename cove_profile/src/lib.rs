@@ -1,0 +1,1 @@
+//! The Cove profiler: a debugger that never stops, counting every instruction a run executes, with reports.
