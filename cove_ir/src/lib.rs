@@ -12,5 +12,6 @@
 
 pub mod builtins;
 pub mod op;
+pub mod print;
 pub mod program;
 pub mod types;
