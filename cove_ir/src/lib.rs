@@ -12,6 +12,7 @@
 
 pub mod builtins;
 pub mod op;
+pub mod parse;
 pub mod print;
 pub mod program;
 pub mod types;
