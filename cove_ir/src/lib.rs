@@ -16,3 +16,4 @@ pub mod parse;
 pub mod print;
 pub mod program;
 pub mod types;
+pub mod verify;
