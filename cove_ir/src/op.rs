@@ -4,7 +4,7 @@
 //! specification. Each variant says what its operands are and what it does,
 //! and everything else — the printer, the parser of the printed form, the
 //! verifier, the compiler's lowering and the virtual machine — reads this one
-//! definition. The [`instruction_set!`] macro expands the table into:
+//! definition. The `instruction_set!` macro expands the table into:
 //!
 //! - [`Instr`], the instruction itself, one variant a opcode with named
 //!   operand fields (what the compiler builds and the VM matches on);
