@@ -71,6 +71,17 @@
 //! local's name is unique, that a line exists in the source, that names are
 //! consistent.
 //!
+//! So the contract with the VM is: on a verified program, *register access
+//! and instruction fetch* may be unchecked, and a frame's ref registers are
+//! the collector's roots. Access *through* a reference — to a heap object's
+//! kind, fields or elements — stays checked by the heap (in safe code, or
+//! against the object's header), so that a compiler bug which puts the
+//! wrong kind of object in a register is a runtime error, never undefined
+//! behaviour. Where the VM writes a value typed by a builtin's type
+//! parameter into a register, it compares the container's element class
+//! with [`Function::refs`](crate::program::Function::refs) of that register
+//! (one comparison a builtin call, which already costs far more).
+//!
 //! # Cost
 //!
 //! One pass over each function's code, constant work an instruction (an
