@@ -27,10 +27,12 @@
 //!
 //! # Cost
 //!
-//! The facts are small (`Copy`, 8 bytes) and kept for every pc and ref
-//! register; the lattice is three levels high, so each pc is revisited at
-//! most a few times. Types are interned into a table local to the pass, so
-//! comparing two is comparing two integers.
+//! The facts are small (`Copy`, 8 bytes), one per register, kept at the
+//! start of each basic block and replayed through it, so memory grows with
+//! blocks × registers. The lattice is three levels high, so each block is
+//! revisited at most a few times for each register whose fact rises. Types
+//! are interned into a table local to the pass, so comparing two is
+//! comparing two integers.
 
 use std::collections::HashMap;
 
@@ -201,68 +203,110 @@ struct Flow<'p> {
 }
 
 impl<'p> Flow<'p> {
+    /// Runs the dataflow to its fixed point, then checks every reachable
+    /// instruction against the facts before it.
+    ///
+    /// Facts are kept per basic block, not per pc: a block's entry facts
+    /// are stored and its instructions replayed from them, so memory grows
+    /// with blocks × registers rather than instructions × registers.
     fn run(&mut self) -> Vec<(u32, String)> {
         let f = self.f;
         let n = f.code.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        // A block starts at pc 0, at every jump target and after every
+        // instruction that jumps or returns.
+        let mut leader = vec![false; n];
+        leader[0] = true;
+        for (pc, instr) in f.code.iter().enumerate() {
+            if let Some(t) = instr.target() {
+                if (t as usize) < n {
+                    leader[t as usize] = true;
+                }
+            }
+            let ends = instr.target().is_some()
+                || matches!(instr, Instr::Return { .. } | Instr::ReturnUnit {});
+            if ends && pc + 1 < n {
+                leader[pc + 1] = true;
+            }
+        }
+
         let mut entry = vec![Val::Null; f.registers as usize];
         for (i, p) in f.params.iter().enumerate() {
             entry[i] = Val::Known(self.types.of(*p));
         }
-        let mut state: Vec<Option<Vec<Val>>> = vec![None; n];
-        if n == 0 {
-            return Vec::new();
-        }
-        state[0] = Some(entry);
+        let mut state: HashMap<usize, Vec<Val>> = HashMap::new();
+        state.insert(0, entry);
         let mut work = vec![0usize];
-        while let Some(pc) = work.pop() {
-            let Some(before) = state[pc].clone() else {
-                continue;
-            };
-            let instr = &f.code[pc];
-            let effect = self.effect(instr, &before);
-            let mut after = before;
-            self.apply(instr, &effect, &mut after);
-            for next in successors(instr, pc) {
-                if next >= n {
+        let mut queued = vec![false; n];
+        queued[0] = true;
+        while let Some(start) = work.pop() {
+            queued[start] = false;
+            let mut facts = state[&start].clone();
+            let mut pc = start;
+            loop {
+                let instr = &f.code[pc];
+                let effect = self.effect(instr, &facts);
+                self.apply(instr, &effect, &mut facts);
+                let next: Vec<usize> = successors(instr, pc).filter(|s| *s < n).collect();
+                if next.len() == 1 && next[0] == pc + 1 && !leader[pc + 1] {
+                    pc += 1;
                     continue;
                 }
-                let changed = match &mut state[next] {
-                    slot @ None => {
-                        *slot = Some(after.clone());
-                        true
-                    }
-                    Some(existing) => {
-                        let mut changed = false;
-                        for (e, a) in existing.iter_mut().zip(&after) {
-                            let joined = e.join(*a);
-                            if joined != *e {
-                                *e = joined;
-                                changed = true;
-                            }
+                for s in next {
+                    let changed = match state.get_mut(&s) {
+                        None => {
+                            state.insert(s, facts.clone());
+                            true
                         }
-                        changed
+                        Some(existing) => {
+                            let mut changed = false;
+                            for (e, a) in existing.iter_mut().zip(&facts) {
+                                let joined = e.join(*a);
+                                if joined != *e {
+                                    *e = joined;
+                                    changed = true;
+                                }
+                            }
+                            changed
+                        }
+                    };
+                    if changed && !queued[s] {
+                        queued[s] = true;
+                        work.push(s);
                     }
-                };
-                if changed {
-                    work.push(next);
                 }
+                break;
             }
         }
 
+        let mut starts: Vec<usize> = state.keys().copied().collect();
+        starts.sort_unstable();
         let mut faults = Vec::new();
-        for (pc, before) in state.iter().enumerate() {
-            let Some(before) = before else { continue };
-            let effect = self.effect(&f.code[pc], before);
-            for fault in effect.faults {
-                faults.push((pc as u32, fault));
-            }
-            for (r, want, what) in effect.needs {
-                if !f.is_ref(r) {
-                    continue;
+        for start in starts {
+            let mut facts = state[&start].clone();
+            let mut pc = start;
+            loop {
+                let instr = &f.code[pc];
+                let effect = self.effect(instr, &facts);
+                for fault in &effect.faults {
+                    faults.push((pc as u32, fault.clone()));
                 }
-                if let Some(fault) = self.unmet(r, before[r.0 as usize], want, &what) {
-                    faults.push((pc as u32, fault));
+                for (r, want, what) in &effect.needs {
+                    if !f.is_ref(*r) {
+                        continue;
+                    }
+                    if let Some(fault) = self.unmet(*r, facts[r.0 as usize], *want, what) {
+                        faults.push((pc as u32, fault));
+                    }
                 }
+                self.apply(instr, &effect, &mut facts);
+                let falls = successors(instr, pc).any(|s| s == pc + 1);
+                if !falls || pc + 1 >= n || leader[pc + 1] {
+                    break;
+                }
+                pc += 1;
             }
         }
         faults
