@@ -511,7 +511,7 @@ impl Lexer<'_, '_> {
         let mut parts = Vec::new();
         let mut text = String::new();
         loop {
-            if self.pos >= self.end {
+            if self.pos >= self.end || self.src[self.pos] == b'\n' {
                 self.errors.push(
                     Pending::new(
                         "E0002",
@@ -519,7 +519,7 @@ impl Lexer<'_, '_> {
                         "this string is never closed",
                         "the string starts here",
                     )
-                    .help("add a `\"` where the string should end"),
+                    .help("add a `\"` where the string should end; a line break inside a string is written `\\n`"),
                 );
                 break;
             }

@@ -33,7 +33,12 @@ pub fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
         too_deep: false,
         no_struct: false,
     };
-    p.file()
+    let file = p.file();
+    if p.too_deep {
+        // The rest of a file nested past the limit would only report echoes.
+        return File::default();
+    }
+    file
 }
 
 struct Parser<'s, 'e> {
@@ -628,16 +633,8 @@ impl Parser<'_, '_> {
                 if !self.expect(Tok::In, "`in`") {
                     return None;
                 }
-                let start = self.span().start;
                 let saved = std::mem::replace(&mut self.no_struct, true);
-                let mut iter = self.expr();
-                if self.eat(&Tok::DotDot) {
-                    let end = self.expr();
-                    iter = Expr {
-                        span: start..end.span.end,
-                        kind: ExprKind::Range(Box::new(iter), Box::new(end)),
-                    };
-                }
+                let iter = self.expr();
                 self.no_struct = saved;
                 if !self.at(&Tok::LBrace) {
                     self.expected("`{` to start the loop body");
@@ -720,7 +717,15 @@ impl Parser<'_, '_> {
             self.bump();
             return self.error_expr(span);
         }
-        let e = self.binary(1);
+        let mut e = self.binary(1);
+        if self.at(&Tok::DotDot) {
+            self.bump();
+            let end = self.binary(1);
+            e = Expr {
+                span: e.span.start..end.span.end,
+                kind: ExprKind::Range(Box::new(e), Box::new(end)),
+            };
+        }
         self.leave();
         e
     }
@@ -1137,6 +1142,15 @@ impl Parser<'_, '_> {
                 self.expected("`,` or a new line after the arm");
             }
             if self.panicking {
+                // The arm is unreadable: keep a placeholder that matches
+                // anything, so the `match` is not also called non-exhaustive.
+                arms.push(Arm {
+                    pattern: Pattern {
+                        kind: PatternKind::Error,
+                        span: self.span(),
+                    },
+                    body: self.error_expr(self.span()),
+                });
                 self.sync_statement();
             }
             if self.pos == before {

@@ -41,7 +41,7 @@ pub(crate) fn closest<'a>(
     candidates
         .filter(|c| *c != name)
         .map(|c| (distance(name, c), c))
-        .filter(|(d, c)| *d <= (name.len().max(c.len()) / 3).max(1))
+        .filter(|(d, c)| *d <= (name.len().max(c.len()) + 2) / 3)
         .min()
         .map(|(_, c)| c)
 }
@@ -119,7 +119,9 @@ impl FnCx<'_> {
                 let b = self.expr(base, None, Want::Any);
                 let i = self.expr(index, Some(Program::INT), Want::Any);
                 let elem = self.list_elem(b.ty, &base.span);
-                self.check(Program::INT, i.ty, &index.span);
+                if elem.is_some() {
+                    self.check(Program::INT, i.ty, &index.span);
+                }
                 self.release(b);
                 self.release(i);
                 match (elem, b.reg, i.reg) {

@@ -149,6 +149,29 @@ impl FnCx<'_> {
         }
     }
 
+    /// Declares the names a pattern binds with the error type, so a pattern
+    /// already reported does not make its arm report unknown names too.
+    fn bind_unknown(&mut self, p: &Pattern) {
+        match &p.kind {
+            PatternKind::Bind(name) => {
+                let r = self.e.alloc(false);
+                self.e.free(r);
+                self.declare(name, ERROR, r, false, false);
+            }
+            PatternKind::Variant(_, Some(subs)) => {
+                for s in subs {
+                    self.bind_unknown(s);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn unknown_pattern(&mut self, p: &Pattern) -> Pat {
+        self.bind_unknown(p);
+        Pat::Wild
+    }
+
     fn pattern_mismatch(&mut self, p: &Pattern, what: &str, ty: TypeId) {
         if ty == ERROR || ty == NEVER {
             return;
@@ -305,7 +328,7 @@ impl FnCx<'_> {
                 Some(Type::Option(i)) => *i,
                 _ => {
                     self.pattern_mismatch(p, "Option values", ty);
-                    return Pat::Wild;
+                    return self.unknown_pattern(p);
                 }
             };
             if first == "None" {
@@ -334,7 +357,7 @@ impl FnCx<'_> {
                         )
                         .help("write `Some(x)` to bind the value, `Some(_)` to ignore it"),
                     );
-                    return Pat::Wild;
+                    return self.unknown_pattern(p);
                 }
             };
             if let Some(opt) = reg {
@@ -357,14 +380,15 @@ impl FnCx<'_> {
                     format!("unknown pattern `{first}`"),
                     "not a variant",
                 )
-                .help(format!(
-                    "name a variant through its enum, as in `Token.{first}(x)`"
-                )),
+                .help(
+                    "name a variant through its enum, as in `Token.Word(x)`; \
+                     an Option is matched with `Some(x)` and `None`",
+                ),
             );
-            return Pat::Wild;
+            return self.unknown_pattern(p);
         }
         let Some(enum_ty) = self.user_type(&path[..path.len() - 1]) else {
-            return Pat::Wild;
+            return self.unknown_pattern(p);
         };
         let Some(Type::Enum(eid)) = ty_of(self.program, enum_ty).cloned() else {
             let name = self.tname(enum_ty);
@@ -374,12 +398,12 @@ impl FnCx<'_> {
                 format!("`{name}` is a struct, so it has no variants to match"),
                 "not an enum",
             ));
-            return Pat::Wild;
+            return self.unknown_pattern(p);
         };
         if enum_ty != ty {
             let name = self.tname(enum_ty);
             self.pattern_mismatch(p, &format!("{name} values"), ty);
-            return Pat::Wild;
+            return self.unknown_pattern(p);
         }
         let vname = &path[path.len() - 1];
         let def = self.program.enum_def(eid).clone();
@@ -394,7 +418,7 @@ impl FnCx<'_> {
                 )
                 .help(format!("its variants are: {}", names.join(", "))),
             );
-            return Pat::Wild;
+            return self.unknown_pattern(p);
         };
         let fields = def.variants[index].fields.clone();
         let subs: Vec<Pattern> = match subs {
@@ -427,7 +451,7 @@ impl FnCx<'_> {
                     )
                 }),
             );
-            return Pat::Wild;
+            return self.unknown_pattern(p);
         }
         let index = index as u16;
         if let Some(obj) = reg {
