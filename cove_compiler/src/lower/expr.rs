@@ -41,7 +41,7 @@ pub(crate) fn closest<'a>(
     candidates
         .filter(|c| *c != name)
         .map(|c| (distance(name, c), c))
-        .filter(|(d, c)| *d <= (name.len().max(c.len()) + 2) / 3)
+        .filter(|(d, c)| *d <= name.len().max(c.len()).div_ceil(3))
         .min()
         .map(|(_, c)| c)
 }
