@@ -1,38 +1,36 @@
 //! The last check before a program leaves the compiler.
 //!
-//! A program the compiler emits must be well formed: if it is not, that is
+//! Every program the compiler emits goes through `cove_ir`'s verifier, the
+//! checks the VM relies on to run without its own. A program it rejects is
 //! a bug in the compiler, and it is reported as an internal error (a
-//! diagnostic with code `E9000`) rather than handed to a VM that trusts it.
+//! diagnostic with code `E9000` naming the function, pc and instruction)
+//! rather than handed to a VM that trusts it, and never as a panic.
 
-use cove_ir::op::Instr;
 use cove_ir::program::Program;
 
 use crate::diagnostics::{Diagnostics, Pending};
 
-/// Checks the shape of every function; an error names the function.
+/// Runs the verifier; every fault becomes an internal-error diagnostic.
 pub(crate) fn check(program: &Program) -> Result<(), Diagnostics> {
-    for f in &program.functions {
-        let problem = if f.code.len() != f.lines.len() {
-            Some("the line table does not cover every instruction".to_string())
-        } else if f.refs.len() != f.registers as usize {
-            Some("the reference map does not cover every register".to_string())
-        } else if !matches!(
-            f.code.last(),
-            Some(Instr::Return { .. } | Instr::ReturnUnit {} | Instr::Jump { .. })
-        ) {
-            Some("the code does not end in a return or jump".to_string())
-        } else {
-            None
-        };
-        if let Some(problem) = problem {
-            return Err(internal(
-                program,
-                &f.module,
-                &format!("{}: {problem}", f.qualified),
-            ));
-        }
-    }
-    Ok(())
+    let errors = cove_ir::verify::errors(program);
+    let Some(first) = errors.first() else {
+        return Ok(());
+    };
+    let module = first
+        .function
+        .and_then(|f| program.functions.get(f.index()))
+        .map_or_else(
+            || {
+                program
+                    .modules
+                    .last()
+                    .map(|m| m.name.clone())
+                    .unwrap_or_default()
+            },
+            |f| f.module.clone(),
+        );
+    let messages: Vec<String> = errors.iter().take(5).map(|e| e.to_string()).collect();
+    Err(internal(program, &module, &messages.join("; ")))
 }
 
 /// An internal compiler error about module `module`, as a diagnostic.
