@@ -207,3 +207,19 @@ fn colour_rendering_adds_escapes_and_plain_rendering_does_not() {
     assert!(text.contains("m.cove:2:16"), "{text}");
     assert!(text.contains("E0100"), "{text}");
 }
+
+#[test]
+fn the_module_example_of_the_language_reference_compiles() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "lexer",
+        "export enum Token {\n  Word(String),\n  End,\n}\n\nexport fn tokenize(text: String) -> List[Token] {\n  var out = List[Token]()\n  for w in text.split(\" \") {\n    out.push(Token.Word(w))\n  }\n  out.push(Token.End)\n  out\n}\n",
+    );
+    write(
+        dir.path(),
+        "main",
+        "import lexer\n\nfn main() -> Int {\n  let tokens = lexer.tokenize(\"a b\")\n  match tokens[0] {\n    lexer.Token.Word(w) => w.length(),\n    lexer.Token.End => 0,\n  }\n}\n",
+    );
+    cove_compiler::compile_files(&dir.path().join("main.cove")).unwrap();
+}
