@@ -727,7 +727,7 @@ impl FnCx<'_> {
                         (Some(r), true) => Some(r),
                         (None, _) => None,
                     };
-                    Ok((v.reg.unwrap_or(i), copy))
+                    Ok((copy.or(v.reg).unwrap_or(i), copy))
                 }
             };
             match limit {
