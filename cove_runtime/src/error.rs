@@ -133,11 +133,30 @@ impl RunError {
     }
 }
 
+/// How many innermost frames `Display` prints of a long backtrace.
+const SHOWN_FRAMES: usize = 20;
+/// How many outermost frames `Display` prints of a long backtrace.
+const SHOWN_OUTERMOST: usize = 5;
+
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)?;
-        for frame in &self.backtrace {
-            write!(f, "\n{frame}")?;
+        let shown = self.backtrace.len();
+        if shown <= SHOWN_FRAMES + SHOWN_OUTERMOST {
+            for frame in &self.backtrace {
+                write!(f, "\n{frame}")?;
+            }
+        } else {
+            // A runaway recursion has a hundred thousand frames; the ones
+            // worth reading are where it ended and where it began.
+            for frame in &self.backtrace[..SHOWN_FRAMES] {
+                write!(f, "\n{frame}")?;
+            }
+            let hidden = shown - SHOWN_FRAMES - SHOWN_OUTERMOST;
+            write!(f, "\n  ... {hidden} more frames")?;
+            for frame in &self.backtrace[shown - SHOWN_OUTERMOST..] {
+                write!(f, "\n{frame}")?;
+            }
         }
         Ok(())
     }
