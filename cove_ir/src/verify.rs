@@ -76,9 +76,11 @@
 //! every register holds what its class says (a ref register never receives
 //! an integer's bits, so the collector's roots are exactly the references),
 //! and every non-zero reference an instruction reads points at an object of
-//! the kind the instruction expects. The VM may therefore read registers,
-//! fetch instructions and lay out its reads of an object without checking
-//! them.
+//! the kind the instruction expects — given that the runtime's builtins
+//! give what their catalogue signatures say and that `run_entry` passes
+//! arguments of the entry's parameter types, which are the runtime's to
+//! keep. The VM may therefore read registers, fetch instructions and lay
+//! out its reads of an object without checking them.
 //!
 //! # What it does not prove, and who does
 //!
@@ -98,9 +100,12 @@
 //!
 //! # Cost
 //!
-//! One pass over each function's code, constant work an instruction (an
-//! instruction's operands are a small `Vec`). It runs once per compiled
-//! program, never while one runs.
+//! The first pass is one walk over each function's code, constant work an
+//! instruction (an instruction's operands are a small `Vec`). The second is
+//! a dataflow whose facts are kept per basic block and rise at most twice
+//! per register, so it revisits each block a few times; its memory is
+//! blocks × registers. Both run once per compiled program (and once per
+//! `Vm`), never while a program runs.
 
 mod flow;
 
