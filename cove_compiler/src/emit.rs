@@ -127,7 +127,9 @@ impl Emitter {
     /// jumps there needs an instruction to land on).
     pub fn label_here(&self) -> bool {
         let pc = self.pc();
-        self.labels.contains(&Some(pc))
+        self.fixups
+            .iter()
+            .any(|(_, l)| self.labels[l.0] == Some(pc))
     }
 
     /// Emits a jump whose target is patched to `label` when the function

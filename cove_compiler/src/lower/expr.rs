@@ -52,8 +52,21 @@ impl FnCx<'_> {
     /// result's type.
     pub(crate) fn expr(&mut self, e: &Expr, expected: Option<TypeId>, want: Want) -> Val {
         let old = self.set_line(&e.span);
-        let v = self.expr_inner(e, expected, want);
-        let v = self.finish(v, want);
+        let passes_return = matches!(
+            e.kind,
+            ExprKind::If(..) | ExprKind::Match(..) | ExprKind::Block(_)
+        );
+        let v = if want == Want::Return && !passes_return {
+            let v = self.expr_inner(e, expected, Want::Any);
+            self.finish(v, Want::Return)
+        } else {
+            let v = self.expr_inner(e, expected, want);
+            if want == Want::Return {
+                v
+            } else {
+                self.finish(v, want)
+            }
+        };
         self.e.line = old;
         v
     }
@@ -936,6 +949,32 @@ impl FnCx<'_> {
             self.e.bind(else_l);
             return Val::none(Program::UNIT);
         };
+        if want == Want::Return {
+            let t = self.block(then, expected, Want::Return);
+            if let Some(exp) = expected {
+                let span = tail_span(then);
+                self.check(exp, t.ty, &span);
+            }
+            self.e.bind(else_l);
+            let concrete = |ty: TypeId| ty != NEVER && ty != ERROR;
+            let exp2 = expected.or(concrete(t.ty).then_some(t.ty));
+            let f = self.expr(els, exp2, Want::Return);
+            if let Some(exp) = expected
+                && !matches!(els.kind, ExprKind::If(..))
+            {
+                let span = match &els.kind {
+                    ExprKind::Block(b) => tail_span(b),
+                    _ => els.span.clone(),
+                };
+                self.check(exp, f.ty, &span);
+            }
+            let ty = match expected {
+                Some(exp) if t.ty != NEVER || f.ty != NEVER => exp,
+                _ if t.ty == NEVER => f.ty,
+                _ => t.ty,
+            };
+            return Val::none(ty);
+        }
         if want == Want::Discard {
             let t = self.block(then, None, Want::Discard);
             self.e.jump(Instr::Jump { target: 0 }, end);
@@ -1370,6 +1409,14 @@ impl FnCx<'_> {
             }
             None => self.e.emit(Instr::ReturnUnit {}),
         }
+    }
+}
+
+/// The span of a block's value: its last expression, or the whole block.
+fn tail_span(b: &Block) -> Span {
+    match b.stmts.last() {
+        Some(Stmt::Expr(e)) => e.span.clone(),
+        _ => b.span.clone(),
     }
 }
 

@@ -38,6 +38,11 @@ pub(crate) enum Want {
     Any,
     /// This register, which the caller owns.
     Into(Reg),
+    /// Returned from the function: the value of a function body's tail
+    /// position. `if` and `match` pass it on to their branches, so each
+    /// branch returns its value itself instead of jumping to a join point
+    /// that moves it into a register and returns that.
+    Return,
 }
 
 /// An expression's value: its register (none for `()` when discarded, for
@@ -93,6 +98,9 @@ pub(crate) struct FnCx<'a> {
     loops: Vec<LoopCx>,
     locals: Vec<Local>,
     result: TypeId,
+    /// While lowering the last arm of an exhaustive `match`: emit the
+    /// pattern's bindings but not its tests, which cannot fail.
+    skip_tests: bool,
 }
 
 /// The byte offsets at which each line of `source` starts.
@@ -126,6 +134,7 @@ pub(crate) fn lower_function(
         loops: Vec::new(),
         locals: Vec::new(),
         result,
+        skip_tests: false,
     };
     cx.set_line(&decl.name.span);
     cx.push_scope();
@@ -146,7 +155,7 @@ pub(crate) fn lower_function(
     let (expected, want) = if unit {
         (None, Want::Discard)
     } else {
-        (Some(result), Want::Any)
+        (Some(result), Want::Return)
     };
     let value = cx.block(&decl.body, expected, want);
     if !unit {
@@ -335,6 +344,11 @@ impl FnCx<'_> {
     /// The value computed into `reg` (from [`FnCx::dst`]), as `want` asked.
     pub(crate) fn done(&mut self, reg: Reg, ty: TypeId, want: Want) -> Val {
         match want {
+            Want::Return => {
+                self.e.emit(Instr::Return { src: reg });
+                self.e.free(reg);
+                Val::none(ty)
+            }
             Want::Into(_) => Val {
                 reg: Some(reg),
                 ty,
@@ -355,6 +369,14 @@ impl FnCx<'_> {
     /// Puts an already computed value where `want` asks.
     pub(crate) fn finish(&mut self, v: Val, want: Want) -> Val {
         match want {
+            Want::Return => {
+                let v = self.finish(v, Want::Any);
+                if let Some(src) = v.reg {
+                    self.e.emit(Instr::Return { src });
+                }
+                self.release(v);
+                Val::none(v.ty)
+            }
             Want::Discard => {
                 self.release(v);
                 Val::none(v.ty)
