@@ -52,6 +52,9 @@ pub struct FnDecl {
     pub result: Option<TypeExpr>,
     /// Its body.
     pub body: Block,
+    /// Whether its header did not parse (already reported): it is declared,
+    /// so calls to it are not unknown names, but neither checked nor lowered.
+    pub broken: bool,
 }
 
 /// `struct Name { field: Type, ... }`.

@@ -386,6 +386,7 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                 continue;
             }
             if m == entry
+                && !f.broken
                 && f.name.name == "main"
                 && (!params.is_empty() || (result != Program::UNIT && result != Program::INT))
             {
@@ -405,6 +406,9 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
             function.result = result;
             let id = program.add_function(function);
             scopes[m].functions.insert(f.name.name.clone(), id);
+            if f.broken {
+                scopes[m].broken.insert(f.name.name.clone());
+            }
             bodies.push((m, i, id));
         }
     }
@@ -416,6 +420,9 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
         let Item::Fn(f) = &u.ast.items[i] else {
             continue;
         };
+        if f.broken {
+            continue;
+        }
         lower_function(&mut program, &scopes, m, &starts[m], &mut u.errors, f, id);
     }
 

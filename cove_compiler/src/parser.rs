@@ -325,14 +325,29 @@ impl Parser<'_, '_> {
     fn function(&mut self, exported: bool) -> Option<FnDecl> {
         self.bump();
         let name = self.ident("a function name after `fn`")?;
-        if !self.expect(Tok::LParen, "`(` to start the parameters") {
-            return None;
-        }
         let mut params = Vec::new();
+        // A header that does not parse still declares the function, marked
+        // broken, so calls to it are not also reported as unknown names.
+        let broken = |name: Ident, params: Vec<(Ident, TypeExpr)>, at: Span| FnDecl {
+            exported,
+            name,
+            params,
+            result: Some(TypeExpr::Error(at.clone())),
+            body: Block {
+                stmts: Vec::new(),
+                span: at,
+            },
+            broken: true,
+        };
+        if !self.expect(Tok::LParen, "`(` to start the parameters") {
+            return Some(broken(name, params, self.span()));
+        }
         while !self.at(&Tok::RParen) {
-            let pname = self.ident("a parameter name")?;
+            let Some(pname) = self.ident("a parameter name") else {
+                return Some(broken(name, params, self.span()));
+            };
             if !self.expect(Tok::Colon, "`:` and the parameter's type") {
-                return None;
+                return Some(broken(name, params, self.span()));
             }
             let ty = self.type_expr();
             params.push((pname, ty));
@@ -341,7 +356,7 @@ impl Parser<'_, '_> {
             }
         }
         if !self.expect(Tok::RParen, "`)` to close the parameters") {
-            return None;
+            return Some(broken(name, params, self.span()));
         }
         let result = if self.eat(&Tok::Arrow) {
             Some(self.type_expr())
@@ -350,7 +365,7 @@ impl Parser<'_, '_> {
         };
         if !self.at(&Tok::LBrace) {
             self.expected("`{` to start the function body");
-            return None;
+            return Some(broken(name, params, self.span()));
         }
         let body = self.block();
         Some(FnDecl {
@@ -359,6 +374,7 @@ impl Parser<'_, '_> {
             params,
             result,
             body,
+            broken: false,
         })
     }
 

@@ -29,6 +29,8 @@ pub(crate) struct ModuleScope {
     /// Imported module name → index into the scopes.
     pub imports: HashMap<String, usize>,
     pub functions: HashMap<String, FunctionId>,
+    /// Functions whose header did not parse: calls to them are not checked.
+    pub broken: std::collections::HashSet<String>,
     /// Struct and enum names → their types.
     pub types: HashMap<String, TypeId>,
 }

@@ -42,6 +42,10 @@ impl FnCx<'_> {
                 if n == "Some" {
                     return self.some(args, span, expected, want);
                 }
+                if self.scopes[self.module].broken.contains(n) {
+                    self.discard_args(args);
+                    return Val::none(ERROR);
+                }
                 if let Some(&fid) = self.scopes[self.module].functions.get(n) {
                     return self.call_user(fid, n, args, span, want);
                 }
