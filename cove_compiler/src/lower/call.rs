@@ -441,20 +441,51 @@ impl FnCx<'_> {
             classes.push(self.is_ref(r.ty));
         }
         classes.extend(params.iter().map(|t| self.is_ref(*t)));
-        // The receiver's own register must not be taken for the window
-        // before it has been moved in: it is still held.
-        let base = self.e.alloc_window(&classes);
-        let mut slot = 0u16;
-        if let Some(r) = receiver {
-            self.finish(r, Want::Into(Reg(base.0)));
-            slot = 1;
+        // The first value (the receiver, or the first argument) is
+        // evaluated where it likes; if the registers after it are free, the
+        // window starts there and it is not moved. A `var` is not used in
+        // place: a later argument could assign it before the call.
+        let first_in_place = receiver.is_some()
+            || matches!(&args[0].kind, ExprKind::Name(n) if self.var(n).is_some());
+        if !first_in_place {
+            let base = self.e.alloc_window(&classes);
+            for (i, a) in args.iter().enumerate() {
+                let reg = Reg(base.0 + i as u16);
+                let v = self.expr(a, Some(params[i]), Want::Into(reg));
+                self.check(params[i], v.ty, &a.span);
+            }
+            let window = (0..total as u16).map(|i| Reg(base.0 + i)).collect();
+            return (base, total as u16, window);
         }
-        for (i, a) in args.iter().enumerate() {
-            let reg = Reg(base.0 + slot + i as u16);
-            let v = self.expr(a, Some(params[i]), Want::Into(reg));
-            self.check(params[i], v.ty, &a.span);
+        let (first, rest_args, rest_params) = match receiver {
+            Some(r) => (r, args, params),
+            None => {
+                let v = self.expr(&args[0], Some(params[0]), Want::Any);
+                self.check(params[0], v.ty, &args[0].span);
+                (v, &args[1..], &params[1..])
+            }
+        };
+        let first = self.finish(first, Want::Any);
+        let in_place = first.reg.filter(|&r| {
+            (first.temp || !self.is_mutable_reg(r)) && self.e.window_after(r, &classes[1..])
+        });
+        let base = match in_place {
+            Some(r) => r,
+            None => {
+                let base = self.e.alloc_window(&classes);
+                self.finish(first, Want::Into(base));
+                base
+            }
+        };
+        for (i, a) in rest_args.iter().enumerate() {
+            let reg = Reg(base.0 + 1 + i as u16);
+            let v = self.expr(a, Some(rest_params[i]), Want::Into(reg));
+            self.check(rest_params[i], v.ty, &a.span);
         }
-        let window = (0..total as u16).map(|i| Reg(base.0 + i)).collect();
+        let mut window: Vec<Reg> = (1..total as u16).map(|i| Reg(base.0 + i)).collect();
+        if in_place.is_none() || first.temp {
+            window.push(base);
+        }
         (base, total as u16, window)
     }
 

@@ -122,7 +122,7 @@ impl FnCx<'_> {
                     let l = self.expr(a, None, Want::Any);
                     return self.binary_values(*op, l, r, &a.span, &b.span, &e.span, want);
                 }
-                let l = self.expr(a, None, Want::Any);
+                let l = self.operand(a, None);
                 self.binary_on(*op, l, b, &e.span, want)
             }
             ExprKind::Unary(op, a) => self.unary(*op, a, &e.span, want),
@@ -414,6 +414,14 @@ impl FnCx<'_> {
         {
             return self.int_literal(v, true, span, want);
         }
+        if op == UnOp::Neg
+            && let ExprKind::Float(f) = a.kind
+        {
+            let k = self.program.intern_constant(Constant::Float(-f));
+            let dst = self.dst(want, false);
+            self.e.emit(Instr::LoadConst { dst, constant: k });
+            return self.done(dst, Program::FLOAT, want);
+        }
         let v = self.expr(a, None, Want::Any);
         self.release(v);
         let Some(src) = v.reg else {
@@ -474,7 +482,7 @@ impl FnCx<'_> {
             }
         }
         let hint = (l.ty != ERROR && l.ty != NEVER).then_some(l.ty);
-        let r = self.expr(b, hint, Want::Any);
+        let r = self.operand(b, hint);
         let lspan = span.start..b.span.start;
         self.binary_values(op, l, r, &lspan, &b.span, span, want)
     }
@@ -772,7 +780,7 @@ impl FnCx<'_> {
             );
             return;
         }
-        let r = self.expr(b, Some(l.ty), Want::Any);
+        let r = self.operand(b, Some(l.ty));
         self.release(l);
         self.release(r);
         if r.ty != l.ty {

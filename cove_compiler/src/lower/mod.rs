@@ -101,6 +101,10 @@ pub(crate) struct FnCx<'a> {
     /// While lowering the last arm of an exhaustive `match`: emit the
     /// pattern's bindings but not its tests, which cannot fail.
     skip_tests: bool,
+    /// How many loops (bodies and conditions) enclose the code being lowered.
+    in_loop: usize,
+    /// Constants pinned in registers for operands inside loops: (type, bits).
+    consts: Vec<((TypeId, u64), Reg)>,
 }
 
 /// The byte offsets at which each line of `source` starts.
@@ -135,6 +139,8 @@ pub(crate) fn lower_function(
         locals: Vec::new(),
         result,
         skip_tests: false,
+        in_loop: 0,
+        consts: Vec::new(),
     };
     cx.set_line(&decl.name.span);
     cx.push_scope();
@@ -230,7 +236,14 @@ pub(crate) fn lower_function(
             "this function is too large",
         ));
     }
-    let locals = std::mem::take(&mut cx.locals);
+    let shift = cx.e.prologue.len() as u32;
+    let mut locals = std::mem::take(&mut cx.locals);
+    for local in &mut locals {
+        if local.live.start > 0 {
+            local.live.start += shift;
+        }
+        local.live.end += shift;
+    }
     let emitter = std::mem::take(&mut cx.e);
     let (code, lines, refs, registers) = emitter.finish();
     let f = &mut program_of(cx).functions[id.index()];
@@ -617,7 +630,10 @@ impl FnCx<'_> {
                     self.release(v);
                     return;
                 };
-                let v = self.expr(rhs, Some(fty), Want::Any);
+                let v = match op {
+                    None => self.operand(rhs, Some(fty)),
+                    Some(_) => self.expr(rhs, Some(fty), Want::Any),
+                };
                 self.check(fty, v.ty, &rhs.span);
                 let v = self.finish(v, Want::Any);
                 if let (Some(obj), Some(src)) = (b.reg, v.reg) {
@@ -642,7 +658,7 @@ impl FnCx<'_> {
                 let i = self.expr(index, Some(Program::INT), Want::Any);
                 self.check(Program::INT, i.ty, &index.span);
                 let v = match op {
-                    None => self.expr(value, Some(elem), Want::Any),
+                    None => self.operand(value, Some(elem)),
                     Some(op) => {
                         // Read the element once, combine, write it back.
                         let cur = match (b.reg, i.reg) {
@@ -709,12 +725,14 @@ impl FnCx<'_> {
             brk: exit,
             cont: check,
         });
+        self.in_loop += 1;
         let v = self.block(body, None, Want::Discard);
         self.release(v);
         self.loops.pop();
         self.e.bind(check);
         self.set_line(&cond.span);
         self.cond(cond, true, top);
+        self.in_loop -= 1;
         self.e.bind(exit);
         self.e.line = old;
     }
@@ -752,7 +770,10 @@ impl FnCx<'_> {
                     Ok((copy.or(v.reg).unwrap_or(i), copy))
                 }
             };
+            let first = self.small_int(start);
             match limit {
+                // `for i in 0..10`: the first round always runs.
+                Err(n) if first.is_some_and(|f| f < n) => {}
                 Err(n) => self.e.jump(
                     Instr::JumpGeIntImm {
                         a: i,
@@ -773,7 +794,9 @@ impl FnCx<'_> {
             self.e.bind(top);
             self.declare(&name.name, Program::INT, i, false, true);
             self.loops.push(LoopCx { brk: exit, cont });
+            self.in_loop += 1;
             let v = self.block(body, None, Want::Discard);
+            self.in_loop -= 1;
             self.release(v);
             self.loops.pop();
             self.e.bind(cont);
@@ -860,7 +883,9 @@ impl FnCx<'_> {
             }
             self.declare(&name.name, elem, x, false, true);
             self.loops.push(LoopCx { brk: exit, cont });
+            self.in_loop += 1;
             let v = self.block(body, None, Want::Discard);
+            self.in_loop -= 1;
             self.release(v);
             self.loops.pop();
             self.e.bind(cont);
@@ -891,8 +916,51 @@ impl FnCx<'_> {
     }
 
     /// Whether `r` is the register of a `var`.
-    fn is_mutable_reg(&self, r: Reg) -> bool {
+    pub(crate) fn is_mutable_reg(&self, r: Reg) -> bool {
         self.vars.iter().any(|v| v.reg == r && v.mutable)
+    }
+
+    /// An operand of an operator: a literal inside a loop comes from a
+    /// register pinned for the whole function and loaded once in the
+    /// prologue, so the loop does not reload it every round.
+    pub(crate) fn operand(&mut self, e: &Expr, hint: Option<TypeId>) -> Val {
+        if self.in_loop > 0
+            && let Some(key) = literal_bits(e)
+        {
+            let reg = match self.consts.iter().find(|(k, _)| *k == key) {
+                Some((_, r)) => *r,
+                None => {
+                    let r = self.e.pin(false);
+                    let (ty, bits) = key;
+                    let load = match i32::try_from(bits as i64) {
+                        Ok(small) if ty != Program::FLOAT => Instr::LoadInt {
+                            dst: r,
+                            value: small,
+                        },
+                        _ => {
+                            let k = self.program.intern_constant(if ty == Program::INT {
+                                cove_ir::program::Constant::Int(bits as i64)
+                            } else {
+                                cove_ir::program::Constant::Float(f64::from_bits(bits))
+                            });
+                            Instr::LoadConst {
+                                dst: r,
+                                constant: k,
+                            }
+                        }
+                    };
+                    self.e.prologue.push(load);
+                    self.consts.push((key, r));
+                    r
+                }
+            };
+            return Val {
+                reg: Some(reg),
+                ty: key.0,
+                temp: false,
+            };
+        }
+        self.expr(e, hint, Want::Any)
     }
 
     /// The value of an integer literal that fits an immediate.
@@ -925,5 +993,22 @@ impl FnCx<'_> {
 
     pub(crate) fn result_type(&self) -> TypeId {
         self.result
+    }
+}
+
+/// The type and bits of an Int or Float literal (negated or not).
+fn literal_bits(e: &Expr) -> Option<(TypeId, u64)> {
+    match &e.kind {
+        ExprKind::Int(Some(v)) if *v <= i64::MAX as u64 => Some((Program::INT, *v)),
+        ExprKind::Float(f) => Some((Program::FLOAT, f.to_bits())),
+        ExprKind::Bool(b) => Some((Program::BOOL, u64::from(*b))),
+        ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
+            ExprKind::Int(Some(v)) if v <= 1u64 << 63 => {
+                Some((Program::INT, (v as i64).wrapping_neg() as u64))
+            }
+            ExprKind::Float(f) => Some((Program::FLOAT, (-f).to_bits())),
+            _ => None,
+        },
+        _ => None,
     }
 }
