@@ -467,7 +467,8 @@ impl FnCx<'_> {
         };
         let first = self.finish(first, Want::Any);
         let in_place = first.reg.filter(|&r| {
-            (first.temp || !self.is_mutable_reg(r)) && self.e.window_after(r, &classes[1..])
+            (first.temp || !self.is_mutable_reg(r) || !rest_args.iter().any(may_assign))
+                && self.e.window_after(r, &classes[1..])
         });
         let base = match in_place {
             Some(r) => r,
@@ -640,6 +641,15 @@ impl FnCx<'_> {
             self.release(recv);
             self.discard_args(args);
             return Val::none(ERROR);
+        }
+        if b == Builtin::ListLength
+            && let Some(list) = recv.reg
+        {
+            // The IR has an opcode for it: no builtin call.
+            self.release(recv);
+            let dst = self.dst(want, false);
+            self.e.emit(Instr::LenList { dst, list });
+            return self.done(dst, Program::INT, want);
         }
         self.builtin_emit(b, &params, result, Some(recv), args, want)
     }
@@ -876,5 +886,26 @@ fn sig_text(sig: Sig) -> String {
         Sig::Opt(s) => format!("Option[{}]", sig_text(*s)),
         Sig::Task(s) => format!("Task[{}]", sig_text(*s)),
         Sig::Channel(s) => format!("Channel[{}]", sig_text(*s)),
+    }
+}
+
+/// Whether evaluating `e` could assign a variable: only code with
+/// statements in it (a block, an `if`, a `match`) can; a call cannot reach
+/// its caller's variables.
+fn may_assign(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Block(_) | ExprKind::If(..) | ExprKind::Match(..) | ExprKind::Assign(..) => true,
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
+            may_assign(a) || may_assign(b)
+        }
+        ExprKind::Unary(_, a) | ExprKind::Field(a, _) | ExprKind::Spawn(a) => may_assign(a),
+        ExprKind::Call(f, args) => may_assign(f) || args.iter().any(may_assign),
+        ExprKind::List(items) | ExprKind::New(_, items) => items.iter().any(may_assign),
+        ExprKind::StructLit(_, fields) => fields.iter().any(|(_, v)| may_assign(v)),
+        ExprKind::Str(pieces) => pieces
+            .iter()
+            .any(|p| matches!(p, Piece::Expr(e) if may_assign(e))),
+        ExprKind::Return(v) => v.as_deref().is_some_and(may_assign),
+        _ => false,
     }
 }
