@@ -716,6 +716,8 @@ impl FnCx<'_> {
                 } else {
                     d = d.help("Cove v1 has no methods on user types: write a function that takes the value");
                 }
+            } else if name.name == "to_string" {
+                d = d.help("make text with interpolation: \"{x}\"");
             } else if let Some(c) = closest(&name.name, own.iter().copied()) {
                 d = d.help(format!("did you mean `{c}`?"));
             }

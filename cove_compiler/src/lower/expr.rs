@@ -11,6 +11,7 @@ use cove_ir::op::{Instr, Reg};
 use cove_ir::program::{Constant, Program};
 use cove_ir::types::{StructId, Type, TypeId};
 
+use super::literal_bits;
 use super::{FnCx, Val, Want};
 use crate::ast::*;
 use crate::diagnostics::Pending;
@@ -72,6 +73,16 @@ impl FnCx<'_> {
     }
 
     fn expr_inner(&mut self, e: &Expr, expected: Option<TypeId>, want: Want) -> Val {
+        // An integer literal where a Float is expected is that Float, as
+        // Go's and Swift's untyped literals are: `let x: Float = 1`, `2 * x`.
+        if expected == Some(Program::FLOAT)
+            && let Some(i) = int_literal_value(e)
+        {
+            let k = self.program.intern_constant(Constant::Float(i as f64));
+            let dst = self.dst(want, false);
+            self.e.emit(Instr::LoadConst { dst, constant: k });
+            return self.done(dst, Program::FLOAT, want);
+        }
         match &e.kind {
             ExprKind::Int(v) => self.int_literal(*v, false, &e.span, want),
             ExprKind::Float(f) => {
@@ -104,10 +115,15 @@ impl FnCx<'_> {
                 self.done(dst, Program::BOOL, want)
             }
             ExprKind::Binary(op, a, b) => {
-                // `1 + x`: the literal is the immediate.
-                if *op == BinOp::Add && self.small_int(a).is_some() && self.small_int(b).is_none() {
-                    let r = self.expr(b, None, Want::Any);
-                    if r.ty == Program::INT
+                // A literal on the left is evaluated after the right, whose
+                // type it takes (`2 * x` on a Float) and whose immediate it
+                // can be (`1 + i`).
+                if int_literal_value(a).is_some()
+                    && literal_bits(b).is_none_or(|(t, _)| t == Program::FLOAT)
+                {
+                    let r = self.operand(b, None);
+                    if *op == BinOp::Add
+                        && r.ty == Program::INT
                         && let (Some(n), Some(reg)) = (self.small_int(a), r.reg)
                     {
                         self.release(r);
@@ -119,7 +135,8 @@ impl FnCx<'_> {
                         });
                         return self.done(dst, Program::INT, want);
                     }
-                    let l = self.expr(a, None, Want::Any);
+                    let hint = (r.ty == Program::FLOAT).then_some(Program::FLOAT);
+                    let l = self.operand(a, hint);
                     return self.binary_values(*op, l, r, &a.span, &b.span, &e.span, want);
                 }
                 let l = self.operand(a, None);
@@ -306,6 +323,10 @@ impl FnCx<'_> {
             d = d.help(format!("did you mean `{c}`?"));
         } else if name == "nil" || name == "null" {
             d = d.help("an absent value is `None`, of an `Option` type");
+        } else if name == "len" {
+            d = d.help("a length is a method: `xs.length()`");
+        } else if matches!(name, "str" | "string" | "to_string" | "format") {
+            d = d.help("make text with interpolation: \"{x}\"");
         } else if name == "self" || name == "this" {
             d = d.help("Cove v1 has no methods on user types; pass the value as a parameter");
         }
@@ -527,6 +548,10 @@ impl FnCx<'_> {
                 d = d.help("convert one side: `i.to_float()` or `f.to_int()`");
             } else if lt == Program::STR || rt == Program::STR {
                 d = d.help("build text with interpolation: \"{a}{b}\"");
+            } else if matches!(ty_of(self.program, lt), Some(Type::Option(_)))
+                || matches!(ty_of(self.program, rt), Some(Type::Option(_)))
+            {
+                d = d.help("take the value out of the Option first: `.unwrap()`, `.unwrap_or(default)` or `match`");
             }
             let _ = (lspan, rspan);
             self.err(d);
@@ -1434,5 +1459,18 @@ fn path_text(e: &Expr) -> String {
         ExprKind::Name(n) => n.clone(),
         ExprKind::Field(base, f) => format!("{}.{}", path_text(base), f.name),
         _ => "...".to_string(),
+    }
+}
+
+/// The value of an integer literal, negated or not, that fits an Int.
+pub(crate) fn int_literal_value(e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Int(Some(v)) => i64::try_from(*v).ok(),
+        ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
+            ExprKind::Int(Some(v)) if v == 1u64 << 63 => Some(i64::MIN),
+            ExprKind::Int(Some(v)) => i64::try_from(v).ok().map(|x| -x),
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -925,8 +925,11 @@ impl FnCx<'_> {
     /// prologue, so the loop does not reload it every round.
     pub(crate) fn operand(&mut self, e: &Expr, hint: Option<TypeId>) -> Val {
         if self.in_loop > 0
-            && let Some(key) = literal_bits(e)
+            && let Some(mut key) = literal_bits(e)
         {
+            if key.0 == Program::INT && hint == Some(Program::FLOAT) {
+                key = (Program::FLOAT, (key.1 as i64 as f64).to_bits());
+            }
             let reg = match self.consts.iter().find(|(k, _)| *k == key) {
                 Some((_, r)) => *r,
                 None => {
@@ -997,7 +1000,7 @@ impl FnCx<'_> {
 }
 
 /// The type and bits of an Int or Float literal (negated or not).
-fn literal_bits(e: &Expr) -> Option<(TypeId, u64)> {
+pub(crate) fn literal_bits(e: &Expr) -> Option<(TypeId, u64)> {
     match &e.kind {
         ExprKind::Int(Some(v)) if *v <= i64::MAX as u64 => Some((Program::INT, *v)),
         ExprKind::Float(f) => Some((Program::FLOAT, f.to_bits())),
