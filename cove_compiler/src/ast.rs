@@ -66,6 +66,8 @@ pub struct StructDecl {
     pub name: Ident,
     /// Its fields.
     pub fields: Vec<(Ident, TypeExpr)>,
+    /// Whether it did not parse to the end (already reported).
+    pub broken: bool,
 }
 
 /// `enum Name { Variant(Type, ...), ... }`.
@@ -77,6 +79,8 @@ pub struct EnumDecl {
     pub name: Ident,
     /// Its variants and their payload types.
     pub variants: Vec<(Ident, Vec<TypeExpr>)>,
+    /// Whether it did not parse to the end (already reported).
+    pub broken: bool,
 }
 
 /// A type as written.

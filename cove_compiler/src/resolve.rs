@@ -31,6 +31,9 @@ pub(crate) struct ModuleScope {
     pub functions: HashMap<String, FunctionId>,
     /// Functions whose header did not parse: calls to them are not checked.
     pub broken: std::collections::HashSet<String>,
+    /// Structs and enums that did not parse to the end: unknown fields and
+    /// variants of them, and matches on them, are not reported.
+    pub broken_types: std::collections::HashSet<TypeId>,
     /// Struct and enum names → their types.
     pub types: HashMap<String, TypeId>,
 }

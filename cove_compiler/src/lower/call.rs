@@ -236,7 +236,7 @@ impl FnCx<'_> {
                             Some(c) => d.help(format!("did you mean `{c}`?")),
                             None => d.help(format!("its variants are: {}", names.join(", "))),
                         };
-                        self.err(d);
+                        self.err_about(ty, d);
                         None
                     }
                 }

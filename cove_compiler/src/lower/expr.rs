@@ -373,7 +373,7 @@ impl FnCx<'_> {
                     Some(c) => d.help(format!("did you mean `{c}`?")),
                     None => d.help(format!("its fields are: {}", names.join(", "))),
                 };
-                self.err(d);
+                self.err_about(ty, d);
                 None
             }
             None => None,
@@ -1148,7 +1148,7 @@ impl FnCx<'_> {
                         Some(c) => d.help(format!("did you mean `{c}`?")),
                         None => d.help(format!("its fields are: {}", names.join(", "))),
                     };
-                    self.err(d);
+                    self.err_about(ty, d);
                     let v = self.expr(value, None, Want::Discard);
                     self.release(v);
                 }
@@ -1161,7 +1161,7 @@ impl FnCx<'_> {
             .filter(|(_, s)| !**s)
             .map(|(f, _)| f.name.as_str())
             .collect();
-        if !missing.is_empty() {
+        if !missing.is_empty() && !self.is_broken(ty) {
             let list = missing
                 .iter()
                 .map(|m| format!("`{m}`"))

@@ -148,7 +148,7 @@ impl FnCx<'_> {
             self.e.free(t);
         }
         self.release(s);
-        if sty != ERROR && sty != NEVER {
+        if sty != ERROR && sty != NEVER && !self.is_broken(sty) {
             self.exhaustive(&rows, sty, span, scrutinee);
         }
         let ty = match result_ty {
@@ -436,7 +436,8 @@ impl FnCx<'_> {
         let def = self.program.enum_def(eid).clone();
         let Some(index) = def.variants.iter().position(|v| v.name == vname.name) else {
             let names: Vec<&str> = def.variants.iter().map(|v| v.name.as_str()).collect();
-            self.err(
+            self.err_about(
+                enum_ty,
                 Pending::new(
                     "E0207",
                     vname.span.clone(),
@@ -454,7 +455,8 @@ impl FnCx<'_> {
         };
         if subs.len() != fields.len() {
             let n = fields.len();
-            self.err(
+            self.err_about(
+                enum_ty,
                 Pending::new(
                     "E0503",
                     p.span.clone(),

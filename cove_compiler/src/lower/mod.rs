@@ -265,6 +265,19 @@ impl FnCx<'_> {
         self.errors.push(d);
     }
 
+    /// Reports `d`, a complaint about the members of type `ty`, unless
+    /// `ty`'s declaration did not parse (its members are then unknown).
+    pub(crate) fn err_about(&mut self, ty: TypeId, d: Pending) {
+        if !self.is_broken(ty) {
+            self.errors.push(d);
+        }
+    }
+
+    /// Whether `ty` is a struct or enum whose declaration did not parse.
+    pub(crate) fn is_broken(&self, ty: TypeId) -> bool {
+        self.scopes.iter().any(|s| s.broken_types.contains(&ty))
+    }
+
     pub(crate) fn line_of(&self, at: usize) -> u32 {
         match self.line_starts.binary_search(&at) {
             Ok(i) => i as u32 + 1,
