@@ -1,1 +1,13 @@
-//! The Cove profiler: a debugger that never stops, counting every instruction a run executes, with reports.
+//! The Cove profiler: a debugger that never stops.
+//!
+//! Placeholder crate doc, completed below.
+
+mod clock;
+mod context;
+mod cost;
+mod profiler;
+mod shard;
+
+pub use clock::{Clock, RealClock, SteppingClock};
+pub use cost::Cost;
+pub use profiler::{Floor, Profiler, Sample};
