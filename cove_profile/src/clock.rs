@@ -23,6 +23,12 @@ pub trait Clock: Send + Sync {
     fn now_nanos(&self) -> u64;
 }
 
+impl<C: Clock + ?Sized> Clock for std::sync::Arc<C> {
+    fn now_nanos(&self) -> u64 {
+        (**self).now_nanos()
+    }
+}
+
 /// The real clock: [`Instant`], as nanoseconds since the clock was made.
 #[derive(Debug, Clone, Copy)]
 pub struct RealClock {

@@ -117,21 +117,6 @@ impl Tree {
         path.reverse();
         path
     }
-
-    /// Whether `function` appears strictly above `node` on its path: a
-    /// recursive activation, whose inclusive cost is already inside an outer
-    /// one's.
-    pub(crate) fn has_ancestor(&self, node: NodeId, function: FunctionId) -> bool {
-        let mut at = self.nodes[node as usize].parent;
-        while at != ROOT {
-            let n = &self.nodes[at as usize];
-            if n.function == function {
-                return true;
-            }
-            at = n.parent;
-        }
-        false
-    }
 }
 
 #[cfg(test)]
@@ -158,8 +143,6 @@ mod tests {
             tree.path(b),
             vec![FunctionId(0), FunctionId(1), FunctionId(1)]
         );
-        assert!(tree.has_ancestor(b, FunctionId(1)));
-        assert!(!tree.has_ancestor(a, FunctionId(1)));
     }
 
     #[test]

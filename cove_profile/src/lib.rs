@@ -6,6 +6,8 @@ mod clock;
 mod context;
 mod cost;
 mod profiler;
+mod render;
+pub mod report;
 mod shard;
 
 pub use clock::{Clock, RealClock, SteppingClock};

@@ -166,9 +166,14 @@ impl Shard {
         while self.stack.last().is_some_and(|top| top.depth > depth) {
             self.pop();
         }
-        // Same depth, another function: the frame was replaced without a stop
-        // at a lower depth (a second run from the entry, say).
-        if self.stack.last().is_some_and(|top| top.depth == depth) {
+        if let Some(top) = self.stack.last()
+            && top.depth == depth
+        {
+            if top.function == function {
+                return top.node;
+            }
+            // Same depth, another function: the frame was replaced without a
+            // stop at a lower depth (a second run from the entry, say).
             self.pop();
         }
         let parent = self.stack.last().map_or(ROOT, |top| top.node);
