@@ -5,6 +5,7 @@
 mod clock;
 mod context;
 mod cost;
+pub mod diff;
 mod profiler;
 mod render;
 pub mod report;

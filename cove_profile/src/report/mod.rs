@@ -30,7 +30,11 @@ use crate::cost::Cost;
 use crate::profiler::{Floor, Profiler};
 use crate::shard::TaskProfile;
 
-pub use json::{Profile, ProfileError, SCHEMA_VERSION};
+pub use json::{
+    CallEntry, FunctionEntry, Group, InstructionEntry, Profile, ProfileError, SCHEMA_VERSION,
+    StackEntry, TaskEntry,
+};
+pub(crate) use text::thousands;
 
 /// What a table groups the instructions of a run by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
