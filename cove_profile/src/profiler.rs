@@ -191,13 +191,19 @@ impl Profiler {
         }
     }
 
+    /// The profiler's clock, read now.
+    #[inline(always)]
+    pub(crate) fn now(&self) -> u64 {
+        self.timer.now()
+    }
+
     /// Records one stop, reading the clock first thing and last thing.
     ///
     /// This is the whole of what the debugger adapter does, made public so
     /// that tests and other engines can feed a profile without a machine.
     #[inline]
     pub fn record(&self, at: &Sample) {
-        let now = self.timer.now();
+        let now = self.now();
         self.record_at(now, at);
     }
 
