@@ -76,7 +76,6 @@ mod context;
 mod cost;
 pub mod diff;
 mod profiler;
-mod render;
 pub mod report;
 mod shard;
 

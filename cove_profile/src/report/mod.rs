@@ -395,7 +395,7 @@ impl<'a> Report<'a> {
     /// One instruction as the printer renders it, or a placeholder for one
     /// the program does not have.
     pub(crate) fn instruction_text(&self, function: FunctionId, pc: u32) -> String {
-        crate::render::one(self.program, function, pc)
+        cove_ir::print::one(self.program, function, pc)
     }
 
     /// `path:line`, or the function's path alone.
