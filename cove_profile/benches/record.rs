@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use cove_ir::program::FunctionId;
-use cove_profile::{Cost, Profiler, Sample};
+use cove_profile::{Cost, Profiler, Sample, TscClock};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 /// A stream of stops: `main`'s loop of twelve instructions, one of which
@@ -73,6 +73,14 @@ fn record(c: &mut Criterion) {
     group.throughput(Throughput::Elements(stream.len() as u64));
     group.bench_function("cove_profile", |b| {
         let profiler = Profiler::new();
+        b.iter(|| {
+            for stop in &stream {
+                profiler.record(black_box(stop));
+            }
+        })
+    });
+    group.bench_function("cove_profile, counter clock", |b| {
+        let profiler = Profiler::with_clock(TscClock::new());
         b.iter(|| {
             for stop in &stream {
                 profiler.record(black_box(stop));

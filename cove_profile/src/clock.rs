@@ -57,6 +57,87 @@ impl Clock for RealClock {
     }
 }
 
+/// The processor's time-stamp counter, scaled to nanoseconds: a cheaper
+/// clock than [`RealClock`] where reading the system clock is slow.
+///
+/// On x86-64 it reads `rdtsc`, which on this project's machines costs about
+/// a third of what `Instant::now()` does (the figures are in
+/// `docs/PROFILING.md`), so a profile timed by it has a lower floor and runs
+/// faster. It is scaled by a rate measured against [`Instant`] when it is
+/// made (about two milliseconds). It assumes an invariant counter, which
+/// every x86-64 processor of the last decade has; a task that moves between
+/// cores whose counters disagree could see an interval shrink, which the
+/// profiler reads as zero, never as a negative. Elsewhere it is the real
+/// clock.
+#[derive(Debug, Clone, Copy)]
+pub struct TscClock {
+    origin: u64,
+    nanos_per_tick: f64,
+    fallback: RealClock,
+}
+
+impl TscClock {
+    /// A counter clock whose zero is now, its rate measured against the real
+    /// clock.
+    pub fn new() -> TscClock {
+        let fallback = RealClock::new();
+        let start = ticks();
+        let begun = Instant::now();
+        while begun.elapsed().as_micros() < 2000 {
+            std::hint::spin_loop();
+        }
+        let elapsed = begun.elapsed().as_nanos() as f64;
+        let counted = ticks().saturating_sub(start) as f64;
+        TscClock {
+            origin: ticks(),
+            nanos_per_tick: if counted > 0.0 {
+                elapsed / counted
+            } else {
+                0.0
+            },
+            fallback,
+        }
+    }
+
+    /// Whether this clock reads the counter (false where there is none to
+    /// read, and it reads the real clock instead).
+    pub fn is_counter(&self) -> bool {
+        self.nanos_per_tick > 0.0
+    }
+}
+
+impl Default for TscClock {
+    fn default() -> TscClock {
+        TscClock::new()
+    }
+}
+
+impl Clock for TscClock {
+    #[inline]
+    fn now_nanos(&self) -> u64 {
+        if self.nanos_per_tick > 0.0 {
+            (ticks().saturating_sub(self.origin) as f64 * self.nanos_per_tick) as u64
+        } else {
+            self.fallback.now_nanos()
+        }
+    }
+}
+
+/// The time-stamp counter, or 0 where there is none.
+#[inline(always)]
+fn ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: `rdtsc` has no preconditions on x86-64: it reads a
+        // counter register and touches no memory.
+        unsafe { core::arch::x86_64::_rdtsc() }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        0
+    }
+}
+
 /// A deterministic clock: every read answers `step` nanoseconds more than the
 /// read before it, starting from zero.
 ///
@@ -133,6 +214,15 @@ mod tests {
         assert_eq!(clock.now_nanos(), 7);
         clock.advance(100);
         assert_eq!(clock.now_nanos(), 114);
+    }
+
+    #[test]
+    fn the_counter_clock_moves_forward_with_the_real_one() {
+        let clock = TscClock::new();
+        let a = clock.now_nanos();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let b = clock.now_nanos();
+        assert!(b > a, "{a} then {b}");
     }
 
     #[test]

@@ -79,6 +79,6 @@ mod profiler;
 pub mod report;
 mod shard;
 
-pub use clock::{Clock, RealClock, SteppingClock};
+pub use clock::{Clock, RealClock, SteppingClock, TscClock};
 pub use cost::Cost;
 pub use profiler::{Floor, Profiler, Sample};
