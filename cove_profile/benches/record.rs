@@ -43,11 +43,15 @@ fn stops() -> Vec<Sample> {
     all
 }
 
+/// What the seed kept of the previous stop: where, when, and the two heap
+/// counters.
+type Previous = ((FunctionId, u32), Instant, u64, u64);
+
 /// The seed's recorder, kept here only to be measured against.
 #[derive(Default)]
 struct SeedShape {
     at: Mutex<HashMap<(FunctionId, u32), Cost>>,
-    last: Mutex<Option<((FunctionId, u32), Instant, u64, u64)>>,
+    last: Mutex<Option<Previous>>,
 }
 
 impl SeedShape {
