@@ -78,6 +78,7 @@ pub mod diff;
 mod profiler;
 pub mod report;
 mod shard;
+mod watch;
 
 pub use clock::{Clock, RealClock, SteppingClock, TscClock};
 pub use cost::Cost;

@@ -95,7 +95,8 @@ pub struct CallEntry {
     pub callee: String,
     /// How many calls.
     pub calls: u64,
-    /// Their inclusive cost, summed over the calls.
+    /// What the calls cost, callee and all it called, each instruction once
+    /// even where the pair recurs on a path (so never more than the run).
     pub inclusive: Cost,
 }
 

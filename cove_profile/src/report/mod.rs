@@ -189,8 +189,8 @@ pub(crate) struct EdgeRow {
     pub(crate) caller: FunctionId,
     pub(crate) callee: FunctionId,
     pub(crate) calls: u64,
-    /// Summed over the calls; a recursive call's cost is also in the call
-    /// around it.
+    /// What the calls cost, callee and all it called, each instruction once
+    /// even where the pair recurs on a path.
     pub(crate) inclusive: Cost,
 }
 
@@ -451,8 +451,12 @@ impl<'a> Report<'a> {
 ///
 /// A function's inclusive cost adds the subtrees of its outermost
 /// activations only (nodes with no ancestor of the same function), so each
-/// instruction is counted once however deep a recursion went. A depth-first
-/// walk keeps how many times each function is on the current path.
+/// instruction is counted once however deep a recursion went; a caller →
+/// callee pair's likewise adds only the subtrees of its outermost
+/// occurrences on a path, so `fib -> fib` is what fib's calls to itself
+/// cost, each instruction once, and never more than the run. A depth-first
+/// walk keeps how many times each function and each pair is on the current
+/// path.
 fn calling_context(tasks: &[TaskProfile]) -> (Vec<FunctionRow>, Vec<EdgeRow>) {
     let mut functions: BTreeMap<FunctionId, FunctionRow> = BTreeMap::new();
     let mut edges: BTreeMap<(FunctionId, FunctionId), EdgeRow> = BTreeMap::new();
@@ -460,6 +464,7 @@ fn calling_context(tasks: &[TaskProfile]) -> (Vec<FunctionRow>, Vec<EdgeRow>) {
         let tree = &task.tree;
         let inclusive = tree.inclusive();
         let mut on_path: BTreeMap<FunctionId, u32> = BTreeMap::new();
+        let mut pairs_on_path: BTreeMap<(FunctionId, FunctionId), u32> = BTreeMap::new();
         // (node, whether its children were pushed)
         let mut walk: Vec<(u32, bool)> = tree.nodes[ROOT as usize]
             .children
@@ -469,8 +474,13 @@ fn calling_context(tasks: &[TaskProfile]) -> (Vec<FunctionRow>, Vec<EdgeRow>) {
             .collect();
         while let Some((id, done)) = walk.pop() {
             let node = &tree.nodes[id as usize];
+            let pair = (node.parent != ROOT)
+                .then(|| (tree.nodes[node.parent as usize].function, node.function));
             if done {
                 if let Some(n) = on_path.get_mut(&node.function) {
+                    *n -= 1;
+                }
+                if let Some(n) = pair.and_then(|pair| pairs_on_path.get_mut(&pair)) {
                     *n -= 1;
                 }
                 continue;
@@ -488,16 +498,19 @@ fn calling_context(tasks: &[TaskProfile]) -> (Vec<FunctionRow>, Vec<EdgeRow>) {
                 row.inclusive.add(&inclusive[id as usize]);
             }
             *depth += 1;
-            if node.parent != ROOT {
-                let caller = tree.nodes[node.parent as usize].function;
-                let edge = edges.entry((caller, node.function)).or_insert(EdgeRow {
+            if let Some((caller, callee)) = pair {
+                let edge = edges.entry((caller, callee)).or_insert(EdgeRow {
                     caller,
-                    callee: node.function,
+                    callee,
                     calls: 0,
                     inclusive: Cost::default(),
                 });
                 edge.calls += node.calls;
-                edge.inclusive.add(&inclusive[id as usize]);
+                let depth = pairs_on_path.entry((caller, callee)).or_insert(0);
+                if *depth == 0 {
+                    edge.inclusive.add(&inclusive[id as usize]);
+                }
+                *depth += 1;
             }
             walk.push((id, true));
             walk.extend(node.children.iter().rev().map(|(_, n)| (*n, false)));
