@@ -53,7 +53,8 @@ impl Default for RealClock {
 impl Clock for RealClock {
     #[inline]
     fn now_nanos(&self) -> u64 {
-        self.origin.elapsed().as_nanos() as u64
+        let since = self.origin.elapsed();
+        since.as_secs() * 1_000_000_000 + u64::from(since.subsec_nanos())
     }
 }
 
