@@ -78,7 +78,7 @@ impl FnCx<'_> {
         if expected == Some(Program::FLOAT)
             && let Some(i) = int_literal_value(e)
         {
-            let k = self.program.intern_constant(Constant::Float(i as f64));
+            let k = self.constant(Constant::Float(i as f64));
             let dst = self.dst(want, false);
             self.e.emit(Instr::LoadConst { dst, constant: k });
             return self.done(dst, Program::FLOAT, want);
@@ -86,7 +86,7 @@ impl FnCx<'_> {
         match &e.kind {
             ExprKind::Int(v) => self.int_literal(*v, false, &e.span, want),
             ExprKind::Float(f) => {
-                let k = self.program.intern_constant(Constant::Float(*f));
+                let k = self.constant(Constant::Float(*f));
                 let dst = self.dst(want, false);
                 self.e.emit(Instr::LoadConst { dst, constant: k });
                 self.done(dst, Program::FLOAT, want)
@@ -232,7 +232,7 @@ impl FnCx<'_> {
         match i32::try_from(value) {
             Ok(small) => self.e.emit(Instr::LoadInt { dst, value: small }),
             Err(_) => {
-                let k = self.program.intern_constant(Constant::Int(value));
+                let k = self.constant(Constant::Int(value));
                 self.e.emit(Instr::LoadConst { dst, constant: k });
             }
         }
@@ -240,9 +240,7 @@ impl FnCx<'_> {
     }
 
     pub(crate) fn load_str(&mut self, text: &str, want: Want) -> Val {
-        let k = self
-            .program
-            .intern_constant(Constant::Str(text.to_string()));
+        let k = self.constant(Constant::Str(text.to_string()));
         let dst = self.dst(want, true);
         self.e.emit(Instr::LoadConst { dst, constant: k });
         self.done(dst, Program::STR, want)
@@ -438,7 +436,7 @@ impl FnCx<'_> {
         if op == UnOp::Neg
             && let ExprKind::Float(f) = a.kind
         {
-            let k = self.program.intern_constant(Constant::Float(-f));
+            let k = self.constant(Constant::Float(-f));
             let dst = self.dst(want, false);
             self.e.emit(Instr::LoadConst { dst, constant: k });
             return self.done(dst, Program::FLOAT, want);

@@ -277,7 +277,7 @@ impl FnCx<'_> {
                             fail,
                         ),
                         Err(_) => {
-                            let k = self.program.intern_constant(Constant::Int(value));
+                            let k = self.constant(Constant::Int(value));
                             let t = self.e.alloc(false);
                             self.e.emit(Instr::LoadConst {
                                 dst: t,
