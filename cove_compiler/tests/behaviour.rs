@@ -243,3 +243,12 @@ behaves! {
         "fn half(x: Float) -> Float {\n  x / 2\n}\nfn main() {\n  let x: Float = 3\n  let y = 2 * x + 1\n  var z = 0.5\n  for i in 0..2 {\n    z = z * 2 + 1\n  }\n  println(\"{x} {y} {half(5)} {1 + 2.5} {z} {-1 * x} {x > 2}\")\n}\n"
         => "3 7 2.5 3.5 5 -3 true\n=> ()";
 }
+
+behaves! {
+    exit_fits_where_a_value_is_expected:
+        "fn pick(o: Option[Int]) -> Int {\n  match o {\n    Some(v) => v,\n    None => exit(3),\n  }\n}\nfn main() -> Int {\n  println(pick(Some(4)))\n  pick(None)\n}\n"
+        => "4\nerror: exit 3";
+    block_comments_nest_and_end_lines:
+        "/* a comment\n   /* nested */ still a comment */\nfn main() -> Int {\n  let x = 1 /* inline */ + 2\n  let y = 3 /* a newline\n */\n  x + y\n}\n"
+        => "=> 6";
+}
