@@ -1020,7 +1020,14 @@ impl FnCx<'_> {
             _ => None,
         };
         let branch_want = |r: Option<Reg>| r.map_or(Want::Any, Want::Into);
-        let t = self.block(then, expected, branch_want(result));
+        // `if c { None } else { Some(1) }`: the `then` branch takes its type
+        // from the `else` branch when it cannot tell its own.
+        let then_hint = match expected {
+            Some(t) => Some(t),
+            None if self.guess_block(then).is_none() => self.guess_type(els),
+            None => None,
+        };
+        let t = self.block(then, then_hint, branch_want(result));
         if let Some(exp) = expected {
             let span = then.stmts.last().map_or(then.span.clone(), |s| match s {
                 Stmt::Expr(e) => e.span.clone(),
@@ -1439,6 +1446,66 @@ impl FnCx<'_> {
                 );
             }
             None => self.e.emit(Instr::ReturnUnit {}),
+        }
+    }
+}
+
+impl FnCx<'_> {
+    /// The type of `e` where it can be told from its shape alone, without
+    /// lowering it: what lets an `if` or `match` whose first branch is
+    /// `None` or `[]` take its type from a later branch. Never a wrong type:
+    /// `None` where unsure.
+    pub(crate) fn guess_type(&mut self, e: &Expr) -> Option<TypeId> {
+        let t = match &e.kind {
+            ExprKind::Int(_) => Program::INT,
+            ExprKind::Float(_) => Program::FLOAT,
+            ExprKind::Bool(_) => Program::BOOL,
+            ExprKind::Str(_) => Program::STR,
+            ExprKind::Unit => Program::UNIT,
+            ExprKind::Name(n) => self.var(n).map(|(_, t, _)| t)?,
+            ExprKind::Call(callee, args) => match &callee.kind {
+                ExprKind::Name(n) if n == "Some" && args.len() == 1 && self.var(n).is_none() => {
+                    let inner = self.guess_type(&args[0])?;
+                    self.program.intern_type(Type::Option(inner))
+                }
+                ExprKind::Name(n) if self.var(n).is_none() => {
+                    let id = *self.scopes[self.module].functions.get(n)?;
+                    self.program.functions[id.index()].result
+                }
+                _ => return None,
+            },
+            ExprKind::List(items) => {
+                let first = self.guess_type(items.first()?)?;
+                self.program.intern_type(Type::List(first))
+            }
+            ExprKind::StructLit(path, _) if path.len() == 1 => {
+                *self.scopes[self.module].types.get(&path[0].name)?
+            }
+            ExprKind::Block(b) => self.guess_block(b)?,
+            ExprKind::Binary(op, a, _) => match op {
+                BinOp::Eq
+                | BinOp::Ne
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+                | BinOp::And
+                | BinOp::Or => Program::BOOL,
+                _ => self
+                    .guess_type(a)
+                    .filter(|t| [Program::INT, Program::FLOAT, Program::STR].contains(t))?,
+            },
+            ExprKind::Unary(UnOp::Not, _) => Program::BOOL,
+            _ => return None,
+        };
+        (t != ERROR && t != NEVER).then_some(t)
+    }
+
+    /// The type of a block's value where its shape tells it.
+    pub(crate) fn guess_block(&mut self, b: &Block) -> Option<TypeId> {
+        match b.stmts.last() {
+            Some(Stmt::Expr(e)) if b.stmts.len() == 1 => self.guess_type(e),
+            _ => None,
         }
     }
 }
