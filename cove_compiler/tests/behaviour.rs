@@ -255,6 +255,6 @@ behaves! {
 
 behaves! {
     an_if_or_match_starting_with_none_takes_its_type_from_a_later_branch:
-        "fn half(n: Int) -> Option[Int] {\n  let r = if n % 2 == 1 { None } else { Some(n / 2) }\n  r\n}\nfn main() {\n  let m = match 3 {\n    0 => None\n    _ => Some(3)\n  }\n  let xs = if true { [] } else { [1] }\n  println(\"{half(3)} {half(4)} {m} {xs}\")\n}\n"
-        => "None Some(2) Some(3) []\n=> ()";
+        "fn half(n: Int) -> Option[Int] {\n  let r = if n % 2 == 1 { None } else { Some(n / 2) }\n  r\n}\nfn main() {\n  let m = match 3 {\n    0 => None\n    _ => Some(3)\n  }\n  let xs = if true { [] } else { [1] }\n  let os = [None, Some(2)]\n  println(\"{half(3)} {half(4)} {m} {xs} {os}\")\n}\n"
+        => "None Some(2) Some(3) [] [None, Some(2)]\n=> ()";
 }

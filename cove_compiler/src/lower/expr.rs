@@ -1249,7 +1249,10 @@ impl FnCx<'_> {
             _ => None,
         });
         let mut first: Option<Val> = None;
-        let elem = match from_context.or_else(|| items.first().and_then(|e| self.static_type(e))) {
+        let elem = match from_context
+            .or_else(|| items.first().and_then(|e| self.static_type(e)))
+            .or_else(|| items.iter().find_map(|e| self.guess_type(e)))
+        {
             Some(t) => t,
             None => match items.first() {
                 None => {
