@@ -73,6 +73,18 @@ impl Diagnostic {
     }
 }
 
+/// The one-line form: `m.cove:4:11: error[E0100]: type mismatch: ...`, what
+/// an editor or a log wants (the snippet form is [`Diagnostics`]' Display).
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: error[{}]: {}",
+            self.file, self.line, self.column, self.code, self.message
+        )
+    }
+}
+
 /// A diagnostic before it knows its line and column: what the passes build.
 #[derive(Debug, Clone)]
 pub(crate) struct Pending {
@@ -227,6 +239,15 @@ impl Diagnostics {
             }
         }
         String::from_utf8_lossy(buffer.as_slice()).into_owned()
+    }
+}
+
+impl<'a> IntoIterator for &'a Diagnostics {
+    type Item = &'a Diagnostic;
+    type IntoIter = Box<dyn Iterator<Item = &'a Diagnostic> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
     }
 }
 
