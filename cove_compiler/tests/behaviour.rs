@@ -258,3 +258,9 @@ behaves! {
         "fn half(n: Int) -> Option[Int] {\n  let r = if n % 2 == 1 { None } else { Some(n / 2) }\n  r\n}\nfn main() {\n  let m = match 3 {\n    0 => None\n    _ => Some(3)\n  }\n  let xs = if true { [] } else { [1] }\n  let os = [None, Some(2)]\n  println(\"{half(3)} {half(4)} {m} {xs} {os}\")\n}\n"
         => "None Some(2) Some(3) [] [None, Some(2)]\n=> ()";
 }
+
+behaves! {
+    braces_may_open_on_the_next_line:
+        "struct P\n{\n  x: Int,\n}\n\nenum E\n{\n  A,\n}\n\nfn main() -> Int\n{\n  let p = P { x: 2 }\n  var n = 0\n  while n < 3\n  {\n    n += 1\n  }\n  for i in 0..2\n  {\n    n += i\n  }\n  if n > 100\n  {\n    n = 0\n  }\n  else\n  {\n    n += p.x\n  }\n  match E.A\n  {\n    E.A => n\n  }\n}\n"
+        => "=> 6";
+}
