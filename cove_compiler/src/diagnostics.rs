@@ -216,7 +216,12 @@ impl Diagnostics {
         } else {
             termcolor::Buffer::no_color()
         };
-        let config = term::Config::default();
+        // ASCII borders (`-->`, `|`) as in the language's own examples: they
+        // survive every terminal, log and file encoding.
+        let config = term::Config {
+            chars: term::Chars::ascii(),
+            ..term::Config::default()
+        };
         for (file, d) in &self.list {
             let mut report = Report::error()
                 .with_code(d.code)

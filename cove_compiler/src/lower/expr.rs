@@ -534,11 +534,12 @@ impl FnCx<'_> {
         let (lt, rt) = (l.ty, r.ty);
         if lt != rt {
             let (ln, rn) = (self.tname(lt), self.tname(rt));
+            // The left operand fixes the type the right one must have.
             let mut d = Pending::new(
-                "E0101",
+                "E0100",
                 span.clone(),
-                format!("`{}` cannot combine {ln} and {rn}", op.text()),
-                format!("{ln} {} {rn}", op.text()),
+                format!("type mismatch: expected {ln}, found {rn}"),
+                format!("this is {rn}"),
             );
             if (lt == Program::INT && rt == Program::FLOAT)
                 || (lt == Program::FLOAT && rt == Program::INT)
@@ -810,10 +811,10 @@ impl FnCx<'_> {
             if r.ty != ERROR && r.ty != NEVER {
                 let (ln, rn) = (self.tname(l.ty), self.tname(r.ty));
                 self.err(Pending::new(
-                    "E0101",
+                    "E0100",
                     span.clone(),
-                    format!("`{}` cannot combine {ln} and {rn}", op.text()),
-                    format!("{ln} compared with {rn}"),
+                    format!("type mismatch: expected {ln}, found {rn}"),
+                    format!("this is {rn}"),
                 ));
             }
             return;
