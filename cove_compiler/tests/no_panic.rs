@@ -237,3 +237,40 @@ fn pathological_nesting_and_long_chains_are_diagnosed_not_overflowed() {
         }
     }
 }
+
+#[test]
+fn huge_literals_and_argument_lists_are_diagnosed_not_overflowed() {
+    let big_list = format!(
+        "fn main() {{\n  let xs = [{}]\n}}\n",
+        vec!["1"; 20_000].join(", ")
+    );
+    let big_call = format!(
+        "fn f() {{}}\nfn main() {{\n  f({})\n}}\n",
+        vec!["1"; 20_000].join(", ")
+    );
+    let big_struct = format!(
+        "struct S {{\n{}\n}}\nfn main() {{}}\n",
+        (0..20_000)
+            .map(|i| format!("  f{i}: Int,"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let many_locals = format!(
+        "fn main() {{\n{}\n}}\n",
+        (0..66_000)
+            .map(|i| format!("  let v{i} = \"{i}\""))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    for (source, code) in [
+        (big_list, "E0114"),
+        (big_call, "E0211"),
+        (big_struct, "E0311"),
+        (many_locals, "E0403"),
+    ] {
+        let errors = cove_compiler::compile_module("m", &source).unwrap_err();
+        let codes: Vec<&str> = errors.iter().map(|d| d.code()).collect();
+        assert!(codes.contains(&code), "expected {code}, got {codes:?}");
+        assert!(!codes.contains(&"E9000"), "{codes:?}");
+    }
+}

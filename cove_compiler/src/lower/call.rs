@@ -450,11 +450,13 @@ impl FnCx<'_> {
         if !first_in_place {
             let base = self.e.alloc_window(&classes);
             for (i, a) in args.iter().enumerate() {
-                let reg = Reg(base.0 + i as u16);
+                let reg = Reg(base.0.wrapping_add(i as u16));
                 let v = self.expr(a, Some(params[i]), Want::Into(reg));
                 self.check(params[i], v.ty, &a.span);
             }
-            let window = (0..total as u16).map(|i| Reg(base.0 + i)).collect();
+            let window = (0..total as u16)
+                .map(|i| Reg(base.0.wrapping_add(i)))
+                .collect();
             return (base, total as u16, window);
         }
         let (first, rest_args, rest_params) = match receiver {
@@ -479,11 +481,13 @@ impl FnCx<'_> {
             }
         };
         for (i, a) in rest_args.iter().enumerate() {
-            let reg = Reg(base.0 + 1 + i as u16);
+            let reg = Reg(base.0.wrapping_add(1).wrapping_add(i as u16));
             let v = self.expr(a, Some(rest_params[i]), Want::Into(reg));
             self.check(rest_params[i], v.ty, &a.span);
         }
-        let mut window: Vec<Reg> = (1..total as u16).map(|i| Reg(base.0 + i)).collect();
+        let mut window: Vec<Reg> = (1..total as u16)
+            .map(|i| Reg(base.0.wrapping_add(i)))
+            .collect();
         if in_place.is_none() || first.temp {
             window.push(base);
         }

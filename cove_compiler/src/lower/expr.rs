@@ -18,6 +18,10 @@ use crate::diagnostics::Pending;
 use crate::emit::Label;
 use crate::resolve::{ERROR, NEVER, ty_of};
 
+/// The most elements a list literal, and the most arguments a call, may
+/// have: each takes a register of the frame while the value is built.
+pub(crate) const MAX_LITERAL: usize = 16_384;
+
 /// The edit distance of two short names, for "did you mean" hints.
 pub(crate) fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -1138,7 +1142,7 @@ impl FnCx<'_> {
                 Some(i) => {
                     seen[i] = true;
                     let fty = def.fields[i].ty;
-                    let slot = cove_ir::op::Reg(base.0 + i as u16);
+                    let slot = cove_ir::op::Reg(base.0.wrapping_add(i as u16));
                     let v = self.expr(value, Some(fty), Want::Into(slot));
                     self.check(fty, v.ty, &value.span);
                 }
@@ -1188,7 +1192,7 @@ impl FnCx<'_> {
             );
         }
         for i in 0..classes.len() {
-            self.e.free(cove_ir::op::Reg(base.0 + i as u16));
+            self.e.free(cove_ir::op::Reg(base.0.wrapping_add(i as u16)));
         }
         let dst = self.dst(want, true);
         self.e.emit(Instr::NewStruct {
@@ -1287,11 +1291,26 @@ impl FnCx<'_> {
             }
             return Val::none(ERROR);
         }
+        if items.len() > MAX_LITERAL {
+            self.err(
+                Pending::new(
+                    "E0114",
+                    span.clone(),
+                    format!(
+                        "a list literal may have at most {MAX_LITERAL} elements, this one has {}",
+                        items.len()
+                    ),
+                    "too many elements",
+                )
+                .help("build a long list with `push` in a loop, or from a string with `split`"),
+            );
+            return Val::none(ERROR);
+        }
         let class = self.is_ref(elem);
         let classes = vec![class; items.len()];
         let base = self.e.alloc_window(&classes);
         for (i, e) in items.iter().enumerate() {
-            let slot = cove_ir::op::Reg(base.0 + i as u16);
+            let slot = cove_ir::op::Reg(base.0.wrapping_add(i as u16));
             let v = match (i, first) {
                 (0, Some(v)) => self.finish(v, Want::Into(slot)),
                 _ => self.expr(e, Some(elem), Want::Into(slot)),
@@ -1299,7 +1318,7 @@ impl FnCx<'_> {
             self.check(elem, v.ty, &e.span);
         }
         for i in 0..items.len() {
-            self.e.free(cove_ir::op::Reg(base.0 + i as u16));
+            self.e.free(cove_ir::op::Reg(base.0.wrapping_add(i as u16)));
         }
         let list_ty = self.program.intern_type(Type::List(elem));
         let dst = self.dst(want, true);

@@ -29,6 +29,10 @@ use crate::diagnostics::Pending;
 use crate::emit::{Emitter, Label};
 use crate::resolve::{ERROR, ModuleScope, NEVER, is_ref, resolve_type, type_name};
 
+/// The most fields a struct, variants or payload values an enum, and
+/// parameters a function may have.
+pub(crate) const MAX_MEMBERS: usize = expr::MAX_LITERAL;
+
 /// Where an expression's value should go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Want {
@@ -519,10 +523,12 @@ impl FnCx<'_> {
             if let Some(i) = v.debug {
                 self.locals[i].live.end = end;
             }
+            // An owned register belongs to this one variable: aliases of it
+            // (match bindings) live in scopes nested inside its own.
             if v.owned {
                 if Some(v.reg) == keep {
                     kept = true;
-                } else if !self.vars.iter().any(|o| o.reg == v.reg) {
+                } else {
                     self.e.free(v.reg);
                 }
             }
