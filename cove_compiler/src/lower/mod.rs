@@ -693,8 +693,29 @@ impl FnCx<'_> {
                     return;
                 };
                 let v = match op {
-                    None => self.operand(rhs, Some(fty)),
-                    Some(_) => self.expr(rhs, Some(fty), Want::Any),
+                    None => self.operand(value, Some(fty)),
+                    Some(op) => {
+                        // The object is evaluated once: read the field,
+                        // combine, write it back.
+                        let cur = match b.reg {
+                            Some(obj) => {
+                                let r = self.e.alloc(self.is_ref(fty));
+                                self.e.emit(Instr::GetField {
+                                    dst: r,
+                                    obj,
+                                    ty: sid,
+                                    field: index,
+                                });
+                                Val {
+                                    reg: Some(r),
+                                    ty: fty,
+                                    temp: true,
+                                }
+                            }
+                            None => Val::none(ERROR),
+                        };
+                        self.binary_on(op, cur, value, span, Want::Any)
+                    }
                 };
                 self.check(fty, v.ty, &rhs.span);
                 let v = self.finish(v, Want::Any);
