@@ -270,3 +270,9 @@ behaves! {
         "struct C {\n  n: Int,\n}\nfn pick(cs: List[C], i: Int) -> C {\n  println(\"pick {i}\")\n  cs[i]\n}\nfn main() -> Int {\n  let cs = [C { n: 1 }, C { n: 10 }]\n  pick(cs, 1).n += 5\n  cs[0].n *= 7\n  cs[0].n + cs[1].n\n}\n"
         => "pick 1\n=> 22";
 }
+
+behaves! {
+    a_byte_order_mark_and_crlf_line_ends_are_accepted:
+        "\u{feff}fn main() -> Int {\r\n  let x = 2\r\n  x * 21\r\n}\r\n"
+        => "=> 42";
+}
