@@ -669,10 +669,12 @@ impl FnCx<'_> {
                             Pending::new(
                                 "E0404",
                                 target.span.clone(),
-                                format!("cannot assign to `{name}`: it is declared with `let`"),
+                                format!("cannot assign to `{name}`: it is not declared with `var`"),
                                 "assigned here",
                             )
-                            .help(format!("declare it with `var {name}` to change it")),
+                            .help(format!(
+                                "declare it with `var {name} = ...`; a parameter or loop variable can be copied into a `var` first"
+                            )),
                         );
                     }
                     let v = self.expr(rhs, Some(ty), Want::Into(reg));
