@@ -50,10 +50,11 @@ use std::path::Path;
 pub use cove_ir::program::Program;
 pub use diagnostics::{Diagnostic, Diagnostics};
 
-/// The native stack the compiler runs on. The parser bounds nesting, so
-/// the recursive passes need a bounded stack; this is generous for that
-/// bound, whatever stack the caller's thread has.
-const STACK_BYTES: usize = 64 << 20;
+/// The native stack the compiler runs on. The parser bounds nesting (and
+/// `else if` chains), so the recursive passes need a bounded stack; this
+/// is generous for those bounds in a debug build, whatever stack the
+/// caller's thread has. It is address space reserved, not memory used.
+const STACK_BYTES: usize = 256 << 20;
 
 /// Compiles one module named `name` (its path is `{name}.cove`) from
 /// `source`. It can import nothing; use [`compile_files`] for programs of

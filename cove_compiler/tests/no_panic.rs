@@ -274,3 +274,21 @@ fn huge_literals_and_argument_lists_are_diagnosed_not_overflowed() {
         assert!(!codes.contains(&"E9000"), "{codes:?}");
     }
 }
+
+#[test]
+fn a_long_else_if_chain_compiles_and_an_endless_one_is_diagnosed() {
+    let chain = |n: usize| {
+        let mut s = String::from("fn f(x: Int) -> Int {\n  if x == 0 {\n    0\n  }");
+        for i in 1..n {
+            s.push_str(&format!(" else if x == {i} {{\n    {i}\n  }}"));
+        }
+        s.push_str(" else {\n    -1\n  }\n}\nfn main() {}\n");
+        s
+    };
+    cove_compiler::compile_module("m", &chain(1000)).unwrap();
+    let errors = cove_compiler::compile_module("m", &chain(5000)).unwrap_err();
+    assert_eq!(
+        errors.iter().map(|d| d.code()).collect::<Vec<_>>(),
+        ["E0013"]
+    );
+}
