@@ -279,11 +279,10 @@ impl Parser<'_, '_> {
             let before = self.pos;
             match self.tok() {
                 Tok::Import => {
-                    let start = self.bump().span.start;
+                    self.bump();
                     if let Some(name) = self.ident("a module name after `import`") {
                         file.imports.push(name);
                     }
-                    let _ = start;
                     self.end_of_item();
                 }
                 Tok::Export | Tok::Fn | Tok::Struct | Tok::Enum => {

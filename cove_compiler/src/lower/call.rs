@@ -53,7 +53,7 @@ impl FnCx<'_> {
                     .iter()
                     .any(|b| b.signature().receiver.is_none() && b.name() == n)
                 {
-                    return self.call_builtin_fn(n, args, &callee.span, span, want);
+                    return self.call_builtin_fn(n, args, span, want);
                 }
                 if self.scopes[self.module].types.contains_key(n) {
                     self.err(
@@ -500,14 +500,7 @@ impl FnCx<'_> {
         }
     }
 
-    fn call_builtin_fn(
-        &mut self,
-        n: &str,
-        args: &[Expr],
-        name_span: &Span,
-        span: &Span,
-        want: Want,
-    ) -> Val {
+    fn call_builtin_fn(&mut self, n: &str, args: &[Expr], span: &Span, want: Want) -> Val {
         if matches!(n, "print" | "println" | "eprintln") {
             let b = match n {
                 "print" => Builtin::Print,
@@ -569,7 +562,6 @@ impl FnCx<'_> {
                 ),
                 "wrong number of arguments",
             ));
-            let _ = name_span;
             self.discard_args(args);
             return Val::none(ERROR);
         };
@@ -818,7 +810,7 @@ impl FnCx<'_> {
         }
     }
 
-    pub(crate) fn spawn(&mut self, call: &Expr, span: &Span, want: Want) -> Val {
+    pub(crate) fn spawn(&mut self, call: &Expr, want: Want) -> Val {
         let ExprKind::Call(callee, args) = &call.kind else {
             self.err(
                 Pending::new(
@@ -863,7 +855,6 @@ impl FnCx<'_> {
             self.discard_args(args);
             return Val::none(ERROR);
         };
-        let _ = span;
         self.call_emit(Callee::User(fid), &name, None, args, &call.span, want, true)
     }
 }

@@ -141,7 +141,7 @@ impl FnCx<'_> {
                     }
                     let hint = (r.ty == Program::FLOAT).then_some(Program::FLOAT);
                     let l = self.operand(a, hint);
-                    return self.binary_values(*op, l, r, &a.span, &b.span, &e.span, want);
+                    return self.binary_values(*op, l, r, &e.span, want);
                 }
                 let l = self.operand(a, None);
                 self.binary_on(*op, l, b, &e.span, want)
@@ -205,7 +205,7 @@ impl FnCx<'_> {
                 }
                 Val::none(NEVER)
             }
-            ExprKind::Spawn(call) => self.spawn(call, &e.span, want),
+            ExprKind::Spawn(call) => self.spawn(call, want),
             ExprKind::Assign(target, op, value) => {
                 self.assign(target, *op, value, &e.span);
                 Val::none(Program::UNIT)
@@ -355,7 +355,6 @@ impl FnCx<'_> {
         &mut self,
         ty: TypeId,
         field: &Ident,
-        span: &Span,
     ) -> Option<(StructId, u16, TypeId)> {
         match ty_of(self.program, ty) {
             Some(Type::Struct(sid)) => {
@@ -396,7 +395,6 @@ impl FnCx<'_> {
                         field.name, field.name
                     ));
                 }
-                let _ = span;
                 self.err(d);
                 None
             }
@@ -506,8 +504,7 @@ impl FnCx<'_> {
         }
         let hint = (l.ty != ERROR && l.ty != NEVER).then_some(l.ty);
         let r = self.operand(b, hint);
-        let lspan = span.start..b.span.start;
-        self.binary_values(op, l, r, &lspan, &b.span, span, want)
+        self.binary_values(op, l, r, span, want)
     }
 
     /// The instruction of `l op r` on two evaluated operands.
@@ -517,8 +514,6 @@ impl FnCx<'_> {
         op: BinOp,
         l: Val,
         r: Val,
-        lspan: &Span,
-        rspan: &Span,
         span: &Span,
         want: Want,
     ) -> Val {
@@ -556,7 +551,6 @@ impl FnCx<'_> {
             {
                 d = d.help("take the value out of the Option first: `.unwrap()`, `.unwrap_or(default)` or `match`");
             }
-            let _ = (lspan, rspan);
             self.err(d);
             return Val::none(if cmp { Program::BOOL } else { ERROR });
         }
@@ -1427,7 +1421,7 @@ impl FnCx<'_> {
         let Some(obj) = b.reg else {
             return Val::none(ERROR);
         };
-        let Some((sid, index, fty)) = self.field_of(b.ty, field, span) else {
+        let Some((sid, index, fty)) = self.field_of(b.ty, field) else {
             return Val::none(ERROR);
         };
         let dst = self.dst(want, self.is_ref(fty));

@@ -688,7 +688,7 @@ impl FnCx<'_> {
             },
             ExprKind::Field(base, field) if !self.names_module_or_type(base) => {
                 let b = self.expr(base, None, Want::Any);
-                let Some((sid, index, fty)) = self.field_of(b.ty, field, &base.span) else {
+                let Some((sid, index, fty)) = self.field_of(b.ty, field) else {
                     self.release(b);
                     let v = self.expr(value, None, Want::Discard);
                     self.release(v);
@@ -844,11 +844,8 @@ impl FnCx<'_> {
                             self.e.emit(Instr::Move { dst: c, src: r });
                             Some(c)
                         }
-                        (Some(r), false) => {
-                            // An immutable variable: read in place, never freed here.
-                            let _ = r;
-                            None
-                        }
+                        // An immutable variable is read in place, never freed here.
+                        (Some(_), false) => None,
                         (Some(r), true) => Some(r),
                         (None, _) => None,
                     };
