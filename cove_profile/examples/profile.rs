@@ -57,7 +57,9 @@ fn main() {
     };
     let format = words.get(1).copied().unwrap_or("text");
     let choice = words.get(2).copied();
-    let top = words.get(3).and_then(|n| n.parse().ok()).unwrap_or(10);
+    // `text` takes no grouping, so its count of rows comes second.
+    let top_at = if format == "text" { 2 } else { 3 };
+    let top = words.get(top_at).and_then(|n| n.parse().ok()).unwrap_or(10);
 
     let program = cove_compiler::compile_files(Path::new(path)).unwrap_or_else(|d| fail(d));
     let mut profiler = if flags.contains(&"--tsc") {
