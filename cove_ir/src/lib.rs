@@ -12,5 +12,8 @@
 
 pub mod builtins;
 pub mod op;
+pub mod parse;
+pub mod print;
 pub mod program;
 pub mod types;
+pub mod verify;

@@ -141,6 +141,30 @@ impl Function {
         }
     }
 
+    /// Adds a register of the given class (`true`: a reference) and
+    /// returns it, keeping [`Function::registers`] and [`Function::refs`]
+    /// in step.
+    ///
+    /// # Panics
+    /// If the function already has `u16::MAX` registers.
+    pub fn add_register(&mut self, is_ref: bool) -> Reg {
+        let r = Reg(self.registers);
+        self.registers = self
+            .registers
+            .checked_add(1)
+            .expect("a function has at most u16::MAX registers");
+        self.refs.push(is_ref);
+        r
+    }
+
+    /// Appends `instr`, from source line `line`, and returns its pc,
+    /// keeping [`Function::code`] and [`Function::lines`] in step.
+    pub fn emit(&mut self, instr: Instr, line: u32) -> u32 {
+        self.code.push(instr);
+        self.lines.push(line);
+        self.code.len() as u32 - 1
+    }
+
     /// Whether register `r` is a ref register.
     pub fn is_ref(&self, r: Reg) -> bool {
         self.refs.get(r.0 as usize).copied().unwrap_or(false)

@@ -1,0 +1,869 @@
+//! The verifier: the checks that let the VM trust a program.
+//!
+//! The virtual machine reads registers without bounds checks, jumps without
+//! checking the target and hands a frame's reference registers to the
+//! collector as its roots. That is only sound for a program this module has
+//! accepted, and the compiler runs it on everything it emits. A malformed
+//! program — from a compiler bug, or a program written as text in a test —
+//! is rejected with a [`VerifyError`] naming the function, the pc, the
+//! instruction and what is wrong.
+//!
+//! # What a verified program is guaranteed
+//!
+//! For the program:
+//! - the type table starts with `()`, `Bool`, `Int`, `Float`, `String` at
+//!   [`Program::UNIT`] to [`Program::STR`]; every type a type names comes
+//!   before it in the table (so no type contains itself and walking a type
+//!   ends); every struct and enum a type names exists; a map's key type is
+//!   `Int`, `String` or `Bool`; the field types of every struct and variant
+//!   exist.
+//!
+//! For every function:
+//! - its reference map has one entry a register (`refs.len() == registers`)
+//!   and its line table one entry an instruction (`lines.len() == code.len()`);
+//! - its parameters fit in its registers, and parameter `i`'s register is of
+//!   the class of parameter `i`'s type; its parameter and result types exist;
+//! - its code is not empty and its last instruction is a `return`,
+//!   `return.unit` or `jump`, so execution never runs off the end;
+//! - every local names an existing register of its type's class, an
+//!   existing type, and a live range within the code, so a debugger can read
+//!   a local by its type.
+//!
+//! For every instruction:
+//! - every register operand is below the function's register count, and
+//!   every `base, count` run lies wholly below it;
+//! - every register an opcode reads or writes as a number is a num register
+//!   and every one it uses as a reference is a ref register (per
+//!   [`OperandKind`] and [`Function::refs`](crate::program::Function::refs));
+//!   the registers whose class comes from context agree with it: `move`'s two
+//!   sides, `load.const` with the constant's kind, `to-str`, `some`, `unwrap`,
+//!   `get.list`, `set.list` and `new.list` with their type operand,
+//!   `get.field`, `set.field` and `new.struct` with the struct's field types,
+//!   `get.payload` and `new.variant` with the variant's payload types,
+//!   `return` with the function's result type (`return.unit` needs a result
+//!   of a num class, whose 0 is a valid value);
+//! - every jump target is a pc of the same function;
+//! - every constant, function, type, struct and enum an operand names
+//!   exists, and every field, variant and payload index is in range;
+//! - a `call` or `spawn` passes exactly as many arguments as the callee has
+//!   parameters, each of the class of its parameter, and a `call`'s result
+//!   register is of the class of the callee's result type;
+//! - a `call-builtin` passes exactly the catalogue's arity, and every
+//!   argument and result whose catalogue type is concrete (`Int`, `String`,
+//!   `List[_]`, ...) is of that type's class.
+//!
+//! Together: every register access the VM makes is in bounds, every pc it
+//! reaches holds an instruction, every table index it follows is in range,
+//! and every register holds what its class says — a ref register never
+//! receives an integer's bits from an opcode, so the collector's roots are
+//! exactly the references.
+//!
+//! # What it does not prove, and who does
+//!
+//! The IR records a class per register, not a Cove type, so the verifier
+//! cannot see *which kind* of object a ref register points at (a `List`
+//! where a `String` is wanted), nor the class of a value typed by a
+//! builtin's type parameter (the `T` that `List.remove` returns or
+//! `List.push` takes), nor that a ref is not 0. Those are the VM's to check
+//! at the point of use, where the object's header and the container's
+//! element class are at hand, or the compiler's to get right; this module
+//! does not pretend to. Nor does it check what is not about safety: that a
+//! local's name is unique, that a line exists in the source, that names are
+//! consistent.
+//!
+//! # Cost
+//!
+//! One pass over each function's code, constant work an instruction (an
+//! instruction's operands are a small `Vec`). It runs once per compiled
+//! program, never while one runs.
+
+use std::fmt;
+
+use crate::builtins::Sig;
+use crate::op::{Instr, Operand, OperandKind, Reg};
+use crate::program::{Function, FunctionId, Program};
+use crate::types::Type;
+
+/// Why a program was rejected, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyError {
+    /// The function, if the fault is in one.
+    pub function: Option<FunctionId>,
+    /// Its qualified name, or empty.
+    pub function_name: String,
+    /// The pc of the instruction, if the fault is in one.
+    pub pc: Option<u32>,
+    /// The instruction as [`crate::print::instruction`] prints it, or empty.
+    pub instruction: String,
+    /// What is wrong, in a sentence.
+    pub message: String,
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.function, self.pc) {
+            (Some(_), Some(pc)) => write!(
+                f,
+                "{}@{pc}  {}: {}",
+                self.function_name, self.instruction, self.message
+            ),
+            (Some(_), None) => write!(f, "{}: {}", self.function_name, self.message),
+            _ => write!(f, "program: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for VerifyError {}
+
+/// Checks the whole program; the first fault found, if any.
+pub fn program(program: &Program) -> Result<(), VerifyError> {
+    match errors(program).into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Every fault of the program, in order: the program's tables, then each
+/// function's header and code.
+pub fn errors(program: &Program) -> Vec<VerifyError> {
+    let mut checker = Checker {
+        program,
+        errors: Vec::new(),
+    };
+    checker.tables();
+    for id in program.function_ids() {
+        checker.function(id);
+    }
+    checker.errors
+}
+
+/// The class a register must be of: `Some(true)` a ref, `Some(false)` a
+/// num, `None` not known from the IR (see the module documentation).
+type Class = Option<bool>;
+
+fn class_name(is_ref: bool) -> &'static str {
+    if is_ref { "ref" } else { "num" }
+}
+
+/// The class of a catalogue type, when it is concrete.
+fn sig_class(sig: &Sig) -> Class {
+    match sig {
+        Sig::Unit | Sig::Bool | Sig::Int | Sig::Float => Some(false),
+        Sig::Str | Sig::List(_) | Sig::Map(..) | Sig::Opt(_) | Sig::Task(_) | Sig::Channel(_) => {
+            Some(true)
+        }
+        Sig::T | Sig::K | Sig::V => None,
+    }
+}
+
+struct Checker<'p> {
+    program: &'p Program,
+    errors: Vec<VerifyError>,
+}
+
+/// Where a fault is: a function, and maybe an instruction of it.
+#[derive(Clone, Copy)]
+struct At {
+    id: FunctionId,
+    pc: Option<u32>,
+}
+
+impl<'p> Checker<'p> {
+    fn fail_program(&mut self, message: String) {
+        self.errors.push(VerifyError {
+            function: None,
+            function_name: String::new(),
+            pc: None,
+            instruction: String::new(),
+            message,
+        });
+    }
+
+    fn fail(&mut self, at: At, message: String) {
+        let instruction = at.pc.map_or_else(String::new, |pc| {
+            let f = self.program.function(at.id);
+            crate::print::instruction(self.program, &f.code[pc as usize])
+        });
+        self.errors.push(VerifyError {
+            function: Some(at.id),
+            function_name: self.program.function_name(at.id).to_string(),
+            pc: at.pc,
+            instruction,
+            message,
+        });
+    }
+
+    fn type_exists(&self, ty: crate::types::TypeId) -> bool {
+        (ty.0 as usize) < self.program.types.len()
+    }
+
+    /// The class of values of type `ty`; `None` if there is no such type
+    /// (reported where the type is named).
+    fn type_class(&self, ty: crate::types::TypeId) -> Class {
+        self.program.types.get(ty.0 as usize).map(Type::is_ref)
+    }
+
+    fn tables(&mut self) {
+        let p = self.program;
+        let basics = [Type::Unit, Type::Bool, Type::Int, Type::Float, Type::Str];
+        if p.types.len() < basics.len() || p.types[..basics.len()] != basics {
+            self.fail_program(
+                "the type table must start with (), Bool, Int, Float, String".to_string(),
+            );
+        }
+        for (i, ty) in p.types.iter().enumerate() {
+            let parts: Vec<crate::types::TypeId> = match ty {
+                Type::List(t) | Type::Option(t) | Type::Task(t) | Type::Channel(t) => vec![*t],
+                Type::Map(k, v) => vec![*k, *v],
+                Type::Struct(s) => {
+                    if s.0 as usize >= p.structs.len() {
+                        self.fail_program(format!(
+                            "type t{i} names struct s{}, which does not exist",
+                            s.0
+                        ));
+                    }
+                    vec![]
+                }
+                Type::Enum(e) => {
+                    if e.0 as usize >= p.enums.len() {
+                        self.fail_program(format!(
+                            "type t{i} names enum e{}, which does not exist",
+                            e.0
+                        ));
+                    }
+                    vec![]
+                }
+                _ => vec![],
+            };
+            for part in parts {
+                if part.0 as usize >= i {
+                    self.fail_program(format!(
+                        "type t{i} is made of t{}, which does not come before it in the table",
+                        part.0
+                    ));
+                }
+            }
+            if let Type::Map(k, _) = ty {
+                if !matches!(
+                    p.types.get(k.0 as usize),
+                    Some(Type::Int | Type::Str | Type::Bool)
+                ) {
+                    self.fail_program(format!(
+                        "type t{i} is a map whose key t{} is not Int, String or Bool",
+                        k.0
+                    ));
+                }
+            }
+        }
+        for (s, def) in p.structs.iter().enumerate() {
+            for field in &def.fields {
+                if !self.type_exists(field.ty) {
+                    self.fail_program(format!(
+                        "field `{}` of struct s{s} has type {}, which does not exist",
+                        field.name, field.ty
+                    ));
+                }
+            }
+        }
+        for (e, def) in p.enums.iter().enumerate() {
+            for variant in &def.variants {
+                for ty in &variant.fields {
+                    if !self.type_exists(*ty) {
+                        self.fail_program(format!(
+                            "variant `{}` of enum e{e} has a payload of type {ty}, which does not exist",
+                            variant.name
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    fn function(&mut self, id: FunctionId) {
+        let f = self.program.function(id);
+        let at = At { id, pc: None };
+        let registers = f.registers as usize;
+        if f.refs.len() != registers {
+            self.fail(
+                at,
+                format!(
+                    "the reference map has {} entries for {} registers",
+                    f.refs.len(),
+                    registers
+                ),
+            );
+        }
+        if f.lines.len() != f.code.len() {
+            self.fail(
+                at,
+                format!(
+                    "the line table has {} entries for {} instructions",
+                    f.lines.len(),
+                    f.code.len()
+                ),
+            );
+        }
+        if f.params.len() > registers {
+            self.fail(
+                at,
+                format!(
+                    "{} parameters do not fit in {} registers",
+                    f.params.len(),
+                    registers
+                ),
+            );
+        }
+        for (i, ty) in f.params.iter().enumerate() {
+            match self.type_class(*ty) {
+                None => self.fail(
+                    at,
+                    format!("parameter {i} has type {ty}, which does not exist"),
+                ),
+                Some(class) if i < registers && f.is_ref(Reg(i as u16)) != class => self.fail(
+                    at,
+                    format!(
+                        "parameter {i} is of type {}, a {} class, but r{i} is a {} register",
+                        self.program.type_name(*ty),
+                        class_name(class),
+                        class_name(!class)
+                    ),
+                ),
+                Some(_) => {}
+            }
+        }
+        if !self.type_exists(f.result) {
+            self.fail(at, format!("the result type {} does not exist", f.result));
+        }
+        for local in &f.locals {
+            let r = local.register.0 as usize;
+            if r >= registers {
+                self.fail(
+                    at,
+                    format!(
+                        "local `{}` lives in {}, past the {registers} registers",
+                        local.name, local.register
+                    ),
+                );
+            } else if let Some(class) = self.type_class(local.ty) {
+                if f.is_ref(local.register) != class {
+                    self.fail(
+                        at,
+                        format!(
+                            "local `{}` is of type {}, a {} class, but lives in {}, a {} register",
+                            local.name,
+                            self.program.type_name(local.ty),
+                            class_name(class),
+                            local.register,
+                            class_name(!class)
+                        ),
+                    );
+                }
+            }
+            if !self.type_exists(local.ty) {
+                self.fail(
+                    at,
+                    format!(
+                        "local `{}` has type {}, which does not exist",
+                        local.name, local.ty
+                    ),
+                );
+            }
+            if local.live.start > local.live.end || local.live.end as usize > f.code.len() {
+                self.fail(
+                    at,
+                    format!(
+                        "local `{}` is live over @{}..@{}, which is not a range of the {} instructions",
+                        local.name,
+                        local.live.start,
+                        local.live.end,
+                        f.code.len()
+                    ),
+                );
+            }
+        }
+        match f.code.last() {
+            None => self.fail(at, "the function has no code".to_string()),
+            Some(Instr::Return { .. } | Instr::ReturnUnit {} | Instr::Jump { .. }) => {}
+            Some(_) => self.fail(
+                At {
+                    id,
+                    pc: Some(f.code.len() as u32 - 1),
+                },
+                "the last instruction must be a return or a jump: execution would run off the end"
+                    .to_string(),
+            ),
+        }
+        for pc in 0..f.code.len() {
+            self.instruction(id, f, pc as u32);
+        }
+    }
+
+    fn instruction(&mut self, id: FunctionId, f: &Function, pc: u32) {
+        let at = At { id, pc: Some(pc) };
+        let instr = &f.code[pc as usize];
+        let kinds = instr.opcode().operand_kinds();
+        let operands = instr.operands();
+        let registers = f.registers as u32;
+        let p = self.program;
+
+        // The checks every operand of a kind gets, whatever the opcode.
+        for (i, (kind, operand)) in kinds.iter().zip(&operands).enumerate() {
+            match (kind, operand) {
+                (OperandKind::Base, Operand::Reg(base)) => {
+                    let count = match operands.get(i + 1) {
+                        Some(Operand::Count(n)) => *n as u32,
+                        _ => 0,
+                    };
+                    if base.0 as u32 + count > registers {
+                        self.fail(
+                            at,
+                            format!(
+                                "the run {base}, {count} reaches past the {registers} registers"
+                            ),
+                        );
+                    }
+                }
+                (_, Operand::Reg(r)) => {
+                    if r.0 as u32 >= registers {
+                        self.fail(
+                            at,
+                            format!("register {r} is out of range: the function has {registers}"),
+                        );
+                        continue;
+                    }
+                    let wants = match kind {
+                        OperandKind::DstNum | OperandKind::SrcNum => Some(false),
+                        OperandKind::DstRef | OperandKind::SrcRef => Some(true),
+                        _ => None,
+                    };
+                    if let Some(wants) = wants {
+                        if f.is_ref(*r) != wants {
+                            let usage = if wants { "a reference" } else { "a number" };
+                            self.fail(
+                                at,
+                                format!(
+                                    "{r} is used as {usage} but is a {} register",
+                                    class_name(!wants)
+                                ),
+                            );
+                        }
+                    }
+                }
+                (_, operand) => {
+                    if let Some(message) = missing(p, f, operand) {
+                        self.fail(at, message);
+                    }
+                }
+            }
+        }
+
+        // The checks that need the opcode's meaning: the classes of `any`
+        // registers and of runs, indices into a struct or enum, arities.
+        for (register, class, what) in self.context(at, f, instr) {
+            let Some(class) = class else { continue };
+            if (register.0 as u32) < registers && f.is_ref(register) != class {
+                self.fail(
+                    at,
+                    format!(
+                        "{register} is a {} register, but {what} is of a {} class",
+                        class_name(!class),
+                        class_name(class)
+                    ),
+                );
+            }
+        }
+    }
+
+    /// The registers whose class the opcode's context fixes, each with the
+    /// class and what fixes it; reports faults of arity and index on the way.
+    fn context(&mut self, at: At, f: &Function, instr: &Instr) -> Vec<(Reg, Class, String)> {
+        let p = self.program;
+        let run = |base: Reg, classes: Vec<Class>, what: &str| -> Vec<(Reg, Class, String)> {
+            classes
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    (
+                        Reg(base.0.saturating_add(i as u16)),
+                        c,
+                        format!("{what} {i}"),
+                    )
+                })
+                .collect()
+        };
+        match *instr {
+            Instr::Move { dst, src } => {
+                let class = (src.0 < f.registers).then(|| f.is_ref(src));
+                vec![(dst, class, format!("the source {src}"))]
+            }
+            Instr::LoadConst { dst, constant } => {
+                let class = p.constants.get(constant.0 as usize).map(|c| c.is_ref());
+                vec![(dst, class, format!("constant {constant}"))]
+            }
+            Instr::ToStr { src, ty, .. }
+            | Instr::NewSome { src, ty, .. }
+            | Instr::SetList { src, ty, .. } => {
+                vec![(src, self.type_class(ty), format!("a value of type {ty}"))]
+            }
+            Instr::Unwrap { dst, ty, .. } | Instr::GetList { dst, ty, .. } => {
+                vec![(dst, self.type_class(ty), format!("a value of type {ty}"))]
+            }
+            Instr::NewList {
+                ty, base, count, ..
+            } => run(
+                base,
+                vec![self.type_class(ty); count as usize],
+                &format!("an element of type {ty}, element"),
+            ),
+            Instr::Return { src } => {
+                vec![(
+                    src,
+                    self.type_class(f.result),
+                    "the function's result".to_string(),
+                )]
+            }
+            Instr::ReturnUnit {} => {
+                if self.type_class(f.result) == Some(true) {
+                    self.fail(
+                        at,
+                        format!(
+                            "`return.unit` in a function whose result, {}, is a reference",
+                            p.type_name(f.result)
+                        ),
+                    );
+                }
+                vec![]
+            }
+            Instr::Call {
+                dst,
+                func,
+                base,
+                count,
+            }
+            | Instr::Spawn {
+                dst,
+                func,
+                base,
+                count,
+            } => {
+                let Some(callee) = p.functions.get(func.index()) else {
+                    return vec![];
+                };
+                if count as usize != callee.params.len() {
+                    self.fail(
+                        at,
+                        format!(
+                            "{} takes {} arguments, not {count}",
+                            callee.qualified,
+                            callee.params.len()
+                        ),
+                    );
+                    return vec![];
+                }
+                let classes = callee.params.iter().map(|t| self.type_class(*t)).collect();
+                let mut checks = run(base, classes, &format!("parameter of {}", callee.qualified));
+                if matches!(instr, Instr::Call { .. }) {
+                    checks.push((
+                        dst,
+                        self.type_class(callee.result),
+                        format!("the result of {}", callee.qualified),
+                    ));
+                }
+                checks
+            }
+            Instr::CallBuiltin {
+                dst,
+                builtin,
+                base,
+                count,
+            } => {
+                let signature = builtin.signature();
+                if count as usize != signature.arity() {
+                    self.fail(
+                        at,
+                        format!(
+                            "{} takes {} arguments, not {count}",
+                            builtin.label(),
+                            signature.arity()
+                        ),
+                    );
+                    return vec![];
+                }
+                let classes = signature
+                    .receiver
+                    .iter()
+                    .chain(signature.params)
+                    .map(sig_class)
+                    .collect();
+                let mut checks = run(base, classes, &format!("argument of {}", builtin.label()));
+                checks.push((
+                    dst,
+                    sig_class(&signature.result),
+                    format!("the result of {}", builtin.label()),
+                ));
+                checks
+            }
+            Instr::NewStruct {
+                ty, base, count, ..
+            } => {
+                let Some(def) = p.structs.get(ty.0 as usize) else {
+                    return vec![];
+                };
+                if count as usize != def.fields.len() {
+                    self.fail(
+                        at,
+                        format!(
+                            "struct {} has {} fields, not {count}",
+                            def.name,
+                            def.fields.len()
+                        ),
+                    );
+                    return vec![];
+                }
+                let classes = def.fields.iter().map(|fd| self.type_class(fd.ty)).collect();
+                run(base, classes, &format!("field of {}", def.name))
+            }
+            Instr::GetField {
+                dst: reg,
+                ty,
+                field,
+                ..
+            }
+            | Instr::SetField {
+                src: reg,
+                ty,
+                field,
+                ..
+            } => {
+                let Some(def) = p.structs.get(ty.0 as usize) else {
+                    return vec![];
+                };
+                match def.fields.get(field as usize) {
+                    Some(fd) => vec![(
+                        reg,
+                        self.type_class(fd.ty),
+                        format!("field `{}` of {}", fd.name, def.name),
+                    )],
+                    None => {
+                        self.fail(
+                            at,
+                            format!(
+                                "struct {} has no field #{field}: it has {}",
+                                def.name,
+                                def.fields.len()
+                            ),
+                        );
+                        vec![]
+                    }
+                }
+            }
+            Instr::NewVariant {
+                ty,
+                variant,
+                base,
+                count,
+                ..
+            } => {
+                let Some(payload) = self.variant(at, ty, variant) else {
+                    return vec![];
+                };
+                if count as usize != payload.len() {
+                    self.fail(
+                        at,
+                        format!(
+                            "the variant's payload has {} fields, not {count}",
+                            payload.len()
+                        ),
+                    );
+                    return vec![];
+                }
+                let classes = payload.iter().map(|t| self.type_class(*t)).collect();
+                run(base, classes, "payload field")
+            }
+            Instr::GetPayload {
+                dst,
+                ty,
+                variant,
+                field,
+                ..
+            } => {
+                let Some(payload) = self.variant(at, ty, variant) else {
+                    return vec![];
+                };
+                match payload.get(field as usize) {
+                    Some(t) => vec![(dst, self.type_class(*t), format!("payload field #{field}"))],
+                    None => {
+                        self.fail(
+                            at,
+                            format!(
+                                "the variant has no payload field #{field}: it has {}",
+                                payload.len()
+                            ),
+                        );
+                        vec![]
+                    }
+                }
+            }
+            Instr::NewMap { key, .. } => {
+                if self.type_exists(key) && !matches!(p.ty(key), Type::Int | Type::Str | Type::Bool)
+                {
+                    self.fail(
+                        at,
+                        format!(
+                            "a map's key must be Int, String or Bool, not {}",
+                            p.type_name(key)
+                        ),
+                    );
+                }
+                vec![]
+            }
+            _ => vec![],
+        }
+    }
+
+    /// The payload types of variant `variant` of enum `ty`, reporting a
+    /// variant that does not exist.
+    fn variant(
+        &mut self,
+        at: At,
+        ty: crate::types::EnumId,
+        variant: u16,
+    ) -> Option<&'p [crate::types::TypeId]> {
+        let def = self.program.enums.get(ty.0 as usize)?;
+        match def.variants.get(variant as usize) {
+            Some(v) => Some(&v.fields),
+            None => {
+                self.fail(
+                    at,
+                    format!(
+                        "enum {} has no variant #{variant}: it has {}",
+                        def.name,
+                        def.variants.len()
+                    ),
+                );
+                None
+            }
+        }
+    }
+}
+
+/// What an operand that indexes a table names that does not exist, if it
+/// does: a jump target, a constant, a function, a type, a struct, an enum.
+fn missing(p: &Program, f: &Function, operand: &Operand) -> Option<String> {
+    match *operand {
+        Operand::Target(t) if t as usize >= f.code.len() => Some(format!(
+            "the target @{t} is outside the function's {} instructions",
+            f.code.len()
+        )),
+        Operand::Const(k) if k.0 as usize >= p.constants.len() => Some(format!(
+            "constant {k} does not exist: the pool has {}",
+            p.constants.len()
+        )),
+        Operand::Func(g) if g.index() >= p.functions.len() => Some(format!(
+            "function {g} does not exist: the program has {}",
+            p.functions.len()
+        )),
+        Operand::Type(t) if t.0 as usize >= p.types.len() => Some(format!(
+            "type {t} does not exist: the table has {}",
+            p.types.len()
+        )),
+        Operand::Struct(s) if s.0 as usize >= p.structs.len() => Some(format!(
+            "struct s{} does not exist: the program has {}",
+            s.0,
+            p.structs.len()
+        )),
+        Operand::Enum(e) if e.0 as usize >= p.enums.len() => Some(format!(
+            "enum e{} does not exist: the program has {}",
+            e.0,
+            p.enums.len()
+        )),
+        _ => None,
+    }
+}
+
+/// Whether an operand of this kind takes its class from the opcode's
+/// context rather than from its kind; the tests use it to check that
+/// [`Checker::context`] covers every such operand.
+#[cfg(test)]
+fn is_any(kind: OperandKind) -> bool {
+    matches!(kind, OperandKind::DstAny | OperandKind::SrcAny)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op::Opcode;
+
+    /// An instruction of `opcode` whose every operand is the smallest of
+    /// its kind.
+    fn sample(opcode: Opcode) -> Instr {
+        let operands: Vec<Operand> = opcode
+            .operand_kinds()
+            .iter()
+            .map(|kind| match kind {
+                OperandKind::Count => Operand::Count(0),
+                OperandKind::Imm => Operand::Imm(0),
+                OperandKind::Const => Operand::Const(crate::program::ConstId(0)),
+                OperandKind::Target => Operand::Target(0),
+                OperandKind::Func => Operand::Func(FunctionId(0)),
+                OperandKind::Builtin => Operand::Builtin(crate::builtins::Builtin::Args),
+                OperandKind::Type => Operand::Type(crate::types::TypeId(0)),
+                OperandKind::Struct => Operand::Struct(crate::types::StructId(0)),
+                OperandKind::Enum => Operand::Enum(crate::types::EnumId(0)),
+                OperandKind::Index => Operand::Index(0),
+                _ => Operand::Reg(Reg(0)),
+            })
+            .collect();
+        Instr::from_operands(opcode, &operands).expect("operands of the right kinds")
+    }
+
+    #[test]
+    fn every_register_whose_class_comes_from_context_is_given_one() {
+        let mut p = Program::new();
+        p.constants.push(crate::program::Constant::Int(0));
+        p.structs.push(crate::program::StructDef {
+            name: "S".to_string(),
+            module: "m".to_string(),
+            exported: false,
+            fields: vec![crate::program::Field {
+                name: "x".to_string(),
+                ty: Program::INT,
+            }],
+        });
+        p.enums.push(crate::program::EnumDef {
+            name: "E".to_string(),
+            module: "m".to_string(),
+            exported: false,
+            variants: vec![crate::program::Variant {
+                name: "V".to_string(),
+                fields: vec![Program::INT],
+            }],
+        });
+        let mut f = Function::new("m", "f");
+        f.add_register(false);
+        p.add_function(f.clone());
+        let mut checker = Checker {
+            program: &p,
+            errors: Vec::new(),
+        };
+        for opcode in Opcode::ALL {
+            let instr = sample(*opcode);
+            let given = checker.context(
+                At {
+                    id: FunctionId(0),
+                    pc: None,
+                },
+                &f,
+                &instr,
+            );
+            for (kind, operand) in opcode.operand_kinds().iter().zip(instr.operands()) {
+                if is_any(*kind) {
+                    assert!(
+                        given.iter().any(|(r, _, _)| Operand::Reg(*r) == operand),
+                        "{opcode}: a {kind:?} operand has no class from context"
+                    );
+                }
+            }
+        }
+    }
+}

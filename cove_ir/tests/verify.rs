@@ -1,0 +1,605 @@
+//! One test per verifier rule, each named as the sentence it proves. The
+//! programs are written in the printed form: a shared prelude (constants,
+//! types, a struct, an enum and a callee) and a function `f1` that breaks
+//! one rule.
+
+mod common;
+
+use cove_ir::program::FunctionId;
+use cove_ir::verify::{self, VerifyError};
+use cove_ir::{parse, print};
+
+const PRELUDE: &str = "\
+const k0 int 7
+const k1 str \"s\"
+type t0 Unit
+type t1 Bool
+type t2 Int
+type t3 Float
+type t4 String
+type t5 List t2
+type t6 Option t2
+type t7 Struct s0
+type t8 Enum e0
+struct s0 P in m
+  field x t2
+  field name t4
+enum e0 E in m
+  variant A t2
+  variant B
+fn f0 callee in m
+  params t2 t4
+  result t4
+  registers 2
+  refs r1
+  @0 return r1
+";
+
+/// The faults of the prelude followed by `rest`.
+fn faults(rest: &str) -> Vec<VerifyError> {
+    let text = format!("{PRELUDE}{rest}");
+    let program = parse::program(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    verify::errors(&program)
+}
+
+/// Asserts `main` (the body of `f1`, after its header) has exactly one
+/// fault, at `pc` if given, whose message contains `says`.
+fn rejects(header: &str, code: &str, pc: Option<u32>, says: &str) {
+    let errors = faults(&format!("fn f1 main in m\n{header}{code}"));
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    let e = &errors[0];
+    assert!(e.message.contains(says), "{e}");
+    assert_eq!(e.pc, pc, "{e}");
+    if e.pc.is_some() {
+        assert_eq!(e.function, Some(FunctionId(1)), "{e}");
+    }
+}
+
+/// A header with 4 registers: r0, r1 num; r2, r3 ref; result Int.
+const H: &str = "  result t2\n  registers 4\n  refs r2 r3\n";
+
+#[test]
+fn the_prelude_and_a_plain_function_verify() {
+    assert_eq!(
+        faults(&format!(
+            "fn f1 main in m\n{H}  @0 load.int r0, 1\n  @1 return r0\n"
+        )),
+        vec![]
+    );
+}
+
+#[test]
+fn every_hand_built_program_verifies() {
+    for (name, program) in common::all() {
+        assert_eq!(verify::program(&program), Ok(()), "{name}");
+    }
+}
+
+#[test]
+fn a_register_past_the_function_count_is_rejected() {
+    rejects(
+        H,
+        "  @0 add.int r0, r4, r1\n  @1 return r0\n",
+        Some(0),
+        "register r4 is out of range",
+    );
+}
+
+#[test]
+fn a_run_of_registers_reaching_past_the_count_is_rejected() {
+    rejects(
+        H,
+        "  @0 new.list r2, t4, r3, 2\n  @1 return r0\n",
+        Some(0),
+        "reaches past the 4 registers",
+    );
+}
+
+#[test]
+fn a_jump_outside_the_function_is_rejected() {
+    rejects(
+        H,
+        "  @0 jump @2\n  @1 return r0\n",
+        Some(0),
+        "outside the function",
+    );
+}
+
+#[test]
+fn a_call_with_the_wrong_number_of_arguments_is_rejected() {
+    rejects(
+        H,
+        "  @0 call r2, m.callee, r1, 1\n  @1 return r0\n",
+        Some(0),
+        "takes 2 arguments, not 1",
+    );
+}
+
+#[test]
+fn a_call_argument_of_the_wrong_class_is_rejected() {
+    rejects(
+        H,
+        "  @0 call r2, m.callee, r0, 2\n  @1 return r0\n",
+        Some(0),
+        "parameter of m.callee 1",
+    );
+}
+
+#[test]
+fn a_call_result_register_of_the_wrong_class_is_rejected() {
+    rejects(
+        H,
+        "  @0 call r0, m.callee, r1, 2\n  @1 return r0\n",
+        Some(0),
+        "the result of m.callee",
+    );
+}
+
+#[test]
+fn a_spawn_with_the_wrong_number_of_arguments_is_rejected() {
+    rejects(
+        H,
+        "  @0 spawn r2, f0, r1, 3\n  @1 return r0\n",
+        Some(0),
+        "takes 2 arguments, not 3",
+    );
+}
+
+#[test]
+fn a_builtin_call_with_the_wrong_arity_is_rejected() {
+    rejects(
+        H,
+        "  @0 call-builtin r0, String.length, r2, 2\n  @1 return r0\n",
+        Some(0),
+        "takes 1 arguments, not 2",
+    );
+}
+
+#[test]
+fn a_builtin_argument_of_the_wrong_class_is_rejected() {
+    rejects(
+        H,
+        "  @0 call-builtin r0, println, r1, 1\n  @1 return r0\n",
+        Some(0),
+        "argument of println 0",
+    );
+}
+
+#[test]
+fn a_builtin_result_register_of_the_wrong_class_is_rejected() {
+    rejects(
+        H,
+        "  @0 call-builtin r2, String.length, r3, 1\n  @1 return r0\n",
+        Some(0),
+        "the result of String.length",
+    );
+}
+
+#[test]
+fn a_reference_register_used_as_a_number_is_rejected() {
+    rejects(
+        H,
+        "  @0 add.int r0, r0, r2\n  @1 return r0\n",
+        Some(0),
+        "r2 is used as a number but is a ref register",
+    );
+}
+
+#[test]
+fn a_number_register_used_as_a_reference_is_rejected() {
+    rejects(
+        H,
+        "  @0 concat.str r2, r2, r1\n  @1 return r0\n",
+        Some(0),
+        "r1 is used as a reference but is a num register",
+    );
+}
+
+#[test]
+fn a_move_between_classes_is_rejected() {
+    rejects(
+        H,
+        "  @0 move r0, r2\n  @1 return r0\n",
+        Some(0),
+        "the source r2",
+    );
+}
+
+#[test]
+fn a_string_constant_loaded_into_a_number_register_is_rejected() {
+    rejects(
+        H,
+        "  @0 load.const r0, k1\n  @1 return r0\n",
+        Some(0),
+        "constant k1",
+    );
+}
+
+#[test]
+fn a_field_read_into_a_register_of_the_wrong_class_is_rejected() {
+    rejects(
+        H,
+        "  @0 get.field r0, r2, s0, #1\n  @1 return r0\n",
+        Some(0),
+        "field `name` of P",
+    );
+}
+
+#[test]
+fn a_field_written_from_a_register_of_the_wrong_class_is_rejected() {
+    rejects(
+        H,
+        "  @0 set.field r2, s0, #0, r3\n  @1 return r0\n",
+        Some(0),
+        "field `x` of P",
+    );
+}
+
+#[test]
+fn a_payload_read_into_a_register_of_the_wrong_class_is_rejected() {
+    rejects(
+        H,
+        "  @0 get.payload r2, r3, e0, #0, #0\n  @1 return r0\n",
+        Some(0),
+        "payload field #0",
+    );
+}
+
+#[test]
+fn an_unwrap_into_a_register_of_the_wrong_class_is_rejected() {
+    rejects(
+        H,
+        "  @0 unwrap r2, r3, t2\n  @1 return r0\n",
+        Some(0),
+        "a value of type t2",
+    );
+}
+
+#[test]
+fn a_list_read_into_a_register_of_the_wrong_class_is_rejected() {
+    rejects(
+        H,
+        "  @0 get.list r0, r2, r1, t4\n  @1 return r0\n",
+        Some(0),
+        "a value of type t4",
+    );
+}
+
+#[test]
+fn a_some_of_a_register_of_the_wrong_class_is_rejected() {
+    rejects(
+        H,
+        "  @0 some r2, r3, t2\n  @1 return r0\n",
+        Some(0),
+        "a value of type t2",
+    );
+}
+
+#[test]
+fn a_list_element_of_the_wrong_class_is_rejected() {
+    rejects(
+        H,
+        "  @0 new.list r2, t4, r0, 1\n  @1 return r0\n",
+        Some(0),
+        "element 0",
+    );
+}
+
+#[test]
+fn a_struct_built_from_registers_of_the_wrong_classes_is_rejected() {
+    rejects(
+        H,
+        "  @0 new.struct r2, s0, r0, 2\n  @1 return r0\n",
+        Some(0),
+        "field of P 1",
+    );
+}
+
+#[test]
+fn a_struct_built_from_the_wrong_number_of_fields_is_rejected() {
+    rejects(
+        H,
+        "  @0 new.struct r2, s0, r0, 1\n  @1 return r0\n",
+        Some(0),
+        "has 2 fields, not 1",
+    );
+}
+
+#[test]
+fn a_variant_built_from_the_wrong_number_of_payload_fields_is_rejected() {
+    rejects(
+        H,
+        "  @0 new.variant r2, e0, #1, r0, 1\n  @1 return r0\n",
+        Some(0),
+        "payload has 0 fields, not 1",
+    );
+}
+
+#[test]
+fn a_return_of_the_wrong_class_is_rejected() {
+    rejects(H, "  @0 return r2\n", Some(0), "the function's result");
+}
+
+#[test]
+fn a_unit_return_from_a_function_whose_result_is_a_reference_is_rejected() {
+    rejects(
+        "  result t4\n",
+        "  @0 return.unit\n",
+        Some(0),
+        "is a reference",
+    );
+}
+
+#[test]
+fn a_constant_that_does_not_exist_is_rejected() {
+    rejects(
+        H,
+        "  @0 load.const r0, k2\n  @1 return r0\n",
+        Some(0),
+        "constant k2 does not exist",
+    );
+}
+
+#[test]
+fn a_function_that_does_not_exist_is_rejected() {
+    rejects(
+        H,
+        "  @0 call r0, f9, r0, 0\n  @1 return r0\n",
+        Some(0),
+        "function f9 does not exist",
+    );
+}
+
+#[test]
+fn a_type_that_does_not_exist_is_rejected() {
+    rejects(
+        H,
+        "  @0 new.channel r2, t9\n  @1 return r0\n",
+        Some(0),
+        "type t9 does not exist",
+    );
+}
+
+#[test]
+fn a_struct_that_does_not_exist_is_rejected() {
+    rejects(
+        H,
+        "  @0 get.field r0, r2, s1, #0\n  @1 return r0\n",
+        Some(0),
+        "struct s1 does not exist",
+    );
+}
+
+#[test]
+fn an_enum_that_does_not_exist_is_rejected() {
+    rejects(
+        H,
+        "  @0 get.payload r0, r2, e1, #0, #0\n  @1 return r0\n",
+        Some(0),
+        "enum e1 does not exist",
+    );
+}
+
+#[test]
+fn a_field_that_does_not_exist_is_rejected() {
+    rejects(
+        H,
+        "  @0 get.field r0, r2, s0, #2\n  @1 return r0\n",
+        Some(0),
+        "no field #2",
+    );
+}
+
+#[test]
+fn a_variant_that_does_not_exist_is_rejected() {
+    rejects(
+        H,
+        "  @0 get.payload r0, r2, e0, #2, #0\n  @1 return r0\n",
+        Some(0),
+        "no variant #2",
+    );
+}
+
+#[test]
+fn a_payload_field_that_does_not_exist_is_rejected() {
+    rejects(
+        H,
+        "  @0 get.payload r0, r2, e0, #1, #0\n  @1 return r0\n",
+        Some(0),
+        "no payload field #0",
+    );
+}
+
+#[test]
+fn a_map_keyed_by_a_type_without_a_key_form_is_rejected() {
+    rejects(
+        H,
+        "  @0 new.map r2, t3, t2\n  @1 return r0\n",
+        Some(0),
+        "key must be Int, String or Bool",
+    );
+}
+
+#[test]
+fn a_reference_map_of_the_wrong_length_is_rejected() {
+    rejects(
+        "  result t2\n  registers 2\n  refmap nnn\n",
+        "  @0 return r0\n",
+        None,
+        "3 entries for 2 registers",
+    );
+}
+
+#[test]
+fn a_line_table_of_the_wrong_length_is_rejected() {
+    rejects(
+        &format!("{H}  lines 1 2\n"),
+        "  @0 return r0\n",
+        None,
+        "2 entries for 1 instructions",
+    );
+}
+
+#[test]
+fn a_parameter_in_a_register_of_the_wrong_class_is_rejected() {
+    rejects(
+        &format!("  params t4\n{H}"),
+        "  @0 return r0\n",
+        None,
+        "but r0 is a num register",
+    );
+}
+
+#[test]
+fn more_parameters_than_registers_are_rejected() {
+    rejects(
+        "  params t2 t2\n  result t2\n  registers 1\n",
+        "  @0 return r0\n",
+        None,
+        "do not fit in 1 registers",
+    );
+}
+
+#[test]
+fn a_parameter_of_a_type_that_does_not_exist_is_rejected() {
+    rejects(
+        &format!("  params t9\n{H}"),
+        "  @0 return r0\n",
+        None,
+        "parameter 0 has type t9",
+    );
+}
+
+#[test]
+fn a_result_type_that_does_not_exist_is_rejected() {
+    rejects(
+        "  result t9\n  registers 1\n",
+        "  @0 return.unit\n",
+        None,
+        "result type t9 does not exist",
+    );
+}
+
+#[test]
+fn code_that_can_run_off_its_end_is_rejected() {
+    rejects(H, "  @0 load.int r0, 1\n", Some(0), "run off the end");
+}
+
+#[test]
+fn a_function_without_code_is_rejected() {
+    rejects(H, "", None, "has no code");
+}
+
+#[test]
+fn a_local_in_a_register_that_does_not_exist_is_rejected() {
+    rejects(
+        &format!("{H}  local x t2 r7 @0..@1\n"),
+        "  @0 return r0\n",
+        None,
+        "past the 4 registers",
+    );
+}
+
+#[test]
+fn a_local_in_a_register_of_the_wrong_class_is_rejected() {
+    rejects(
+        &format!("{H}  local s t4 r0 @0..@1\n"),
+        "  @0 return r0\n",
+        None,
+        "but lives in r0, a num register",
+    );
+}
+
+#[test]
+fn a_local_live_past_the_code_is_rejected() {
+    rejects(
+        &format!("{H}  local x t2 r0 @0..@2\n"),
+        "  @0 return r0\n",
+        None,
+        "not a range of the 1 instructions",
+    );
+}
+
+/// The faults of a program whose type table is `types`, then the prelude's
+/// struct and enum.
+fn type_table_faults(types: &str) -> Vec<VerifyError> {
+    let text = format!("{types}struct s0 P in m\n  field x t2\nenum e0 E in m\n  variant B\n");
+    verify::errors(&parse::program(&text).unwrap())
+}
+
+const BASICS: &str = "type t0 Unit\ntype t1 Bool\ntype t2 Int\ntype t3 Float\ntype t4 String\n";
+
+#[test]
+fn a_type_table_without_the_basic_types_first_is_rejected() {
+    let errors = type_table_faults("type t0 Int\n");
+    assert!(
+        errors[0].message.contains("must start with ()"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn a_type_made_of_a_later_type_is_rejected() {
+    let errors = type_table_faults(&format!("{BASICS}type t5 List t5\n"));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].message.contains("does not come before it"));
+}
+
+#[test]
+fn a_map_type_with_a_key_without_a_key_form_is_rejected() {
+    let errors = type_table_faults(&format!("{BASICS}type t5 Map t3 t2\n"));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]
+            .message
+            .contains("key t3 is not Int, String or Bool")
+    );
+}
+
+#[test]
+fn a_type_naming_a_struct_or_enum_that_does_not_exist_is_rejected() {
+    let errors = type_table_faults(&format!("{BASICS}type t5 Struct s1\ntype t6 Enum e1\n"));
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0]
+            .message
+            .contains("struct s1, which does not exist")
+    );
+    assert!(errors[1].message.contains("enum e1, which does not exist"));
+}
+
+#[test]
+fn a_struct_field_or_payload_of_a_type_that_does_not_exist_is_rejected() {
+    let text = format!("{BASICS}struct s0 P in m\n  field x t9\nenum e0 E in m\n  variant A t8\n");
+    let errors = verify::errors(&parse::program(&text).unwrap());
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0]
+            .message
+            .contains("field `x` of struct s0 has type t9")
+    );
+    assert!(errors[1].message.contains("variant `A` of enum e0"));
+}
+
+#[test]
+fn every_fault_is_collected_not_just_the_first() {
+    let errors = faults(&format!(
+        "fn f1 main in m\n{H}  @0 add.int r9, r2, r1\n  @1 jump @7\n  @2 load.int r0, 1\n"
+    ));
+    assert_eq!(errors.len(), 4, "{errors:#?}");
+}
+
+#[test]
+fn a_fault_prints_with_its_function_pc_and_instruction() {
+    let text = format!("{PRELUDE}fn f1 main in m\n{H}  @0 add.int r0, r0, r2\n  @1 return r0\n");
+    let program = parse::program(&text).unwrap();
+    let e = verify::program(&program).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "m.main@0  add.int r0, r0, r2: r2 is used as a number but is a ref register"
+    );
+    assert_eq!(
+        print::one(&program, FunctionId(1), 0),
+        "m.main@0  add.int r0, r0, r2"
+    );
+}
