@@ -1,1 +1,54 @@
-//! The Cove virtual machine: dispatch loop, garbage-collected heap, builtins, tasks and the debugger seam.
+//! The Cove virtual machine: the dispatch loop, the garbage-collected heap,
+//! the builtins, tasks, and the debugger seam.
+//!
+//! A compiled [`cove_ir::program::Program`] runs on a [`Vm`]: a register
+//! machine with typed opcodes, untyped 64-bit register slots, frames on a
+//! heap-allocated stack, and a precise copying collector whose roots come
+//! from each function's reference map. Errors are values ([`RunError`]) with
+//! a Cove backtrace; every bound (fuel, heap, call depth, tasks) lives in
+//! [`Limits`]; another thread can end a run with an [`InterruptHandle`].
+//!
+//! ```
+//! use cove_runtime::{ErrorKind, Limits, Value, Vm};
+//!
+//! // `fn count(n: Int) -> Int`: counts down from n, one turn a loop.
+//! let text = "module m \"m.cove\"\n\
+//!             fn f0 count in m export\n  params t2\n  result t2\n  registers 1\n  refs\n\
+//!             @0  jump-le.int.imm r0, 0, @3\n\
+//!             @1  add.int.imm r0, r0, -1\n\
+//!             @2  jump @0\n\
+//!             @3  return r0\n";
+//! let program = cove_ir::parse::program(text).expect("it parses");
+//!
+//! let mut vm = Vm::new(&program);
+//! assert_eq!(vm.run_entry("m", "count", vec![Value::Int(10)]), Ok(Value::Int(0)));
+//! assert_eq!(vm.instructions(), 10 * 3 + 2);
+//!
+//! // The same program, given less fuel than it needs.
+//! let limits = Limits { fuel: Some(100), ..Limits::default() };
+//! let mut starved = Vm::new(&program).with_limits(limits);
+//! let error = starved.run_entry("m", "count", vec![Value::Int(1_000)]).unwrap_err();
+//! assert_eq!(error.kind, ErrorKind::OutOfFuel);
+//! assert_eq!(starved.instructions(), 100);
+//! ```
+//!
+//! # What a run costs
+//!
+//! A run with no debugger installed executes a loop that contains no
+//! debugger code (see [`vm::exec`]); the instruction count
+//! [`Vm::instructions`] comes from the safepoint countdown the loop keeps
+//! anyway. A debugger ([`vm::debug::Debugger`]) is called before every
+//! instruction, which is what a profiler is built on.
+
+mod error;
+pub mod heap;
+mod limits;
+mod value;
+pub mod vm;
+
+pub use error::{BacktraceFrame, ErrorKind, RunError};
+pub use heap::Memory;
+pub use limits::{InterruptHandle, Limits};
+pub use value::{ChannelHandle, TaskHandle, Value};
+pub use vm::Vm;
+pub use vm::machine::Machine;

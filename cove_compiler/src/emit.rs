@@ -1,0 +1,160 @@
+//! The code buffer of one function: instructions, their lines, registers
+//! and jump labels.
+//!
+//! Registers are allocated from per-class pools. A register's class (num or
+//! ref) is fixed the first time it is handed out and never changes, which is
+//! what the collector's reference map (`Function::refs`) requires; a freed
+//! register goes back to its class's pool and the lowest free one of the
+//! class is reused first, so frames stay small. Call arguments need
+//! *consecutive* registers whose classes follow the callee's parameters:
+//! [`Emitter::alloc_window`] finds the lowest run of free registers with
+//! that class pattern, growing the frame only when none fits.
+//!
+//! Jumps are emitted to [`Label`]s and patched when the function is done,
+//! so the lowering can branch forward without knowing where to.
+
+use cove_ir::op::{Instr, Operand, Reg};
+
+/// A jump target, bound to a program counter with [`Emitter::bind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Label(usize);
+
+/// The most registers a frame may have.
+const MAX_REGISTERS: usize = u16::MAX as usize;
+
+#[derive(Debug, Default)]
+pub(crate) struct Emitter {
+    pub code: Vec<Instr>,
+    pub lines: Vec<u32>,
+    /// `classes[r]`: whether register `r` is a ref register.
+    classes: Vec<bool>,
+    /// `free[r]`: whether register `r` may be handed out.
+    free: Vec<bool>,
+    labels: Vec<Option<u32>>,
+    fixups: Vec<(usize, Label)>,
+    /// The source line instructions are emitted for.
+    pub line: u32,
+    /// Set when the function needed more registers than a frame may hold.
+    pub overflowed: bool,
+}
+
+impl Emitter {
+    pub fn new() -> Emitter {
+        Emitter {
+            line: 1,
+            ..Emitter::default()
+        }
+    }
+
+    /// The next instruction's program counter.
+    pub fn pc(&self) -> u32 {
+        self.code.len() as u32
+    }
+
+    pub fn emit(&mut self, instr: Instr) {
+        self.code.push(instr);
+        self.lines.push(self.line);
+    }
+
+    /// The lowest free register of the class, or a new one.
+    pub fn alloc(&mut self, is_ref: bool) -> Reg {
+        for r in 0..self.classes.len() {
+            if self.free[r] && self.classes[r] == is_ref {
+                self.free[r] = false;
+                return Reg(r as u16);
+            }
+        }
+        self.grow(is_ref)
+    }
+
+    fn grow(&mut self, is_ref: bool) -> Reg {
+        if self.classes.len() >= MAX_REGISTERS {
+            self.overflowed = true;
+            return Reg((MAX_REGISTERS - 1) as u16);
+        }
+        self.classes.push(is_ref);
+        self.free.push(false);
+        Reg(self.classes.len() as u16 - 1)
+    }
+
+    /// `classes.len()` consecutive registers, register `base + i` of class
+    /// `classes[i]`: the argument window of a call.
+    pub fn alloc_window(&mut self, classes: &[bool]) -> Reg {
+        if classes.is_empty() {
+            return Reg(0);
+        }
+        let n = self.classes.len();
+        let fits = |start: usize, this: &Emitter| {
+            classes.iter().enumerate().all(|(i, &c)| {
+                let r = start + i;
+                r >= n || (this.free[r] && this.classes[r] == c)
+            })
+        };
+        let start = (0..=n).find(|&s| fits(s, self)).unwrap_or(n);
+        if start + classes.len() > MAX_REGISTERS {
+            self.overflowed = true;
+            return Reg(0);
+        }
+        for (i, &c) in classes.iter().enumerate() {
+            let r = start + i;
+            if r < n {
+                self.free[r] = false;
+            } else {
+                self.grow(c);
+            }
+        }
+        Reg(start as u16)
+    }
+
+    /// Marks the register as ready for reuse.
+    pub fn free(&mut self, r: Reg) {
+        if let Some(f) = self.free.get_mut(r.0 as usize) {
+            *f = true;
+        }
+    }
+
+    pub fn label(&mut self) -> Label {
+        self.labels.push(None);
+        Label(self.labels.len() - 1)
+    }
+
+    /// Binds the label to the next instruction.
+    pub fn bind(&mut self, label: Label) {
+        self.labels[label.0] = Some(self.pc());
+    }
+
+    /// Whether some label is bound to the next instruction (so code that
+    /// jumps there needs an instruction to land on).
+    pub fn label_here(&self) -> bool {
+        let pc = self.pc();
+        self.labels.contains(&Some(pc))
+    }
+
+    /// Emits a jump whose target is patched to `label` when the function
+    /// is finished. `instr` is built with a placeholder target.
+    pub fn jump(&mut self, instr: Instr, label: Label) {
+        self.fixups.push((self.code.len(), label));
+        self.emit(instr);
+    }
+
+    /// The code, lines, reference map and frame size.
+    pub fn finish(mut self) -> (Vec<Instr>, Vec<u32>, Vec<bool>, u16) {
+        for (at, label) in std::mem::take(&mut self.fixups) {
+            let target = self.labels[label.0].unwrap_or(self.code.len() as u32);
+            let instr = self.code[at];
+            let operands: Vec<Operand> = instr
+                .operands()
+                .into_iter()
+                .map(|o| match o {
+                    Operand::Target(_) => Operand::Target(target),
+                    other => other,
+                })
+                .collect();
+            if let Ok(patched) = Instr::from_operands(instr.opcode(), &operands) {
+                self.code[at] = patched;
+            }
+        }
+        let registers = self.classes.len() as u16;
+        (self.code, self.lines, self.classes, registers)
+    }
+}

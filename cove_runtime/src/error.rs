@@ -1,0 +1,237 @@
+//! Runtime errors as values: what went wrong, in words, and where.
+//!
+//! A fault in a Cove program never panics the host and never loses the
+//! location: the machine turns it into a [`RunError`] carrying the kind (for
+//! a program to act on), the message (for a person) and the Cove backtrace
+//! (for both). One enum of kinds rather than a type per fault, because an
+//! embedder matches on a handful of them (exit, interrupt, limits) and prints
+//! the rest.
+
+use std::fmt;
+
+/// What kind of fault ended a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// An integer division or remainder by zero.
+    DivisionByZero,
+    /// An integer operation whose result does not fit in 64 bits (also a
+    /// shift outside `0..=63` and `abs` of `Int.MIN`).
+    Overflow,
+    /// A list or string index, or a slice, outside its bounds.
+    IndexOutOfRange,
+    /// `unwrap` of `None`.
+    UnwrapNone,
+    /// `get.payload` on a value of a different variant than the code expected.
+    WrongVariant,
+    /// A bad argument to a builtin: a negative repeat count, a slice not on
+    /// a character boundary, a float that has no integer.
+    InvalidArgument,
+    /// `parse_int` or `parse_float` of text that is not a number.
+    Parse,
+    /// A file could not be read or written.
+    Io,
+    /// `assert` of `false`.
+    AssertionFailed,
+    /// A call deeper than [`Limits::max_call_depth`](crate::Limits::max_call_depth).
+    CallDepth,
+    /// The live heap grew past [`Limits::max_heap_words`](crate::Limits::max_heap_words).
+    HeapLimit,
+    /// The run executed [`Limits::fuel`](crate::Limits::fuel) instructions.
+    OutOfFuel,
+    /// An [`InterruptHandle`](crate::InterruptHandle) asked the run to stop.
+    Interrupted,
+    /// Every task of the run was waiting on another: nothing could go on.
+    Deadlock,
+    /// More tasks than [`Limits::max_tasks`](crate::Limits::max_tasks).
+    TooManyTasks,
+    /// Sending on a closed channel.
+    ChannelClosed,
+    /// A debugger answered [`Resume::Halt`](crate::vm::debug::Resume::Halt).
+    Halted,
+    /// The program called `exit(code)`.
+    Exit(i32),
+    /// `run_entry` named a function the program does not have, or gave it
+    /// arguments of the wrong number or type.
+    NoSuchEntry,
+    /// The program failed verification: it is not something this machine
+    /// may run.
+    Invalid,
+    /// A bug in the machine itself, caught before it could take the host
+    /// down. Please report it with the program.
+    Internal,
+}
+
+impl ErrorKind {
+    /// The process exit status a command-line runner should use for a run
+    /// that ended this way.
+    ///
+    /// `Exit(n)` is `n`; an interrupt is 130 (as a shell reports Ctrl-C);
+    /// the limits and the debugger's halt have statuses of their own so a
+    /// script can tell "the program is wrong" from "the program was stopped";
+    /// every other fault of the program is 70 (`EX_SOFTWARE`).
+    pub fn exit_code(self) -> i32 {
+        match self {
+            ErrorKind::Exit(code) => code,
+            ErrorKind::Interrupted => 130,
+            ErrorKind::OutOfFuel => 124,
+            ErrorKind::HeapLimit => 125,
+            ErrorKind::CallDepth => 126,
+            ErrorKind::Deadlock => 127,
+            ErrorKind::Halted => 128,
+            ErrorKind::Io => 74,
+            ErrorKind::NoSuchEntry | ErrorKind::Invalid => 65,
+            _ => 70,
+        }
+    }
+}
+
+/// One frame of a Cove backtrace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BacktraceFrame {
+    /// `module.function`.
+    pub function: String,
+    /// The module's source path.
+    pub path: String,
+    /// The source line the frame was at, if the program records it.
+    pub line: Option<u32>,
+    /// Which task the frame belongs to: 0 for the task the `Vm` ran.
+    pub task: u32,
+}
+
+impl fmt::Display for BacktraceFrame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "  at {} ({}:{})", self.function, self.path, line),
+            None => write!(f, "  at {} ({})", self.function, self.path),
+        }
+    }
+}
+
+/// A run that ended in a fault, with where it happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunError {
+    /// What happened, for a program to match on.
+    pub kind: ErrorKind,
+    /// What happened, for a person.
+    pub message: String,
+    /// The Cove frames live at the fault, innermost first. A fault in a
+    /// spawned task lists the task's frames, then the frames of the task
+    /// that joined it.
+    pub backtrace: Vec<BacktraceFrame>,
+}
+
+impl RunError {
+    /// An error with no backtrace (the run had not started, or it ended
+    /// outside any frame).
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> RunError {
+        RunError {
+            kind,
+            message: message.into(),
+            backtrace: Vec::new(),
+        }
+    }
+}
+
+/// How many innermost frames `Display` prints of a long backtrace.
+const SHOWN_FRAMES: usize = 20;
+/// How many outermost frames `Display` prints of a long backtrace.
+const SHOWN_OUTERMOST: usize = 5;
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        let shown = self.backtrace.len();
+        if shown <= SHOWN_FRAMES + SHOWN_OUTERMOST {
+            for frame in &self.backtrace {
+                write!(f, "\n{frame}")?;
+            }
+        } else {
+            // A runaway recursion has a hundred thousand frames; the ones
+            // worth reading are where it ended and where it began.
+            for frame in &self.backtrace[..SHOWN_FRAMES] {
+                write!(f, "\n{frame}")?;
+            }
+            let hidden = shown - SHOWN_FRAMES - SHOWN_OUTERMOST;
+            write!(f, "\n  ... {hidden} more frames")?;
+            for frame in &self.backtrace[shown - SHOWN_OUTERMOST..] {
+                write!(f, "\n{frame}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// A fault inside an instruction, before the machine has added where it
+/// happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Fault {
+    pub(crate) kind: ErrorKind,
+    pub(crate) message: String,
+    /// Frames that belong before the faulting machine's own: a task's
+    /// backtrace, surfacing at `join`.
+    pub(crate) inner: Vec<BacktraceFrame>,
+}
+
+impl Fault {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Fault {
+        Fault {
+            kind,
+            message: message.into(),
+            inner: Vec::new(),
+        }
+    }
+}
+
+impl From<RunError> for Fault {
+    fn from(error: RunError) -> Fault {
+        Fault {
+            kind: error.kind,
+            message: error.message,
+            inner: error.backtrace,
+        }
+    }
+}
+
+/// Shorthand for a builtin's or an instruction's result.
+pub(crate) type Faulty<T> = Result<T, Fault>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_displays_its_message_then_its_frames_innermost_first() {
+        let error = RunError {
+            kind: ErrorKind::DivisionByZero,
+            message: "division by zero".to_string(),
+            backtrace: vec![
+                BacktraceFrame {
+                    function: "m.divide".into(),
+                    path: "m.cove".into(),
+                    line: Some(2),
+                    task: 0,
+                },
+                BacktraceFrame {
+                    function: "m.main".into(),
+                    path: "m.cove".into(),
+                    line: Some(5),
+                    task: 0,
+                },
+            ],
+        };
+        assert_eq!(
+            error.to_string(),
+            "division by zero\n  at m.divide (m.cove:2)\n  at m.main (m.cove:5)"
+        );
+    }
+
+    #[test]
+    fn an_exit_keeps_its_own_status_and_faults_share_one() {
+        assert_eq!(ErrorKind::Exit(3).exit_code(), 3);
+        assert_eq!(ErrorKind::Overflow.exit_code(), 70);
+        assert_ne!(ErrorKind::Interrupted.exit_code(), 70);
+    }
+}

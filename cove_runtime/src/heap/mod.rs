@@ -1,0 +1,683 @@
+//! The heap: word-addressed cells, one header a object, bump allocation, and
+//! a precise copying collector (in [`gc`]).
+//!
+//! # Shape
+//!
+//! A task's heap is one `Vec<u64>`; a reference is the index of an object's
+//! header word in it, and 0 is the null reference (`None`, "not yet
+//! written"), which is why word 0 is never handed out. Every object starts
+//! with a header that says what it is and how big, so the collector can walk
+//! the heap without the program:
+//!
+//! | bits | 63..56 | 55..32 | 31..0 |
+//! |---|---|---|---|
+//! | header | kind | `a` (a flag or a struct/enum id) | `b` (a length, a count, a variant) |
+//!
+//! | kind | words | contents |
+//! |---|---|---|
+//! | string | 1 + ⌈len/8⌉ | `b` = byte length, then the UTF-8 bytes |
+//! | list | 3 | `a` = elements are refs, `b` = element type; length; backing array |
+//! | array | 1 + capacity | `a` = elements are refs, `b` = capacity; the elements |
+//! | struct | 1 + fields | `a` = struct id, `b` = field count; the fields |
+//! | variant | 1 + payload | `a` = enum id, `b` = variant; the payload |
+//! | some | 2 | `a` = the value is a ref, `b` = its type; the value |
+//! | map | 2 | `a` = values are refs, and key type << 1, `b` = value type; the index of its table (below) |
+//! | task, channel | 2 | `b` = result or element type; the index of its handle (below) |
+//!
+//! # Why allocation never collects
+//!
+//! [`Memory::alloc`] only bumps a pointer (growing the vector when it is
+//! full; references are indices, so growing moves nothing a register holds).
+//! The collector runs between instructions, when the machine asks
+//! ([`Memory::wants_collection`]), and its roots are then exactly the ref
+//! registers of every frame plus the interned constants. So a builtin that
+//! allocates three objects never holds a stale reference in a Rust local, and
+//! no builtin needs to register temporaries as roots — the usual source of
+//! precise-GC bugs. Stress mode collects after every instruction that
+//! allocated, which is as often as objects can move.
+//!
+//! # Maps, tasks and channels
+//!
+//! A map's entries live in a Rust `IndexMap` owned by a side table of the
+//! heap and reached from the map object by index; the collector forwards the
+//! map's ref values when it copies the map object and drops the tables of
+//! maps that died. `IndexMap` gives insertion order, removal that keeps the
+//! order, and a probe sequence tuned better than a hand-written table would
+//! be in the time this had; its entries are not heap words, so a map's words
+//! in a profile are its two-word object, and the heap limit adds an estimate
+//! of its entries. Task and channel handles are `Arc`s in side tables the
+//! same way.
+//!
+//! # Counters
+//!
+//! `allocated_words` and `allocations` count what `alloc` handed out since
+//! the heap was made. A collection never lowers them: they are what a
+//! profiler subtracts across an instruction.
+
+mod convert;
+mod gc;
+pub(crate) mod hash;
+
+use std::sync::Arc;
+
+use cove_ir::program::Program;
+use cove_ir::types::Type;
+use indexmap::IndexMap;
+
+use crate::error::{ErrorKind, Fault, Faulty, RunError};
+use crate::value::{ChannelHandle, TaskHandle};
+use hash::FxBuild;
+
+/// The kinds of object a header can name.
+pub(crate) mod kind {
+    pub(crate) const STR: u8 = 1;
+    pub(crate) const LIST: u8 = 2;
+    pub(crate) const ARRAY: u8 = 3;
+    pub(crate) const STRUCT: u8 = 4;
+    pub(crate) const VARIANT: u8 = 5;
+    pub(crate) const SOME: u8 = 6;
+    pub(crate) const MAP: u8 = 7;
+    pub(crate) const TASK: u8 = 8;
+    pub(crate) const CHANNEL: u8 = 9;
+    /// A from-space header the collector has replaced by the new address.
+    pub(crate) const FORWARD: u8 = 0xff;
+}
+
+/// A header word.
+#[inline]
+pub(crate) fn header(kind: u8, a: u32, b: u32) -> u64 {
+    (u64::from(kind) << 56) | ((u64::from(a) & 0xff_ffff) << 32) | u64::from(b)
+}
+
+#[inline]
+pub(crate) fn kind_of(header: u64) -> u8 {
+    (header >> 56) as u8
+}
+
+#[inline]
+pub(crate) fn a_of(header: u64) -> u32 {
+    ((header >> 32) & 0xff_ffff) as u32
+}
+
+#[inline]
+pub(crate) fn b_of(header: u64) -> u32 {
+    header as u32
+}
+
+/// Words a string of `len` bytes takes after its header.
+#[inline]
+pub(crate) fn words_for(len: usize) -> usize {
+    len.div_ceil(8)
+}
+
+/// The words of the heap that hold references, per struct and per enum
+/// variant: the part of the program the collector needs, computed once a
+/// `Vm` and shared by every task's heap.
+#[derive(Debug, Default)]
+pub(crate) struct Layouts {
+    pub(crate) structs: Vec<Vec<bool>>,
+    pub(crate) variants: Vec<Vec<Vec<bool>>>,
+}
+
+impl Layouts {
+    pub(crate) fn of(program: &Program) -> Layouts {
+        let is_ref =
+            |t: &cove_ir::types::TypeId| program.types.get(t.0 as usize).is_some_and(Type::is_ref);
+        Layouts {
+            structs: program
+                .structs
+                .iter()
+                .map(|s| s.fields.iter().map(|f| is_ref(&f.ty)).collect())
+                .collect(),
+            variants: program
+                .enums
+                .iter()
+                .map(|e| {
+                    e.variants
+                        .iter()
+                        .map(|v| v.fields.iter().map(is_ref).collect())
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The entries of one map.
+#[derive(Debug, Clone)]
+pub(crate) enum Table {
+    /// `Int` or `Bool` keys.
+    Int(IndexMap<i64, u64, FxBuild>),
+    /// `String` keys, as their bytes.
+    Str(IndexMap<Box<[u8]>, u64, FxBuild>),
+}
+
+impl Table {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Table::Int(m) => m.len(),
+            Table::Str(m) => m.len(),
+        }
+    }
+
+    fn values_mut(&mut self) -> Box<dyn Iterator<Item = &mut u64> + '_> {
+        match self {
+            Table::Int(m) => Box::new(m.values_mut()),
+            Table::Str(m) => Box::new(m.values_mut()),
+        }
+    }
+
+    /// Roughly how many words the entries would take in the heap, for the
+    /// heap limit.
+    fn estimate_words(&self) -> usize {
+        match self {
+            Table::Int(m) => m.len() * 3,
+            Table::Str(m) => m.keys().map(|k| 4 + words_for(k.len())).sum(),
+        }
+    }
+}
+
+/// A table of Rust-owned things reached from heap objects by index, swept
+/// by the collector.
+#[derive(Debug)]
+pub(crate) struct Side<T> {
+    slots: Vec<Option<T>>,
+    free: Vec<u32>,
+    marks: Vec<bool>,
+}
+
+impl<T> Default for Side<T> {
+    fn default() -> Side<T> {
+        Side {
+            slots: Vec::new(),
+            free: Vec::new(),
+            marks: Vec::new(),
+        }
+    }
+}
+
+impl<T> Side<T> {
+    fn insert(&mut self, item: T) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = Some(item);
+                i
+            }
+            None => {
+                self.slots.push(Some(item));
+                self.slots.len() as u32 - 1
+            }
+        }
+    }
+
+    pub(crate) fn get(&self, i: u64) -> Option<&T> {
+        self.slots.get(i as usize)?.as_ref()
+    }
+
+    pub(crate) fn get_mut(&mut self, i: u64) -> Option<&mut T> {
+        self.slots.get_mut(i as usize)?.as_mut()
+    }
+
+    fn begin_marking(&mut self) {
+        self.marks.clear();
+        self.marks.resize(self.slots.len(), false);
+    }
+
+    fn mark(&mut self, i: u64) {
+        if let Some(m) = self.marks.get_mut(i as usize) {
+            *m = true;
+        }
+    }
+
+    fn sweep(&mut self) {
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            if slot.is_some() && !self.marks.get(i).copied().unwrap_or(true) {
+                *slot = None;
+                self.free.push(i as u32);
+            }
+        }
+    }
+
+    fn live(&self) -> impl Iterator<Item = &T> {
+        self.slots.iter().flatten()
+    }
+}
+
+/// The smallest heap the collector lets grow before it first runs, in words
+/// (2 MiB).
+const FIRST_COLLECTION: usize = 1 << 18;
+
+/// A task's heap.
+#[derive(Debug)]
+pub struct Memory {
+    space: Vec<u64>,
+    spare: Vec<u64>,
+    next: usize,
+    collect_at: usize,
+    allocated_words: u64,
+    allocations: u64,
+    collections: u64,
+    live_after_collection: usize,
+    limit: Option<u64>,
+    stress: bool,
+    layouts: Arc<Layouts>,
+    pub(crate) maps: Side<(Table, bool)>,
+    pub(crate) tasks: Side<TaskHandle>,
+    pub(crate) channels: Side<ChannelHandle>,
+}
+
+impl Memory {
+    /// An empty heap over the layouts of a program.
+    pub(crate) fn new(layouts: Arc<Layouts>, limit: Option<u64>, stress: bool) -> Memory {
+        let mut memory = Memory {
+            space: vec![0; 1024],
+            spare: Vec::new(),
+            next: 1,
+            collect_at: FIRST_COLLECTION,
+            allocated_words: 0,
+            allocations: 0,
+            collections: 0,
+            live_after_collection: 0,
+            limit,
+            stress,
+            layouts,
+            maps: Side::default(),
+            tasks: Side::default(),
+            channels: Side::default(),
+        };
+        memory.set_next_collection();
+        memory
+    }
+
+    /// Words handed out since this heap was made; a collection never lowers it.
+    pub fn allocated_words(&self) -> u64 {
+        self.allocated_words
+    }
+
+    /// Objects handed out since this heap was made; a collection never lowers it.
+    pub fn allocations(&self) -> u64 {
+        self.allocations
+    }
+
+    /// How many times the collector has run.
+    pub fn collections(&self) -> u64 {
+        self.collections
+    }
+
+    /// Words in use now: live after the last collection plus everything
+    /// allocated since.
+    pub fn used_words(&self) -> usize {
+        self.next - 1
+    }
+
+    /// Hands out `words` zeroed words and returns the address of the first.
+    ///
+    /// Never collects (see the module documentation); fails only when one
+    /// request is larger than the heap limit.
+    #[inline]
+    pub fn alloc(&mut self, words: usize) -> Result<u64, RunError> {
+        if let Some(limit) = self.limit
+            && words as u64 > limit
+        {
+            let fault = heap_limit(limit);
+            return Err(RunError::new(fault.kind, fault.message));
+        }
+        let at = self.next;
+        let end = at + words;
+        let old = self.space.len();
+        if end > old {
+            // Above `next` the vector may hold a dead object from before the
+            // last collection; zero that part, `resize` zeroes the rest.
+            self.space[at..old].fill(0);
+            self.space.resize((old * 2).max(end), 0);
+        } else {
+            self.space[at..end].fill(0);
+        }
+        self.next = end;
+        self.allocated_words += words as u64;
+        self.allocations += 1;
+        Ok(at as u64)
+    }
+
+    /// Whether the machine should collect at the end of this instruction.
+    #[inline]
+    pub(crate) fn wants_collection(&self) -> bool {
+        self.next > self.collect_at
+    }
+
+    fn set_next_collection(&mut self) {
+        self.collect_at = if self.stress {
+            0
+        } else {
+            let grown = (self.live_after_collection * 2).max(FIRST_COLLECTION);
+            match self.limit {
+                Some(limit) => grown.min(limit as usize + 1),
+                None => grown,
+            }
+        };
+    }
+
+    // ---- words -------------------------------------------------------
+
+    #[inline]
+    pub(crate) fn word(&self, at: u64) -> u64 {
+        self.space[at as usize]
+    }
+
+    #[inline]
+    pub(crate) fn set_word(&mut self, at: u64, value: u64) {
+        self.space[at as usize] = value;
+    }
+
+    #[inline]
+    pub(crate) fn header(&self, r: u64) -> u64 {
+        self.space[r as usize]
+    }
+
+    // ---- strings -----------------------------------------------------
+
+    /// The bytes of the string `r`.
+    #[inline]
+    pub(crate) fn str_bytes(&self, r: u64) -> &[u8] {
+        let at = r as usize;
+        let len = b_of(self.space[at]) as usize;
+        let words = &self.space[at + 1..at + 1 + words_for(len)];
+        // SAFETY: `words` is a live slice of at least `len` bytes, and u8
+        // has no alignment requirement.
+        unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), len) }
+    }
+
+    /// The string `r` as text. Strings are UTF-8 by construction; a string
+    /// that somehow is not is shown with replacement characters.
+    pub(crate) fn str_text(&self, r: u64) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(self.str_bytes(r))
+    }
+
+    /// A new string of `len` bytes, written by `fill`.
+    #[inline]
+    pub(crate) fn alloc_str_with(
+        &mut self,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Faulty<u64> {
+        if len > u32::MAX as usize {
+            return Err(Fault::new(
+                ErrorKind::HeapLimit,
+                format!("a string of {len} bytes is longer than a string may be"),
+            ));
+        }
+        let r = self.alloc(1 + words_for(len))?;
+        self.space[r as usize] = header(kind::STR, 0, len as u32);
+        let words = &mut self.space[r as usize + 1..r as usize + 1 + words_for(len)];
+        // SAFETY: `words` is an exclusive slice of at least `len` bytes, and
+        // u8 has no alignment requirement.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), len) };
+        fill(bytes);
+        Ok(r)
+    }
+
+    /// A new string holding `bytes`.
+    #[inline]
+    pub(crate) fn alloc_str(&mut self, bytes: &[u8]) -> Faulty<u64> {
+        self.alloc_str_with(bytes.len(), |dst| dst.copy_from_slice(bytes))
+    }
+
+    /// A new string, the bytes of `a` then of `b`.
+    pub(crate) fn concat(&mut self, a: u64, b: u64) -> Faulty<u64> {
+        let la = b_of(self.header(a)) as usize;
+        let lb = b_of(self.header(b)) as usize;
+        let len = la + lb;
+        if len > u32::MAX as usize {
+            return Err(Fault::new(
+                ErrorKind::HeapLimit,
+                "a string longer than a string may be",
+            ));
+        }
+        let r = self.alloc(1 + words_for(len))?;
+        self.space[r as usize] = header(kind::STR, 0, len as u32);
+        let base = self.space.as_mut_ptr().cast::<u8>();
+        // SAFETY: the sources are live strings below the new object and the
+        // destination was just allocated above them, all inside `space`.
+        unsafe {
+            let dst = base.add((r as usize + 1) * 8);
+            std::ptr::copy_nonoverlapping(base.add((a as usize + 1) * 8), dst, la);
+            std::ptr::copy_nonoverlapping(base.add((b as usize + 1) * 8), dst.add(la), lb);
+        }
+        Ok(r)
+    }
+
+    // ---- lists -------------------------------------------------------
+
+    /// A new list of the given elements.
+    pub(crate) fn alloc_list(
+        &mut self,
+        elem_ref: bool,
+        elem_ty: u32,
+        items: &[u64],
+    ) -> Faulty<u64> {
+        let array = if items.is_empty() {
+            0
+        } else {
+            let array = self.alloc(1 + items.len())?;
+            self.space[array as usize] =
+                header(kind::ARRAY, u32::from(elem_ref), items.len() as u32);
+            self.space[array as usize + 1..array as usize + 1 + items.len()].copy_from_slice(items);
+            array
+        };
+        let list = self.alloc(3)?;
+        self.space[list as usize] = header(kind::LIST, u32::from(elem_ref), elem_ty);
+        self.space[list as usize + 1] = items.len() as u64;
+        self.space[list as usize + 2] = array;
+        Ok(list)
+    }
+
+    #[inline]
+    pub(crate) fn list_len(&self, list: u64) -> usize {
+        self.space[list as usize + 1] as usize
+    }
+
+    /// The elements of a list.
+    #[inline]
+    pub(crate) fn list_items(&self, list: u64) -> &[u64] {
+        let len = self.list_len(list);
+        if len == 0 {
+            return &[];
+        }
+        let array = self.space[list as usize + 2] as usize;
+        &self.space[array + 1..array + 1 + len]
+    }
+
+    /// The elements of a list, writable.
+    pub(crate) fn list_items_mut(&mut self, list: u64) -> &mut [u64] {
+        let len = self.list_len(list);
+        if len == 0 {
+            return &mut [];
+        }
+        let array = self.space[list as usize + 2] as usize;
+        &mut self.space[array + 1..array + 1 + len]
+    }
+
+    /// Whether the list's elements are refs, and their type.
+    pub(crate) fn list_elem(&self, list: u64) -> (bool, u32) {
+        let h = self.header(list);
+        (a_of(h) != 0, b_of(h))
+    }
+
+    /// Makes room for at least `want` elements.
+    fn list_reserve(&mut self, list: u64, want: usize) -> Faulty<()> {
+        let array = self.space[list as usize + 2];
+        let capacity = if array == 0 {
+            0
+        } else {
+            b_of(self.space[array as usize]) as usize
+        };
+        if want <= capacity {
+            return Ok(());
+        }
+        let grown = want.max(capacity * 2).max(4);
+        let elem_ref = a_of(self.header(list));
+        let fresh = self.alloc(1 + grown)?;
+        self.space[fresh as usize] = header(kind::ARRAY, elem_ref, grown as u32);
+        let len = self.list_len(list);
+        if len > 0 {
+            let from = array as usize + 1;
+            self.space.copy_within(from..from + len, fresh as usize + 1);
+        }
+        self.space[list as usize + 2] = fresh;
+        Ok(())
+    }
+
+    /// Appends an element.
+    pub(crate) fn list_push(&mut self, list: u64, item: u64) -> Faulty<()> {
+        let len = self.list_len(list);
+        self.list_reserve(list, len + 1)?;
+        let array = self.space[list as usize + 2] as usize;
+        self.space[array + 1 + len] = item;
+        self.space[list as usize + 1] = len as u64 + 1;
+        Ok(())
+    }
+
+    /// Inserts an element before `index` (`index` ≤ length, checked by the caller).
+    pub(crate) fn list_insert(&mut self, list: u64, index: usize, item: u64) -> Faulty<()> {
+        let len = self.list_len(list);
+        self.list_reserve(list, len + 1)?;
+        let array = self.space[list as usize + 2] as usize;
+        self.space
+            .copy_within(array + 1 + index..array + 1 + len, array + 2 + index);
+        self.space[array + 1 + index] = item;
+        self.space[list as usize + 1] = len as u64 + 1;
+        Ok(())
+    }
+
+    /// Removes the element at `index` (< length, checked by the caller).
+    pub(crate) fn list_remove(&mut self, list: u64, index: usize) -> u64 {
+        let len = self.list_len(list);
+        let array = self.space[list as usize + 2] as usize;
+        let item = self.space[array + 1 + index];
+        self.space
+            .copy_within(array + 2 + index..array + 1 + len, array + 1 + index);
+        self.space[array + len] = 0;
+        self.space[list as usize + 1] = len as u64 - 1;
+        item
+    }
+
+    // ---- objects -----------------------------------------------------
+
+    /// A new object of `kind` whose fields are `fields`.
+    pub(crate) fn alloc_object(&mut self, kind: u8, a: u32, b: u32, fields: &[u64]) -> Faulty<u64> {
+        let r = self.alloc(1 + fields.len())?;
+        let at = r as usize;
+        self.space[at] = header(kind, a, b);
+        self.space[at + 1..at + 1 + fields.len()].copy_from_slice(fields);
+        Ok(r)
+    }
+
+    /// `Some(value)`.
+    #[inline]
+    pub(crate) fn alloc_some(&mut self, value_ref: bool, ty: u32, value: u64) -> Faulty<u64> {
+        self.alloc_object(kind::SOME, u32::from(value_ref), ty, &[value])
+    }
+
+    /// A new, empty map.
+    pub(crate) fn alloc_map(
+        &mut self,
+        str_keys: bool,
+        values_ref: bool,
+        key: u32,
+        value: u32,
+    ) -> Faulty<u64> {
+        let table = if str_keys {
+            Table::Str(IndexMap::default())
+        } else {
+            Table::Int(IndexMap::default())
+        };
+        let index = self.maps.insert((table, values_ref));
+        self.alloc_object(
+            kind::MAP,
+            u32::from(values_ref) | (key << 1),
+            value,
+            &[u64::from(index)],
+        )
+    }
+
+    /// The table of the map `r`.
+    pub(crate) fn table(&self, r: u64) -> &Table {
+        let index = self.space[r as usize + 1];
+        &self.maps.get(index).expect("a live map has a table").0
+    }
+
+    /// The table of the map `r`, writable.
+    pub(crate) fn table_mut(&mut self, r: u64) -> &mut Table {
+        let index = self.space[r as usize + 1];
+        &mut self.maps.get_mut(index).expect("a live map has a table").0
+    }
+
+    /// The map's table and, for a map with string keys, the bytes of the
+    /// key `key` (they live in different parts of the heap, so both can be
+    /// borrowed at once).
+    pub(crate) fn table_and_str_if(&mut self, map: u64, key: u64) -> (&mut Table, Option<&[u8]>) {
+        let index = self.space[map as usize + 1];
+        let table = &mut self.maps.get_mut(index).expect("a live map has a table").0;
+        match table {
+            Table::Int(_) => (table, None),
+            Table::Str(_) => {
+                let at = key as usize;
+                let len = b_of(self.space[at]) as usize;
+                let words = &self.space[at + 1..at + 1 + words_for(len)];
+                // SAFETY: as in `str_bytes`.
+                let bytes = unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), len) };
+                (table, Some(bytes))
+            }
+        }
+    }
+
+    /// A new task object for a handle to a task whose result is of type `result`.
+    pub(crate) fn alloc_task(&mut self, handle: TaskHandle, result: u32) -> Faulty<u64> {
+        let index = self.tasks.insert(handle);
+        self.alloc_object(kind::TASK, 0, result, &[u64::from(index)])
+    }
+
+    /// The handle of the task object `r`.
+    pub(crate) fn task(&self, r: u64) -> &TaskHandle {
+        self.tasks
+            .get(self.space[r as usize + 1])
+            .expect("a live task has a handle")
+    }
+
+    /// A new channel object for a handle to a channel of `elem` values.
+    ///
+    /// A heap holds one handle per channel however many objects refer to
+    /// it, so that a receiver can tell from the handle's count whether any
+    /// other task still holds the channel.
+    pub(crate) fn alloc_channel(&mut self, handle: ChannelHandle, elem: u32) -> Faulty<u64> {
+        let known = self
+            .channels
+            .slots
+            .iter()
+            .position(|slot| slot.as_ref() == Some(&handle));
+        let index = match known {
+            Some(i) => i as u32,
+            None => self.channels.insert(handle),
+        };
+        self.alloc_object(kind::CHANNEL, 0, elem, &[u64::from(index)])
+    }
+
+    /// The handle of the channel object `r`.
+    pub(crate) fn channel(&self, r: u64) -> &ChannelHandle {
+        self.channels
+            .get(self.space[r as usize + 1])
+            .expect("a live channel has a handle")
+    }
+
+    /// Roughly how many words the maps' entries hold, for the heap limit.
+    fn side_words(&self) -> usize {
+        self.maps.live().map(|(t, _)| t.estimate_words()).sum()
+    }
+}
+
+pub(crate) fn heap_limit(limit: u64) -> Fault {
+    Fault::new(
+        ErrorKind::HeapLimit,
+        format!("the heap grew past its limit of {limit} words"),
+    )
+}

@@ -1,0 +1,601 @@
+//! The builtin functions and methods: one arm per [`Builtin`] of the
+//! catalogue, so a builtin added to `cove_ir` and forgotten here does not
+//! compile.
+//!
+//! A builtin receives its arguments as raw register bits (the receiver
+//! first) and returns the bits of its result. It knows the types it works on
+//! from its own identity (`List.sort` of `Int` and of `String` are two
+//! builtins) or from the header of the object it is given, never by looking
+//! at a value. Builtins may allocate freely: a collection waits until the
+//! instruction is done (see [`crate::heap`]).
+//!
+//! Strings are UTF-8 and indexed by byte. Output goes through the writers
+//! the embedder installed on the `Vm`.
+
+use std::io::Write as _;
+
+use cove_ir::builtins::Builtin;
+
+use crate::error::{ErrorKind, Fault, Faulty};
+use crate::heap::{Table, a_of, b_of};
+use crate::vm::exec::{index_out_of_range, unwrap_none};
+use crate::vm::machine::Machine;
+
+/// The text of a string that is known to be UTF-8.
+fn text(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).unwrap_or_default()
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    if needle.len() > haystack.len() {
+        return None;
+    }
+    let first = needle[0];
+    (0..=haystack.len() - needle.len())
+        .find(|&i| haystack[i] == first && &haystack[i..i + needle.len()] == needle)
+}
+
+fn bool_bits(b: bool) -> u64 {
+    u64::from(b)
+}
+
+fn invalid(message: impl Into<String>) -> Fault {
+    Fault::new(ErrorKind::InvalidArgument, message)
+}
+
+/// A byte range of a string or list, checked against its length.
+fn range(start: i64, end: i64, len: usize) -> Faulty<(usize, usize)> {
+    if start < 0 || end < start || end as u64 > len as u64 {
+        return Err(Fault::new(
+            ErrorKind::IndexOutOfRange,
+            format!("range {start}..{end} is out of bounds for length {len}"),
+        ));
+    }
+    Ok((start as usize, end as usize))
+}
+
+impl Machine<'_> {
+    /// A new string of the bytes `start..end` of the string `r`.
+    fn substr(&mut self, r: u64, start: usize, end: usize) -> Faulty<u64> {
+        let bytes = self.heap.str_bytes(r)[start..end].to_vec();
+        self.heap.alloc_str(&bytes)
+    }
+
+    /// A new list of strings, one for each byte range of the string `r`.
+    fn pieces(&mut self, r: u64, ranges: &[(usize, usize)]) -> Faulty<u64> {
+        let mut refs = Vec::with_capacity(ranges.len());
+        for (start, end) in ranges {
+            refs.push(self.substr(r, *start, *end)?);
+        }
+        self.heap
+            .alloc_list(true, cove_ir::program::Program::STR.0, &refs)
+    }
+
+    /// `Some(value)`, or `None`.
+    fn some(&mut self, value: Option<u64>, is_ref: bool, ty: u32) -> Faulty<u64> {
+        match value {
+            None => Ok(0),
+            Some(v) => self.heap.alloc_some(is_ref, ty, v),
+        }
+    }
+
+    fn write_out(&self, bytes: &[u8], newline: bool) {
+        let mut out = self.shared.out.lock();
+        let _ = out.write_all(bytes);
+        if newline {
+            let _ = out.write_all(b"\n");
+        }
+    }
+
+    /// Runs one builtin on its arguments.
+    pub(crate) fn builtin(&mut self, builtin: Builtin, args: &[u64]) -> Faulty<u64> {
+        let arg = |i: usize| args.get(i).copied().unwrap_or(0);
+        let int = |i: usize| arg(i) as i64;
+        let float = |i: usize| f64::from_bits(arg(i));
+        Ok(match builtin {
+            // ---- functions ----------------------------------------------
+            Builtin::Print => {
+                self.write_out(self.heap.str_bytes(arg(0)), false);
+                0
+            }
+            Builtin::Println => {
+                self.write_out(self.heap.str_bytes(arg(0)), true);
+                0
+            }
+            Builtin::Eprintln => {
+                let _ = self.shared.out.lock().flush();
+                let mut err = self.shared.err.lock();
+                let _ = err.write_all(self.heap.str_bytes(arg(0)));
+                let _ = err.write_all(b"\n");
+                let _ = err.flush();
+                0
+            }
+            Builtin::ReadFile => {
+                let path = self.heap.str_text(arg(0)).into_owned();
+                match std::fs::read_to_string(&path) {
+                    Ok(contents) => self.heap.alloc_str(contents.as_bytes())?,
+                    Err(e) => {
+                        return Err(Fault::new(
+                            ErrorKind::Io,
+                            format!("cannot read {path}: {e}"),
+                        ));
+                    }
+                }
+            }
+            Builtin::WriteFile => {
+                let path = self.heap.str_text(arg(0)).into_owned();
+                if let Err(e) = std::fs::write(&path, self.heap.str_bytes(arg(1))) {
+                    return Err(Fault::new(
+                        ErrorKind::Io,
+                        format!("cannot write {path}: {e}"),
+                    ));
+                }
+                0
+            }
+            Builtin::Args => {
+                let mut refs = Vec::with_capacity(self.shared.args.len());
+                for a in &self.shared.args {
+                    refs.push(self.heap.alloc_str(a.as_bytes())?);
+                }
+                self.heap
+                    .alloc_list(true, cove_ir::program::Program::STR.0, &refs)?
+            }
+            Builtin::Exit => {
+                let code = int(0);
+                let code =
+                    i32::try_from(code).unwrap_or(if code < 0 { i32::MIN } else { i32::MAX });
+                return Err(Fault::new(ErrorKind::Exit(code), format!("exit({code})")));
+            }
+            Builtin::Assert => {
+                if arg(0) == 0 {
+                    return Err(Fault::new(ErrorKind::AssertionFailed, "assertion failed"));
+                }
+                0
+            }
+            Builtin::AssertMessage => {
+                if arg(0) == 0 {
+                    let message = self.heap.str_text(arg(1)).into_owned();
+                    return Err(Fault::new(
+                        ErrorKind::AssertionFailed,
+                        format!("assertion failed: {message}"),
+                    ));
+                }
+                0
+            }
+
+            // ---- String -------------------------------------------------
+            Builtin::StrLength => self.heap.str_bytes(arg(0)).len() as u64,
+            Builtin::StrByteAt => {
+                let bytes = self.heap.str_bytes(arg(0));
+                let i = int(1);
+                match usize::try_from(i).ok().and_then(|i| bytes.get(i)) {
+                    Some(b) => u64::from(*b),
+                    None => {
+                        return Err(Fault::new(
+                            ErrorKind::IndexOutOfRange,
+                            format!(
+                                "byte index {i} is out of range for a string of length {}",
+                                bytes.len()
+                            ),
+                        ));
+                    }
+                }
+            }
+            Builtin::StrSlice => {
+                let s = arg(0);
+                let bytes = self.heap.str_bytes(s);
+                let (start, end) = range(int(1), int(2), bytes.len())?;
+                let t = text(bytes);
+                if !t.is_char_boundary(start) || !t.is_char_boundary(end) {
+                    return Err(invalid(format!(
+                        "slice {start}..{end} does not fall on character boundaries"
+                    )));
+                }
+                self.substr(s, start, end)?
+            }
+            Builtin::StrContains => {
+                bool_bits(find(self.heap.str_bytes(arg(0)), self.heap.str_bytes(arg(1))).is_some())
+            }
+            Builtin::StrStartsWith => bool_bits(
+                self.heap
+                    .str_bytes(arg(0))
+                    .starts_with(self.heap.str_bytes(arg(1))),
+            ),
+            Builtin::StrEndsWith => bool_bits(
+                self.heap
+                    .str_bytes(arg(0))
+                    .ends_with(self.heap.str_bytes(arg(1))),
+            ),
+            Builtin::StrFind => {
+                let at = find(self.heap.str_bytes(arg(0)), self.heap.str_bytes(arg(1)));
+                self.some(
+                    at.map(|i| i as u64),
+                    false,
+                    cove_ir::program::Program::INT.0,
+                )?
+            }
+            Builtin::StrSplit => {
+                let s = arg(0);
+                let bytes = self.heap.str_bytes(s);
+                let sep = self.heap.str_bytes(arg(1));
+                let mut ranges = Vec::new();
+                if sep.is_empty() {
+                    // Splitting on nothing gives the characters.
+                    for (i, c) in text(bytes).char_indices() {
+                        ranges.push((i, i + c.len_utf8()));
+                    }
+                } else {
+                    let mut start = 0;
+                    while let Some(at) = find(&bytes[start..], sep) {
+                        ranges.push((start, start + at));
+                        start += at + sep.len();
+                    }
+                    ranges.push((start, bytes.len()));
+                }
+                self.pieces(s, &ranges)?
+            }
+            Builtin::StrLines => {
+                let s = arg(0);
+                let bytes = self.heap.str_bytes(s);
+                let mut ranges = Vec::new();
+                let mut start = 0;
+                while start < bytes.len() {
+                    let end = bytes[start..]
+                        .iter()
+                        .position(|b| *b == b'\n')
+                        .map_or(bytes.len(), |i| start + i);
+                    let trimmed = if end > start && bytes[end - 1] == b'\r' {
+                        end - 1
+                    } else {
+                        end
+                    };
+                    ranges.push((start, trimmed));
+                    start = end + 1;
+                }
+                self.pieces(s, &ranges)?
+            }
+            Builtin::StrTrim => {
+                let s = arg(0);
+                let t = text(self.heap.str_bytes(s));
+                let start = t.len() - t.trim_start().len();
+                let end = t.trim_end().len().max(start);
+                self.substr(s, start, end)?
+            }
+            Builtin::StrReplace => {
+                let from = self.heap.str_bytes(arg(1));
+                let to = self.heap.str_bytes(arg(2));
+                let replaced = text(self.heap.str_bytes(arg(0))).replace(text(from), text(to));
+                self.heap.alloc_str(replaced.as_bytes())?
+            }
+            Builtin::StrRepeat => {
+                let n = int(1);
+                if n < 0 {
+                    return Err(invalid(format!("repeat count {n} is negative")));
+                }
+                let bytes = self.heap.str_bytes(arg(0));
+                let total = (bytes.len() as u64).checked_mul(n as u64);
+                match total {
+                    Some(total) if total <= u64::from(u32::MAX) => {}
+                    _ => {
+                        return Err(Fault::new(
+                            ErrorKind::HeapLimit,
+                            "the repeated string is longer than a string may be",
+                        ));
+                    }
+                }
+                let repeated = bytes.repeat(n as usize);
+                self.heap.alloc_str(&repeated)?
+            }
+            Builtin::StrToUpper => {
+                let upper = text(self.heap.str_bytes(arg(0))).to_uppercase();
+                self.heap.alloc_str(upper.as_bytes())?
+            }
+            Builtin::StrToLower => {
+                let lower = text(self.heap.str_bytes(arg(0))).to_lowercase();
+                self.heap.alloc_str(lower.as_bytes())?
+            }
+            Builtin::StrParseInt => {
+                let t = text(self.heap.str_bytes(arg(0)));
+                match t.parse::<i64>() {
+                    Ok(n) => n as u64,
+                    Err(_) => {
+                        return Err(Fault::new(
+                            ErrorKind::Parse,
+                            format!("cannot parse {t:?} as an Int"),
+                        ));
+                    }
+                }
+            }
+            Builtin::StrParseFloat => {
+                let t = text(self.heap.str_bytes(arg(0)));
+                match t.parse::<f64>() {
+                    Ok(x) => x.to_bits(),
+                    Err(_) => {
+                        return Err(Fault::new(
+                            ErrorKind::Parse,
+                            format!("cannot parse {t:?} as a Float"),
+                        ));
+                    }
+                }
+            }
+
+            // ---- List ---------------------------------------------------
+            Builtin::ListLength => self.heap.list_len(arg(0)) as u64,
+            Builtin::ListPush => {
+                self.heap.list_push(arg(0), arg(1))?;
+                0
+            }
+            Builtin::ListPop => {
+                let list = arg(0);
+                let len = self.heap.list_len(list);
+                if len == 0 {
+                    0
+                } else {
+                    let item = self.heap.list_remove(list, len - 1);
+                    let (is_ref, ty) = self.heap.list_elem(list);
+                    self.heap.alloc_some(is_ref, ty, item)?
+                }
+            }
+            Builtin::ListGet => {
+                let list = arg(0);
+                let item = usize::try_from(int(1))
+                    .ok()
+                    .and_then(|i| self.heap.list_items(list).get(i).copied());
+                let (is_ref, ty) = self.heap.list_elem(list);
+                self.some(item, is_ref, ty)?
+            }
+            Builtin::ListInsert => {
+                let list = arg(0);
+                let len = self.heap.list_len(list);
+                let i = int(1);
+                match usize::try_from(i) {
+                    Ok(at) if at <= len => self.heap.list_insert(list, at, arg(2))?,
+                    _ => return Err(index_out_of_range(i, len)),
+                }
+                0
+            }
+            Builtin::ListRemove => {
+                let list = arg(0);
+                let len = self.heap.list_len(list);
+                let i = int(1);
+                match usize::try_from(i) {
+                    Ok(at) if at < len => self.heap.list_remove(list, at),
+                    _ => return Err(index_out_of_range(i, len)),
+                }
+            }
+            Builtin::ListJoin => {
+                let sep = self.heap.str_bytes(arg(1));
+                let mut joined = Vec::new();
+                for (i, item) in self.heap.list_items(arg(0)).iter().enumerate() {
+                    if i > 0 {
+                        joined.extend_from_slice(sep);
+                    }
+                    joined.extend_from_slice(self.heap.str_bytes(*item));
+                }
+                self.heap.alloc_str(&joined)?
+            }
+            Builtin::ListSortInt => {
+                self.heap
+                    .list_items_mut(arg(0))
+                    .sort_unstable_by_key(|x| *x as i64);
+                0
+            }
+            Builtin::ListSortStr => {
+                let list = arg(0);
+                let mut items = self.heap.list_items(list).to_vec();
+                items.sort_by(|a, b| self.heap.str_bytes(*a).cmp(self.heap.str_bytes(*b)));
+                self.heap.list_items_mut(list).copy_from_slice(&items);
+                0
+            }
+            Builtin::ListContainsInt | Builtin::ListContainsBool => {
+                bool_bits(self.heap.list_items(arg(0)).contains(&arg(1)))
+            }
+            Builtin::ListContainsFloat => {
+                let x = float(1);
+                bool_bits(
+                    self.heap
+                        .list_items(arg(0))
+                        .iter()
+                        .any(|v| f64::from_bits(*v) == x),
+                )
+            }
+            Builtin::ListContainsStr => {
+                let needle = self.heap.str_bytes(arg(1));
+                bool_bits(
+                    self.heap
+                        .list_items(arg(0))
+                        .iter()
+                        .any(|v| self.heap.str_bytes(*v) == needle),
+                )
+            }
+            Builtin::ListSlice => {
+                let list = arg(0);
+                let items = self.heap.list_items(list);
+                let (start, end) = range(int(1), int(2), items.len())?;
+                let part = items[start..end].to_vec();
+                let (is_ref, ty) = self.heap.list_elem(list);
+                self.heap.alloc_list(is_ref, ty, &part)?
+            }
+
+            // ---- Map ----------------------------------------------------
+            Builtin::MapGet => {
+                let map = arg(0);
+                let found = match self.heap.table(map) {
+                    Table::Int(m) => m.get(&int(1)).copied(),
+                    Table::Str(m) => m.get(self.heap.str_bytes(arg(1))).copied(),
+                };
+                let header = self.heap.header(map);
+                self.some(found, a_of(header) & 1 != 0, b_of(header))?
+            }
+            Builtin::MapSet => {
+                let (map, key, value) = (arg(0), arg(1), arg(2));
+                match self.heap.table_and_str_if(map, key) {
+                    (Table::Int(m), _) => {
+                        m.insert(key as i64, value);
+                    }
+                    (Table::Str(m), Some(bytes)) => {
+                        if let Some(slot) = m.get_mut(bytes) {
+                            *slot = value;
+                        } else {
+                            m.insert(bytes.into(), value);
+                        }
+                    }
+                    (Table::Str(_), None) => {}
+                }
+                0
+            }
+            Builtin::MapContains => {
+                let found = match self.heap.table(arg(0)) {
+                    Table::Int(m) => m.contains_key(&int(1)),
+                    Table::Str(m) => m.contains_key(self.heap.str_bytes(arg(1))),
+                };
+                bool_bits(found)
+            }
+            Builtin::MapRemove => {
+                let (map, key) = (arg(0), arg(1));
+                let removed = match self.heap.table_and_str_if(map, key) {
+                    (Table::Int(m), _) => m.shift_remove(&(key as i64)),
+                    (Table::Str(m), Some(bytes)) => m.shift_remove(bytes),
+                    (Table::Str(_), None) => None,
+                };
+                let header = self.heap.header(map);
+                self.some(removed, a_of(header) & 1 != 0, b_of(header))?
+            }
+            Builtin::MapKeys => {
+                let map = arg(0);
+                let key_ty = a_of(self.heap.header(map)) >> 1;
+                match self.heap.table(map) {
+                    Table::Int(m) => {
+                        let keys: Vec<u64> = m.keys().map(|k| *k as u64).collect();
+                        self.heap.alloc_list(false, key_ty, &keys)?
+                    }
+                    Table::Str(m) => {
+                        let keys: Vec<Box<[u8]>> = m.keys().cloned().collect();
+                        let mut refs = Vec::with_capacity(keys.len());
+                        for key in keys {
+                            refs.push(self.heap.alloc_str(&key)?);
+                        }
+                        self.heap.alloc_list(true, key_ty, &refs)?
+                    }
+                }
+            }
+            Builtin::MapValues => {
+                let map = arg(0);
+                let header = self.heap.header(map);
+                let values: Vec<u64> = match self.heap.table(map) {
+                    Table::Int(m) => m.values().copied().collect(),
+                    Table::Str(m) => m.values().copied().collect(),
+                };
+                self.heap
+                    .alloc_list(a_of(header) & 1 != 0, b_of(header), &values)?
+            }
+            Builtin::MapLength => self.heap.table(arg(0)).len() as u64,
+
+            // ---- Int and Float ------------------------------------------
+            Builtin::IntToFloat => (int(0) as f64).to_bits(),
+            Builtin::IntAbs => match int(0).checked_abs() {
+                Some(n) => n as u64,
+                None => return Err(Fault::new(ErrorKind::Overflow, "integer overflow in abs")),
+            },
+            Builtin::IntMin => int(0).min(int(1)) as u64,
+            Builtin::IntMax => int(0).max(int(1)) as u64,
+            Builtin::FloatToInt => {
+                let x = float(0);
+                // 2^63 is exact as a float; anything in (-2^63 - 1, 2^63) truncates into range.
+                if x.is_nan()
+                    || x >= 9_223_372_036_854_775_808.0
+                    || x <= -9_223_372_036_854_775_809.0
+                {
+                    return Err(invalid(format!("{x} has no Int value")));
+                }
+                (x.trunc() as i64) as u64
+            }
+            Builtin::FloatSqrt => float(0).sqrt().to_bits(),
+            Builtin::FloatFloor => float(0).floor().to_bits(),
+            Builtin::FloatAbs => float(0).abs().to_bits(),
+
+            // ---- Option -------------------------------------------------
+            Builtin::OptionIsSome => bool_bits(arg(0) != 0),
+            Builtin::OptionIsNone => bool_bits(arg(0) == 0),
+            Builtin::OptionUnwrap => {
+                if arg(0) == 0 {
+                    return Err(unwrap_none());
+                }
+                self.heap.word(arg(0) + 1)
+            }
+            Builtin::OptionUnwrapOr => {
+                if arg(0) == 0 {
+                    arg(1)
+                } else {
+                    self.heap.word(arg(0) + 1)
+                }
+            }
+
+            // ---- tasks --------------------------------------------------
+            Builtin::TaskJoin => self.join(arg(0))?,
+            Builtin::ChannelSend => self.send(arg(0), arg(1))?,
+            Builtin::ChannelRecv => self.recv(arg(0))?,
+            Builtin::ChannelClose => {
+                let handle = self.heap.channel(arg(0)).clone();
+                self.shared.scheduler.close(&handle);
+                0
+            }
+        })
+    }
+
+    fn join(&mut self, task: u64) -> Faulty<u64> {
+        let handle = self.heap.task(task).clone();
+        let result_ty = b_of(self.heap.header(task));
+        let outcome = self
+            .shared
+            .scheduler
+            .join(&handle.0, &self.shared.interrupt)?;
+        match outcome {
+            Ok(value) => {
+                self.heap
+                    .put_value(self.program, cove_ir::types::TypeId(result_ty), &value)
+            }
+            Err(error) => Err(Fault {
+                kind: error.kind,
+                message: format!("in task {}: {}", handle.0.id, error.message),
+                inner: error.backtrace,
+            }),
+        }
+    }
+
+    fn send(&mut self, channel: u64, value: u64) -> Faulty<u64> {
+        let elem = cove_ir::types::TypeId(b_of(self.heap.header(channel)));
+        let message = self.heap.to_value(self.program, elem, value)?;
+        let handle = self.heap.channel(channel).clone();
+        self.shared.scheduler.send(&handle, message)?;
+        Ok(0)
+    }
+
+    fn recv(&mut self, channel: u64) -> Faulty<u64> {
+        let elem = cove_ir::types::TypeId(b_of(self.heap.header(channel)));
+        // This task holds the channel through its heap's one handle, which
+        // is the reference `recv` is given.
+        let handle = self.heap.channel(channel);
+        let message = self
+            .shared
+            .scheduler
+            .recv(handle, 1, &self.shared.interrupt)?;
+        match message {
+            None => Ok(0),
+            Some(value) => {
+                let bits = self.heap.put_value(self.program, elem, &value)?;
+                let is_ref = self
+                    .shared
+                    .digest
+                    .type_is_ref
+                    .get(elem.0 as usize)
+                    .copied()
+                    .unwrap_or(false);
+                self.heap.alloc_some(is_ref, elem.0, bits)
+            }
+        }
+    }
+}

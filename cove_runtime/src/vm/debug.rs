@@ -1,0 +1,236 @@
+//! The debugger seam: one call before every instruction, while a debugger
+//! is installed, and nothing at all while none is.
+//!
+//! A [`Debugger`] is handed a [`Stop`] before each instruction and answers
+//! [`Resume::Go`] or [`Resume::Halt`]. A stop is a read-only view of the
+//! machine at that moment: where it is, how deep, what the heap has handed
+//! out so far, and every frame's registers, typed through the function's
+//! debug information. A profiler is a debugger that always answers `Go`; an
+//! interactive debugger is one that sometimes waits before it answers.
+//!
+//! # What it costs
+//!
+//! Nothing while no debugger is installed: the dispatch loop is compiled
+//! twice ([`exec`](super::exec)), and the copy that runs without a debugger
+//! has no call, no branch and no field for one. With one installed, a stop
+//! is a small struct of references built on the stack and a virtual call.
+//!
+//! # Why a callback and not a hook table
+//!
+//! One seam serves every tool: a profiler, a debugger, a tracer and a test
+//! that counts stops all see the same `Stop`, and the machine never learns
+//! which of them it is serving. Breakpoints, stepping and watchpoints are the
+//! debugger's own state, decided in `at`.
+//!
+//! # Tasks
+//!
+//! A debugger is installed on one [`Vm`](crate::Vm) and watches the task it
+//! runs (task 0). Tasks that run spawns are watched too only when
+//! [`Debugger::follows_tasks`] says so; [`Stop::task`] then tells the tasks
+//! apart (they run on their own threads, which is why `Debugger: Sync`), and
+//! each task's heap counters are its own.
+
+use cove_ir::op::{Instr, Reg};
+use cove_ir::program::{Function, FunctionId, Program};
+
+use crate::heap::Memory;
+use crate::value::Value;
+use crate::vm::machine::CallFrame;
+
+/// Watches a run, one instruction at a time.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use cove_runtime::vm::debug::{Debugger, Resume, Stop};
+///
+/// /// Counts instructions and ends the run after a thousand.
+/// #[derive(Default)]
+/// struct Short(AtomicU64);
+///
+/// impl Debugger for Short {
+///     fn at(&self, _stop: &Stop<'_>) -> Resume {
+///         if self.0.fetch_add(1, Ordering::Relaxed) < 1000 { Resume::Go } else { Resume::Halt }
+///     }
+/// }
+/// ```
+pub trait Debugger: Sync {
+    /// Called before every instruction while installed.
+    fn at(&self, stop: &Stop<'_>) -> Resume;
+
+    /// Whether tasks this run spawns are watched by this debugger too.
+    /// Default false: only the task the `Vm` runs.
+    fn follows_tasks(&self) -> bool {
+        false
+    }
+}
+
+/// What a debugger answers at a stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Resume {
+    /// Run the instruction and go on.
+    Go,
+    /// End the run here, with [`ErrorKind::Halted`](crate::ErrorKind::Halted),
+    /// without running the instruction.
+    Halt,
+}
+
+/// The machine before one instruction, as a debugger sees it.
+#[derive(Debug)]
+pub struct Stop<'a> {
+    pub(crate) program: &'a Program,
+    pub(crate) frames: &'a [CallFrame],
+    pub(crate) stack: &'a [u64],
+    pub(crate) heap: &'a Memory,
+    pub(crate) pc: u32,
+    pub(crate) task: u32,
+}
+
+impl<'a> Stop<'a> {
+    fn innermost(&self) -> &'a CallFrame {
+        self.frames.last().expect("a stop has a frame")
+    }
+
+    /// The function about to run an instruction.
+    pub fn function_id(&self) -> FunctionId {
+        self.innermost().func
+    }
+
+    /// The instruction's index in its function's code.
+    pub fn pc(&self) -> u32 {
+        self.pc
+    }
+
+    /// How many frames this task's stack holds; the entry is 1.
+    pub fn depth(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// The program being run.
+    pub fn program(&self) -> &'a Program {
+        self.program
+    }
+
+    /// Words this task's heap has handed out since the task began; a
+    /// collection never lowers it.
+    pub fn allocated_words(&self) -> u64 {
+        self.heap.allocated_words()
+    }
+
+    /// Objects this task's heap has handed out since the task began; a
+    /// collection never lowers it.
+    pub fn allocations(&self) -> u64 {
+        self.heap.allocations()
+    }
+
+    /// The source line of the instruction, if the program records it.
+    pub fn line(&self) -> Option<u32> {
+        self.program.line_of(self.function_id(), self.pc)
+    }
+
+    /// Which task this is: 0 for the task the `Vm` ran, then 1, 2, ... in
+    /// the order the run spawned them.
+    pub fn task(&self) -> u32 {
+        self.task
+    }
+
+    /// The instruction about to run.
+    pub fn instr(&self) -> &'a Instr {
+        &self.program.function(self.function_id()).code[self.pc as usize]
+    }
+
+    /// The frames of this task's stack, innermost first.
+    pub fn frames(&self) -> impl Iterator<Item = Frame<'_>> {
+        (0..self.frames.len())
+            .rev()
+            .map(move |index| Frame { stop: self, index })
+    }
+}
+
+/// One frame of a stopped task's stack.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'a> {
+    stop: &'a Stop<'a>,
+    index: usize,
+}
+
+impl<'a> Frame<'a> {
+    fn record(&self) -> &'a CallFrame {
+        &self.stop.frames[self.index]
+    }
+
+    fn function(&self) -> &'a Function {
+        self.stop.program.function(self.function_id())
+    }
+
+    /// The function this frame is running.
+    pub fn function_id(&self) -> FunctionId {
+        self.record().func
+    }
+
+    /// Where this frame is: the instruction about to run for the innermost
+    /// frame, the `call` it is waiting in for every other.
+    pub fn pc(&self) -> u32 {
+        if self.index + 1 == self.stop.frames.len() {
+            self.stop.pc
+        } else {
+            self.record().pc.saturating_sub(1)
+        }
+    }
+
+    /// The source line of [`Frame::pc`].
+    pub fn line(&self) -> Option<u32> {
+        self.stop.program.line_of(self.function_id(), self.pc())
+    }
+
+    /// Register `r`'s raw 64 bits; 0 for a register the function does not have.
+    pub fn register(&self, r: u16) -> u64 {
+        if r >= self.function().registers {
+            return 0;
+        }
+        self.stop
+            .stack
+            .get(self.record().base as usize + usize::from(r))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Register `r` as a Cove value, typed by the local the debug
+    /// information says it holds at this pc; [`Value::Raw`] when no local
+    /// covers it.
+    pub fn value(&self, r: u16) -> Value {
+        let bits = self.register(r);
+        let pc = self.pc();
+        let local = self
+            .function()
+            .locals
+            .iter()
+            .find(|l| l.register == Reg(r) && l.live.contains(&pc));
+        match local {
+            Some(local) => self.typed(local.ty, bits),
+            None => Value::Raw(bits),
+        }
+    }
+
+    /// The named locals live at this pc, and their values.
+    pub fn locals(&self) -> Vec<(String, Value)> {
+        let pc = self.pc();
+        self.function()
+            .locals
+            .iter()
+            .filter(|l| l.live.contains(&pc))
+            .map(|l| {
+                (
+                    l.name.clone(),
+                    self.typed(l.ty, self.register(l.register.0)),
+                )
+            })
+            .collect()
+    }
+
+    fn typed(&self, ty: cove_ir::types::TypeId, bits: u64) -> Value {
+        self.stop
+            .heap
+            .to_value(self.stop.program, ty, bits)
+            .unwrap_or(Value::Raw(bits))
+    }
+}

@@ -1,0 +1,787 @@
+//! The dispatch loop: one `match` over [`Instr`], compiled twice.
+//!
+//! [`Machine::run`] is generic over a [`Watch`]: `Watched` calls the
+//! debugger before every instruction, `Unwatched` is a zero-sized type whose
+//! `ON` is `false`, so its instantiation of the loop has no debugger code in
+//! it at all — not a branch on an `Option`, not a field. Which one runs is
+//! chosen once, when a run enters.
+//!
+//! # The safepoint
+//!
+//! The loop counts down from [`SAFEPOINT_STRIDE`] and, at zero, stops to look
+//! at the world: the interrupt flag, the end of the run (for tasks), fuel.
+//! Nothing else is checked per instruction. The instruction count
+//! [`Vm::instructions`](crate::Vm::instructions) is derived from the same
+//! countdown — a stride added at each safepoint, the part of the last stride
+//! used added at the end — so counting costs the loop nothing it was not
+//! already paying. Fuel is exact because the countdown is shortened to the
+//! fuel that is left.
+//!
+//! # Registers
+//!
+//! Registers are untyped 64-bit slots read and written through a pointer to
+//! the frame's window without a bounds check. That is sound because
+//! [`check`](super::check) proved, before the run, that every register an
+//! instruction names is inside its function's frame and that a frame's
+//! window is always allocated before it is entered.
+//!
+//! # Garbage collection
+//!
+//! An instruction that allocates checks [`Memory::wants_collection`] when it
+//! is done and collects then, with every live reference in a register: see
+//! [`crate::heap`] for why allocation itself never collects.
+
+use std::thread::Scope;
+
+use cove_ir::op::Instr;
+use cove_ir::program::FunctionId;
+
+use crate::error::{ErrorKind, Fault, RunError};
+use crate::heap::{a_of, b_of, kind};
+use crate::value::ChannelHandle;
+use crate::vm::debug::{Debugger, Resume, Stop};
+use crate::vm::machine::{CallFrame, Machine};
+
+/// How many instructions run between two safepoints.
+pub const SAFEPOINT_STRIDE: u32 = 1024;
+
+/// Whether, and by whom, a run is watched: the type parameter of the loop.
+pub(crate) trait Watch<'d>: Sync {
+    /// Whether the loop calls [`Watch::at`]; a constant, so the unwatched
+    /// loop compiles without the call.
+    const ON: bool;
+    /// Called before an instruction when `ON`.
+    fn at(&self, stop: &Stop<'_>) -> Resume;
+    /// The debugger a task spawned from this one is watched by, if any.
+    fn child(&self) -> Option<&'d dyn Debugger>;
+}
+
+/// No debugger: the loop the run pays nothing for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Unwatched;
+
+impl<'d> Watch<'d> for Unwatched {
+    const ON: bool = false;
+
+    #[inline(always)]
+    fn at(&self, _stop: &Stop<'_>) -> Resume {
+        Resume::Go
+    }
+
+    fn child(&self) -> Option<&'d dyn Debugger> {
+        None
+    }
+}
+
+/// A debugger is installed.
+#[derive(Clone, Copy)]
+pub(crate) struct Watched<'d> {
+    pub(crate) debugger: &'d dyn Debugger,
+}
+
+impl<'d> Watch<'d> for Watched<'d> {
+    const ON: bool = true;
+
+    #[inline(always)]
+    fn at(&self, stop: &Stop<'_>) -> Resume {
+        self.debugger.at(stop)
+    }
+
+    fn child(&self) -> Option<&'d dyn Debugger> {
+        self.debugger.follows_tasks().then_some(self.debugger)
+    }
+}
+
+fn overflow(what: &str) -> Fault {
+    Fault::new(ErrorKind::Overflow, format!("integer overflow in {what}"))
+}
+
+fn division_by_zero() -> Fault {
+    Fault::new(ErrorKind::DivisionByZero, "division by zero")
+}
+
+fn bad_shift(by: i64) -> Fault {
+    Fault::new(
+        ErrorKind::Overflow,
+        format!("shift by {by} is outside 0..=63"),
+    )
+}
+
+pub(crate) fn index_out_of_range(index: i64, len: usize) -> Fault {
+    Fault::new(
+        ErrorKind::IndexOutOfRange,
+        format!("index {index} is out of range for a list of length {len}"),
+    )
+}
+
+pub(crate) fn unwrap_none() -> Fault {
+    Fault::new(ErrorKind::UnwrapNone, "unwrap of None")
+}
+
+/// The decimal text of `n`, written into `buf`; the slice of it used.
+#[inline]
+pub(crate) fn itoa(n: i64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    let negative = n < 0;
+    let mut m = n.unsigned_abs();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if negative {
+        at -= 1;
+        buf[at] = b'-';
+    }
+    &buf[at..]
+}
+
+impl<'env> Machine<'env> {
+    /// Runs the task from its current frame until the entry frame returns,
+    /// and gives the returned bits.
+    pub(crate) fn run<'scope, W: Watch<'env>>(
+        &mut self,
+        scope: &'scope Scope<'scope, 'env>,
+        watch: &W,
+    ) -> Result<u64, RunError>
+    where
+        'env: 'scope,
+    {
+        let program = self.program;
+        let max_depth = self.shared.limits.max_call_depth;
+        let type_is_ref = &self.shared.digest.type_is_ref;
+
+        let entry = *self.frames.last().expect("an entered machine has a frame");
+        let mut func = program.function(entry.func);
+        let mut code: &[Instr] = &func.code;
+        let mut pc = entry.pc as usize;
+        let mut base = entry.base as usize;
+        // SAFETY: `enter` allocated the entry frame's window.
+        let mut regs: *mut u64 = unsafe { self.stack.as_mut_ptr().add(base) };
+
+        let mut chunk = match self.next_chunk() {
+            Ok(chunk) => chunk,
+            Err(fault) => return Err(self.error(fault, pc + 1)),
+        };
+        let mut remaining = chunk;
+
+        // Register access. `check` proved every register operand is inside
+        // its function's frame; `regs` points at the frame's window.
+        macro_rules! reg {
+            ($r:expr) => {{
+                debug_assert!(($r.0 as usize) < func.registers as usize);
+                unsafe { *regs.add($r.0 as usize) }
+            }};
+        }
+        macro_rules! set {
+            ($r:expr, $v:expr) => {{
+                let value: u64 = $v;
+                debug_assert!(($r.0 as usize) < func.registers as usize);
+                unsafe { *regs.add($r.0 as usize) = value }
+            }};
+        }
+        macro_rules! int {
+            ($r:expr) => {
+                reg!($r) as i64
+            };
+        }
+        macro_rules! float {
+            ($r:expr) => {
+                f64::from_bits(reg!($r))
+            };
+        }
+        macro_rules! window {
+            ($base:expr, $count:expr) => {{
+                let count = $count as usize;
+                debug_assert!($base.0 as usize + count <= func.registers as usize);
+                unsafe { std::slice::from_raw_parts(regs.add($base.0 as usize), count) }
+            }};
+        }
+        macro_rules! refresh {
+            () => {
+                // SAFETY: the current frame's window is inside the stack.
+                regs = unsafe { self.stack.as_mut_ptr().add(base) }
+            };
+        }
+        // Ends the run with a fault located at the current instruction.
+        macro_rules! fail {
+            ($fault:expr) => {{
+                let fault = $fault;
+                self.settle(chunk, remaining);
+                if let Some(frame) = self.frames.last_mut() {
+                    frame.pc = pc as u32;
+                }
+                return Err(self.error(fault, pc));
+            }};
+        }
+        macro_rules! attempt {
+            ($e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err(fault) => fail!(fault),
+                }
+            };
+        }
+        // After an instruction that allocated: collect if the heap asks.
+        macro_rules! gc_point {
+            () => {
+                if self.heap.wants_collection() {
+                    attempt!(self.collect());
+                    refresh!();
+                }
+            };
+        }
+        macro_rules! jump_if {
+            ($cond:expr, $target:expr) => {
+                if $cond {
+                    pc = $target as usize;
+                }
+            };
+        }
+
+        loop {
+            if remaining == 0 {
+                self.executed += u64::from(chunk);
+                // The stride is counted; a fault from here on settles nothing twice.
+                chunk = 0;
+                #[cfg(feature = "sampled-profile")]
+                if let Some(sampled) = &mut self.sampled {
+                    sampled.sample(func, pc);
+                }
+                if let Err(fault) = self.safepoint() {
+                    pc += 1;
+                    fail!(fault);
+                }
+                chunk = attempt!(self.next_chunk());
+                remaining = chunk;
+            }
+            remaining -= 1;
+            // SAFETY: `check` proved the code ends in a return or a jump and
+            // every target is inside it, so `pc` is in bounds.
+            let instr = unsafe { *code.get_unchecked(pc) };
+            if W::ON {
+                if let Some(frame) = self.frames.last_mut() {
+                    frame.pc = pc as u32;
+                }
+                let stop = Stop {
+                    program,
+                    frames: &self.frames,
+                    stack: &self.stack,
+                    heap: &self.heap,
+                    pc: pc as u32,
+                    task: self.task,
+                };
+                if watch.at(&stop) == Resume::Halt {
+                    pc += 1;
+                    fail!(Fault::new(ErrorKind::Halted, "halted by the debugger"));
+                }
+            }
+            pc += 1;
+            match instr {
+                // ---- moving values ------------------------------------
+                Instr::Move { dst, src } => set!(dst, reg!(src)),
+                Instr::LoadInt { dst, value } => set!(dst, i64::from(value) as u64),
+                Instr::LoadConst { dst, constant } => {
+                    // SAFETY: `check` proved the constant index in range.
+                    set!(dst, unsafe {
+                        *self.consts.get_unchecked(constant.0 as usize)
+                    })
+                }
+                Instr::LoadNone { dst } => set!(dst, 0),
+
+                // ---- Int ------------------------------------------------
+                Instr::AddInt { dst, a, b } => match int!(a).checked_add(int!(b)) {
+                    Some(v) => set!(dst, v as u64),
+                    None => fail!(overflow("addition")),
+                },
+                Instr::AddIntImm { dst, a, value } => match int!(a).checked_add(i64::from(value)) {
+                    Some(v) => set!(dst, v as u64),
+                    None => fail!(overflow("addition")),
+                },
+                Instr::SubInt { dst, a, b } => match int!(a).checked_sub(int!(b)) {
+                    Some(v) => set!(dst, v as u64),
+                    None => fail!(overflow("subtraction")),
+                },
+                Instr::MulInt { dst, a, b } => match int!(a).checked_mul(int!(b)) {
+                    Some(v) => set!(dst, v as u64),
+                    None => fail!(overflow("multiplication")),
+                },
+                Instr::DivInt { dst, a, b } => {
+                    let d = int!(b);
+                    if d == 0 {
+                        fail!(division_by_zero());
+                    }
+                    match int!(a).checked_div(d) {
+                        Some(v) => set!(dst, v as u64),
+                        None => fail!(overflow("division")),
+                    }
+                }
+                Instr::RemInt { dst, a, b } => {
+                    let d = int!(b);
+                    if d == 0 {
+                        fail!(division_by_zero());
+                    }
+                    set!(dst, int!(a).wrapping_rem(d) as u64)
+                }
+                Instr::NegInt { dst, a } => match int!(a).checked_neg() {
+                    Some(v) => set!(dst, v as u64),
+                    None => fail!(overflow("negation")),
+                },
+                Instr::AndInt { dst, a, b } => set!(dst, reg!(a) & reg!(b)),
+                Instr::OrInt { dst, a, b } => set!(dst, reg!(a) | reg!(b)),
+                Instr::XorInt { dst, a, b } => set!(dst, reg!(a) ^ reg!(b)),
+                Instr::ShlInt { dst, a, b } => {
+                    let by = int!(b);
+                    if !(0..=63).contains(&by) {
+                        fail!(bad_shift(by));
+                    }
+                    set!(dst, (int!(a) << by) as u64)
+                }
+                Instr::ShrInt { dst, a, b } => {
+                    let by = int!(b);
+                    if !(0..=63).contains(&by) {
+                        fail!(bad_shift(by));
+                    }
+                    set!(dst, (int!(a) >> by) as u64)
+                }
+                Instr::EqInt { dst, a, b } => set!(dst, u64::from(reg!(a) == reg!(b))),
+                Instr::NeInt { dst, a, b } => set!(dst, u64::from(reg!(a) != reg!(b))),
+                Instr::LtInt { dst, a, b } => set!(dst, u64::from(int!(a) < int!(b))),
+                Instr::LeInt { dst, a, b } => set!(dst, u64::from(int!(a) <= int!(b))),
+
+                // ---- Float ----------------------------------------------
+                Instr::AddFloat { dst, a, b } => set!(dst, (float!(a) + float!(b)).to_bits()),
+                Instr::SubFloat { dst, a, b } => set!(dst, (float!(a) - float!(b)).to_bits()),
+                Instr::MulFloat { dst, a, b } => set!(dst, (float!(a) * float!(b)).to_bits()),
+                Instr::DivFloat { dst, a, b } => set!(dst, (float!(a) / float!(b)).to_bits()),
+                Instr::RemFloat { dst, a, b } => set!(dst, (float!(a) % float!(b)).to_bits()),
+                Instr::NegFloat { dst, a } => set!(dst, (-float!(a)).to_bits()),
+                Instr::EqFloat { dst, a, b } => set!(dst, u64::from(float!(a) == float!(b))),
+                Instr::NeFloat { dst, a, b } => set!(dst, u64::from(float!(a) != float!(b))),
+                Instr::LtFloat { dst, a, b } => set!(dst, u64::from(float!(a) < float!(b))),
+                Instr::LeFloat { dst, a, b } => set!(dst, u64::from(float!(a) <= float!(b))),
+
+                // ---- Bool -----------------------------------------------
+                Instr::NotBool { dst, a } => set!(dst, u64::from(reg!(a) == 0)),
+
+                // ---- String ---------------------------------------------
+                Instr::ConcatStr { dst, a, b } => {
+                    let r = attempt!(self.heap.concat(reg!(a), reg!(b)));
+                    set!(dst, r);
+                    gc_point!();
+                }
+                Instr::EqStr { dst, a, b } => {
+                    let v = self.heap.str_bytes(reg!(a)) == self.heap.str_bytes(reg!(b));
+                    set!(dst, u64::from(v))
+                }
+                Instr::NeStr { dst, a, b } => {
+                    let v = self.heap.str_bytes(reg!(a)) != self.heap.str_bytes(reg!(b));
+                    set!(dst, u64::from(v))
+                }
+                Instr::LtStr { dst, a, b } => {
+                    let v = self.heap.str_bytes(reg!(a)) < self.heap.str_bytes(reg!(b));
+                    set!(dst, u64::from(v))
+                }
+                Instr::LeStr { dst, a, b } => {
+                    let v = self.heap.str_bytes(reg!(a)) <= self.heap.str_bytes(reg!(b));
+                    set!(dst, u64::from(v))
+                }
+                Instr::ToStrInt { dst, src } => {
+                    let mut buf = [0u8; 20];
+                    let text = itoa(int!(src), &mut buf);
+                    let r = attempt!(self.heap.alloc_str(text));
+                    set!(dst, r);
+                    gc_point!();
+                }
+                Instr::ToStrFloat { dst, src } => {
+                    let text = float!(src).to_string();
+                    let r = attempt!(self.heap.alloc_str(text.as_bytes()));
+                    set!(dst, r);
+                    gc_point!();
+                }
+                Instr::ToStr { dst, src, ty } => {
+                    let mut text = Vec::new();
+                    attempt!(self.heap.render(program, ty, reg!(src), &mut text, false));
+                    let r = attempt!(self.heap.alloc_str(&text));
+                    set!(dst, r);
+                    gc_point!();
+                }
+
+                // ---- control --------------------------------------------
+                Instr::Jump { target } => pc = target as usize,
+                Instr::JumpIf { cond, target } => jump_if!(reg!(cond) != 0, target),
+                Instr::JumpIfNot { cond, target } => jump_if!(reg!(cond) == 0, target),
+                Instr::JumpEqInt { a, b, target } => jump_if!(reg!(a) == reg!(b), target),
+                Instr::JumpNeInt { a, b, target } => jump_if!(reg!(a) != reg!(b), target),
+                Instr::JumpLtInt { a, b, target } => jump_if!(int!(a) < int!(b), target),
+                Instr::JumpLeInt { a, b, target } => jump_if!(int!(a) <= int!(b), target),
+                Instr::JumpGtInt { a, b, target } => jump_if!(int!(a) > int!(b), target),
+                Instr::JumpGeInt { a, b, target } => jump_if!(int!(a) >= int!(b), target),
+                Instr::JumpEqIntImm { a, value, target } => {
+                    jump_if!(int!(a) == i64::from(value), target)
+                }
+                Instr::JumpNeIntImm { a, value, target } => {
+                    jump_if!(int!(a) != i64::from(value), target)
+                }
+                Instr::JumpLtIntImm { a, value, target } => {
+                    jump_if!(int!(a) < i64::from(value), target)
+                }
+                Instr::JumpLeIntImm { a, value, target } => {
+                    jump_if!(int!(a) <= i64::from(value), target)
+                }
+                Instr::JumpGtIntImm { a, value, target } => {
+                    jump_if!(int!(a) > i64::from(value), target)
+                }
+                Instr::JumpGeIntImm { a, value, target } => {
+                    jump_if!(int!(a) >= i64::from(value), target)
+                }
+                Instr::JumpNone { opt, target } => jump_if!(reg!(opt) == 0, target),
+                Instr::JumpSome { opt, target } => jump_if!(reg!(opt) != 0, target),
+                Instr::Call {
+                    dst,
+                    func: callee,
+                    base: args,
+                    count,
+                } => {
+                    if self.frames.len() >= max_depth {
+                        fail!(Fault::new(
+                            ErrorKind::CallDepth,
+                            format!("call depth exceeded its limit of {max_depth} frames"),
+                        ));
+                    }
+                    let target = program.function(callee);
+                    let callee_base = base + usize::from(func.registers);
+                    let need = callee_base + usize::from(target.registers);
+                    if need > self.stack.len() {
+                        self.stack.resize(need * 2, 0);
+                    }
+                    let from = base + usize::from(args.0);
+                    let count = usize::from(count);
+                    // SAFETY: `check` proved `args..args+count` inside the
+                    // caller's frame and `count` within the callee's; the
+                    // callee's window was just made to fit in the stack.
+                    unsafe {
+                        let stack = self.stack.as_mut_ptr();
+                        std::ptr::copy_nonoverlapping(
+                            stack.add(from),
+                            stack.add(callee_base),
+                            count,
+                        );
+                        std::ptr::write_bytes(
+                            stack.add(callee_base + count),
+                            0,
+                            usize::from(target.registers) - count,
+                        );
+                    }
+                    if let Some(frame) = self.frames.last_mut() {
+                        frame.pc = pc as u32;
+                    }
+                    self.frames.push(CallFrame {
+                        func: callee,
+                        pc: 0,
+                        base: callee_base as u32,
+                        dst: dst.0,
+                    });
+                    func = target;
+                    code = &func.code;
+                    pc = 0;
+                    base = callee_base;
+                    refresh!();
+                }
+                Instr::CallBuiltin {
+                    dst,
+                    builtin,
+                    base: args,
+                    count,
+                } => {
+                    let mut buf = [0u64; 4];
+                    let given = window!(args, count);
+                    let n = given.len().min(4);
+                    buf[..n].copy_from_slice(&given[..n]);
+                    if let Some(frame) = self.frames.last_mut() {
+                        frame.pc = pc as u32;
+                    }
+                    let r = attempt!(self.builtin(builtin, &buf[..n]));
+                    refresh!();
+                    set!(dst, r);
+                    gc_point!();
+                }
+                Instr::Return { src } => {
+                    let value = reg!(src);
+                    let done = self.frames.pop().expect("a running machine has a frame");
+                    match self.frames.last() {
+                        None => {
+                            self.frames.push(done);
+                            self.settle(chunk, remaining);
+                            return Ok(value);
+                        }
+                        Some(caller) => {
+                            func = program.function(caller.func);
+                            code = &func.code;
+                            pc = caller.pc as usize;
+                            base = caller.base as usize;
+                            refresh!();
+                            set!(cove_ir::op::Reg(done.dst), value);
+                        }
+                    }
+                }
+                Instr::ReturnUnit {} => {
+                    let done = self.frames.pop().expect("a running machine has a frame");
+                    match self.frames.last() {
+                        None => {
+                            self.frames.push(done);
+                            self.settle(chunk, remaining);
+                            return Ok(0);
+                        }
+                        Some(caller) => {
+                            func = program.function(caller.func);
+                            code = &func.code;
+                            pc = caller.pc as usize;
+                            base = caller.base as usize;
+                            refresh!();
+                            set!(cove_ir::op::Reg(done.dst), 0);
+                        }
+                    }
+                }
+
+                // ---- structs, enums, options -----------------------------
+                Instr::NewStruct {
+                    dst,
+                    ty,
+                    base: fields,
+                    count,
+                } => {
+                    let fields = window!(fields, count);
+                    let r = attempt!(self.heap.alloc_object(
+                        kind::STRUCT,
+                        u32::from(ty.0),
+                        u32::from(count),
+                        fields
+                    ));
+                    set!(dst, r);
+                    gc_point!();
+                }
+                Instr::GetField {
+                    dst, obj, field, ..
+                } => {
+                    set!(dst, self.heap.word(reg!(obj) + 1 + u64::from(field)))
+                }
+                Instr::SetField {
+                    obj, field, src, ..
+                } => self
+                    .heap
+                    .set_word(reg!(obj) + 1 + u64::from(field), reg!(src)),
+                Instr::NewVariant {
+                    dst,
+                    ty,
+                    variant,
+                    base: fields,
+                    count,
+                } => {
+                    let fields = window!(fields, count);
+                    let r = attempt!(self.heap.alloc_object(
+                        kind::VARIANT,
+                        u32::from(ty.0),
+                        u32::from(variant),
+                        fields
+                    ));
+                    set!(dst, r);
+                    gc_point!();
+                }
+                Instr::Tag { dst, obj } => set!(dst, u64::from(b_of(self.heap.header(reg!(obj))))),
+                Instr::GetPayload {
+                    dst,
+                    obj,
+                    ty,
+                    variant,
+                    field,
+                } => {
+                    let r = reg!(obj);
+                    let header = self.heap.header(r);
+                    if b_of(header) != u32::from(variant) || a_of(header) != u32::from(ty.0) {
+                        fail!(Fault::new(
+                            ErrorKind::WrongVariant,
+                            format!(
+                                "expected variant {} of {}, found variant {}",
+                                variant,
+                                program
+                                    .enums
+                                    .get(usize::from(ty.0))
+                                    .map_or("an enum", |e| e.name.as_str()),
+                                b_of(header)
+                            ),
+                        ));
+                    }
+                    set!(dst, self.heap.word(r + 1 + u64::from(field)))
+                }
+                Instr::NewSome { dst, src, ty } => {
+                    let is_ref = type_is_ref.get(ty.0 as usize).copied().unwrap_or(false);
+                    let r = attempt!(self.heap.alloc_some(is_ref, ty.0, reg!(src)));
+                    set!(dst, r);
+                    gc_point!();
+                }
+                Instr::Unwrap { dst, opt, .. } => {
+                    let r = reg!(opt);
+                    if r == 0 {
+                        fail!(unwrap_none());
+                    }
+                    set!(dst, self.heap.word(r + 1))
+                }
+
+                // ---- lists and maps --------------------------------------
+                Instr::NewList {
+                    dst,
+                    ty,
+                    base: items,
+                    count,
+                } => {
+                    let is_ref = type_is_ref.get(ty.0 as usize).copied().unwrap_or(false);
+                    let items = window!(items, count);
+                    let r = attempt!(self.heap.alloc_list(is_ref, ty.0, items));
+                    set!(dst, r);
+                    gc_point!();
+                }
+                Instr::GetList {
+                    dst, list, index, ..
+                } => {
+                    let items = self.heap.list_items(reg!(list));
+                    let i = int!(index);
+                    match usize::try_from(i).ok().and_then(|i| items.get(i)) {
+                        Some(v) => set!(dst, *v),
+                        None => fail!(index_out_of_range(i, items.len())),
+                    }
+                }
+                Instr::SetList {
+                    list, index, src, ..
+                } => {
+                    let value = reg!(src);
+                    let items = self.heap.list_items_mut(reg!(list));
+                    let i = int!(index);
+                    let len = items.len();
+                    match usize::try_from(i).ok().and_then(|i| items.get_mut(i)) {
+                        Some(slot) => *slot = value,
+                        None => fail!(index_out_of_range(i, len)),
+                    }
+                }
+                Instr::LenList { dst, list } => set!(dst, self.heap.list_len(reg!(list)) as u64),
+                Instr::NewMap { dst, key, value } => {
+                    let str_keys = matches!(
+                        program.types.get(key.0 as usize),
+                        Some(cove_ir::types::Type::Str)
+                    );
+                    let values_ref = type_is_ref.get(value.0 as usize).copied().unwrap_or(false);
+                    let r = attempt!(self.heap.alloc_map(str_keys, values_ref, key.0, value.0));
+                    set!(dst, r);
+                    gc_point!();
+                }
+
+                // ---- tasks ------------------------------------------------
+                Instr::Spawn {
+                    dst,
+                    func: callee,
+                    base: args,
+                    count,
+                } => {
+                    let args: Vec<u64> = window!(args, count).to_vec();
+                    if let Some(frame) = self.frames.last_mut() {
+                        frame.pc = pc as u32;
+                    }
+                    let r = attempt!(self.spawn(scope, watch.child(), callee, &args));
+                    set!(dst, r);
+                    gc_point!();
+                }
+                Instr::NewChannel { dst, ty } => {
+                    let r = attempt!(self.heap.alloc_channel(ChannelHandle::fresh(), ty.0));
+                    set!(dst, r);
+                    gc_point!();
+                }
+            }
+        }
+    }
+
+    /// Adds the part of the current stride that ran to the count, and gives
+    /// back the fuel it did not use.
+    fn settle(&mut self, chunk: u32, remaining: u32) {
+        self.executed += u64::from(chunk - remaining);
+        if let Some(fuel) = &mut self.fuel {
+            *fuel += u64::from(remaining);
+        }
+    }
+
+    /// How many instructions may run before the next safepoint.
+    fn next_chunk(&mut self) -> Result<u32, Fault> {
+        match &mut self.fuel {
+            None => Ok(SAFEPOINT_STRIDE),
+            Some(0) => Err(Fault::new(
+                ErrorKind::OutOfFuel,
+                format!(
+                    "out of fuel after {} instructions",
+                    self.shared.limits.fuel.unwrap_or(0)
+                ),
+            )),
+            Some(fuel) => {
+                let chunk = (*fuel).min(u64::from(SAFEPOINT_STRIDE)) as u32;
+                *fuel -= u64::from(chunk);
+                Ok(chunk)
+            }
+        }
+    }
+
+    /// The checks of a safepoint, other than fuel.
+    #[cold]
+    fn safepoint(&mut self) -> Result<(), Fault> {
+        if self.shared.interrupt.is_interrupted() || self.shared.scheduler.is_ending() {
+            return Err(Fault::new(ErrorKind::Interrupted, "interrupted"));
+        }
+        Ok(())
+    }
+
+    /// Starts `callee` on a task of its own, with deep copies of `args`.
+    #[inline(never)]
+    fn spawn<'scope>(
+        &mut self,
+        scope: &'scope Scope<'scope, 'env>,
+        debugger: Option<&'env dyn Debugger>,
+        callee: FunctionId,
+        args: &[u64],
+    ) -> Result<u64, Fault>
+    where
+        'env: 'scope,
+    {
+        let program = self.program;
+        let function = program.function(callee);
+        let mut values = Vec::with_capacity(args.len());
+        for (ty, bits) in function.params.iter().zip(args) {
+            values.push(self.heap.to_value(program, *ty, *bits)?);
+        }
+        let shared = self.shared;
+        let id = shared.scheduler.admit(shared.limits.max_tasks)?;
+        let state = std::sync::Arc::new(crate::vm::tasks::TaskState::new(id));
+        let handle = crate::value::TaskHandle(state.clone());
+        let started = std::thread::Builder::new()
+            .name(format!("cove-task-{id}"))
+            .stack_size(super::TASK_STACK)
+            .spawn_scoped(scope, move || {
+                let (outcome, _) = super::run_task(shared, scope, debugger, id, callee, &values);
+                // The arguments may hold channel handles: let them go before
+                // the task is counted finished, so a receiver that wakes then
+                // sees the channel's true holders.
+                drop(values);
+                shared.scheduler.finish(&state, outcome);
+            });
+        if let Err(e) = started {
+            shared.scheduler.finish(
+                &crate::vm::tasks::TaskState::new(id),
+                Err(RunError::new(ErrorKind::Internal, e.to_string())),
+            );
+            return Err(Fault::new(
+                ErrorKind::Internal,
+                format!("could not start a thread for a task: {e}"),
+            ));
+        }
+        self.heap.alloc_task(handle, function.result.0)
+    }
+}

@@ -1,0 +1,254 @@
+//! A task's machine: its register stack, its frames and its heap, and what
+//! the tasks of one run share.
+//!
+//! Frames live on one heap-allocated `Vec<u64>` of registers, each frame a
+//! window of its function's `registers` slots, and a `Vec<CallFrame>` that
+//! says whose window is whose. A Cove call pushes a frame and never recurses
+//! on the host's stack, so the depth of a Cove program is bounded by
+//! [`Limits::max_call_depth`] and memory, not by the native stack.
+//!
+//! Arguments are copied into the callee's window rather than the callee's
+//! window overlapping the caller's: a register has one class (num or ref)
+//! for the whole of its function, and overlapping windows would give one
+//! slot two classes at once, which a precise collector cannot scan.
+//!
+//! `Machine` holds only what every run needs. Nothing in it exists for a
+//! debugger or a profiler (the dispatch loop is told about a debugger by a
+//! type parameter instead, see [`exec`](super::exec)), except — behind the
+//! `sampled-profile` feature — the field of the design the seed rejected,
+//! kept so its cost stays measurable.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use cove_ir::program::{Constant, FunctionId, Program};
+use parking_lot::Mutex;
+
+use crate::error::{BacktraceFrame, ErrorKind, Fault, RunError};
+use crate::heap::{Layouts, Memory};
+use crate::limits::{InterruptHandle, Limits};
+use crate::value::Value;
+use crate::vm::tasks::Scheduler;
+
+/// One frame of a task's stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CallFrame {
+    /// The function running in it.
+    pub(crate) func: FunctionId,
+    /// Where it resumes: kept up to date for every frame but the innermost,
+    /// whose pc the dispatch loop holds in a local.
+    pub(crate) pc: u32,
+    /// Its first register's index in the stack.
+    pub(crate) base: u32,
+    /// The caller's register its result goes to.
+    pub(crate) dst: u16,
+}
+
+/// What the program says, digested once a run for the machine's use.
+#[derive(Debug)]
+pub(crate) struct Digest {
+    pub(crate) layouts: Arc<Layouts>,
+    /// Per function, the registers that hold references: a frame's roots.
+    pub(crate) ref_registers: Vec<Vec<u16>>,
+    /// Per type, whether its values are references.
+    pub(crate) type_is_ref: Vec<bool>,
+}
+
+impl Digest {
+    pub(crate) fn of(program: &Program) -> Digest {
+        Digest {
+            layouts: Arc::new(Layouts::of(program)),
+            ref_registers: program
+                .functions
+                .iter()
+                .map(|f| {
+                    f.refs
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, r)| **r)
+                        .map(|(i, _)| i as u16)
+                        .collect()
+                })
+                .collect(),
+            type_is_ref: program.types.iter().map(|t| t.is_ref()).collect(),
+        }
+    }
+}
+
+/// What every task of one run shares.
+pub(crate) struct Shared<'env> {
+    pub(crate) program: &'env Program,
+    pub(crate) digest: &'env Digest,
+    pub(crate) limits: Limits,
+    pub(crate) interrupt: InterruptHandle,
+    pub(crate) out: Mutex<Box<dyn Write + Send>>,
+    pub(crate) err: Mutex<Box<dyn Write + Send>>,
+    pub(crate) args: Vec<String>,
+    pub(crate) scheduler: Scheduler,
+}
+
+impl std::fmt::Debug for Shared<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A task's machine: see the module documentation.
+#[derive(Debug)]
+pub struct Machine<'env> {
+    pub(crate) shared: &'env Shared<'env>,
+    pub(crate) program: &'env Program,
+    pub(crate) stack: Vec<u64>,
+    pub(crate) frames: Vec<CallFrame>,
+    pub(crate) heap: Memory,
+    /// Every constant's bits: the number for an `Int` or `Float`, the
+    /// reference of its interned string for a `String` (a root).
+    pub(crate) consts: Vec<u64>,
+    /// Instructions executed, brought up to date at each safepoint and when
+    /// a run ends.
+    pub(crate) executed: u64,
+    /// Instructions the fuel limit still allows, if there is one.
+    pub(crate) fuel: Option<u64>,
+    /// This task's number: 0 for the task the `Vm` ran.
+    pub(crate) task: u32,
+    /// The rejected design: see [`crate::vm::sampled`].
+    #[cfg(feature = "sampled-profile")]
+    pub(crate) sampled: Option<Box<crate::vm::sampled::SampledProfile>>,
+}
+
+impl<'env> Machine<'env> {
+    /// A machine with an empty stack and a heap holding the program's
+    /// string constants.
+    pub(crate) fn new(shared: &'env Shared<'env>, task: u32) -> Result<Machine<'env>, RunError> {
+        let limits = &shared.limits;
+        let mut heap = Memory::new(
+            shared.digest.layouts.clone(),
+            limits.max_heap_words,
+            limits.gc_stress,
+        );
+        let mut consts = Vec::with_capacity(shared.program.constants.len());
+        for constant in &shared.program.constants {
+            consts.push(match constant {
+                Constant::Int(n) => *n as u64,
+                Constant::Float(x) => x.to_bits(),
+                Constant::Str(s) => heap
+                    .alloc_str(s.as_bytes())
+                    .map_err(|f| RunError::new(f.kind, f.message))?,
+            });
+        }
+        Ok(Machine {
+            shared,
+            program: shared.program,
+            stack: Vec::new(),
+            frames: Vec::new(),
+            heap,
+            consts,
+            executed: 0,
+            fuel: limits.fuel,
+            task,
+            #[cfg(feature = "sampled-profile")]
+            sampled: None,
+        })
+    }
+
+    /// Pushes the entry frame of `func` with `args` copied into its heap.
+    pub(crate) fn enter(&mut self, func: FunctionId, args: &[Value]) -> Result<(), RunError> {
+        let program = self.program;
+        let function = program.function(func);
+        if function.params.len() != args.len() {
+            return Err(RunError::new(
+                ErrorKind::NoSuchEntry,
+                format!(
+                    "{} takes {} arguments, not {}",
+                    function.qualified,
+                    function.params.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let registers = usize::from(function.registers);
+        self.stack.clear();
+        self.stack.resize(registers.max(16) * 4, 0);
+        for (i, (ty, value)) in function.params.iter().zip(args).enumerate() {
+            let bits = self
+                .heap
+                .put_value(program, *ty, value)
+                .map_err(|f| RunError::new(f.kind, f.message))?;
+            self.stack[i] = bits;
+        }
+        self.frames.clear();
+        self.frames.push(CallFrame {
+            func,
+            pc: 0,
+            base: 0,
+            dst: 0,
+        });
+        Ok(())
+    }
+
+    /// The Cove backtrace, innermost first, with the innermost frame at `pc`
+    /// (the index after the instruction that faulted).
+    pub(crate) fn backtrace(&self, pc: usize) -> Vec<BacktraceFrame> {
+        let program = self.program;
+        let last = self.frames.len().saturating_sub(1);
+        self.frames
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, frame)| {
+                let resume = if i == last { pc } else { frame.pc as usize };
+                let function = program.function(frame.func);
+                let path = program
+                    .module(&function.module)
+                    .map_or_else(|| format!("{}.cove", function.module), |m| m.path.clone());
+                BacktraceFrame {
+                    function: function.qualified.clone(),
+                    path,
+                    line: program.line_of(frame.func, resume.saturating_sub(1) as u32),
+                    task: self.task,
+                }
+            })
+            .collect()
+    }
+
+    /// The fault as a run error located at `pc`.
+    pub(crate) fn error(&self, fault: Fault, pc: usize) -> RunError {
+        let mut backtrace = fault.inner;
+        backtrace.extend(self.backtrace(pc));
+        RunError {
+            kind: fault.kind,
+            message: fault.message,
+            backtrace,
+        }
+    }
+
+    /// Collects this task's garbage. The roots are the ref registers of
+    /// every frame and the interned string constants.
+    pub(crate) fn collect(&mut self) -> Result<(), Fault> {
+        let digest = self.shared.digest;
+        let program = self.program;
+        let frames = &self.frames;
+        let stack = &mut self.stack;
+        let consts = &mut self.consts;
+        self.heap.collect(|visit| {
+            for frame in frames {
+                let base = frame.base as usize;
+                for r in &digest.ref_registers[frame.func.index()] {
+                    visit(&mut stack[base + usize::from(*r)]);
+                }
+            }
+            for (constant, bits) in program.constants.iter().zip(consts.iter_mut()) {
+                if constant.is_ref() {
+                    visit(bits);
+                }
+            }
+        })
+    }
+
+    /// The heap, for an embedder's tests.
+    pub fn memory(&self) -> &Memory {
+        &self.heap
+    }
+}

@@ -1,0 +1,264 @@
+//! The virtual machine: [`Vm`], the embedder's handle on a program, and the
+//! parts it is made of.
+//!
+//! - [`machine`]: a task's stack of frames and its heap;
+//! - [`exec`]: the dispatch loop and the safepoint;
+//! - [`debug`]: the debugger seam;
+//! - `builtins`, `tasks`, `check`: the builtin library, what tasks share,
+//!   and the proof that makes unchecked register access sound.
+
+mod builtins;
+pub(crate) mod check;
+pub mod debug;
+pub mod exec;
+pub mod machine;
+#[cfg(feature = "sampled-profile")]
+pub mod sampled;
+pub(crate) mod tasks;
+
+use std::io::Write;
+use std::panic::AssertUnwindSafe;
+use std::thread::Scope;
+
+use cove_ir::program::{FunctionId, Program};
+use parking_lot::Mutex;
+
+use crate::error::{ErrorKind, RunError};
+use crate::limits::{InterruptHandle, Limits, gc_stress_from_env};
+use crate::value::Value;
+use debug::Debugger;
+use exec::{Unwatched, Watched};
+use machine::{Digest, Machine, Shared};
+use tasks::Scheduler;
+
+/// The native stack each task's thread gets. Cove calls never use it (they
+/// are frames on the machine's own stack); the deep copies and the text
+/// form of nested values do, up to [`crate::heap`]'s nesting bound.
+pub(crate) const TASK_STACK: usize = 64 << 20;
+
+/// A program, ready to run, with what the embedder configured around it.
+///
+/// ```
+/// use cove_runtime::{Value, Vm};
+///
+/// let text = "module m \"m.cove\"\n\
+///             fn f0 twice in m export\n  params t2\n  result t2\n  registers 1\n  refs\n\
+///             @0  add.int r0, r0, r0\n  @1  return r0\n";
+/// let program = cove_ir::parse::program(text).expect("it parses");
+/// let mut vm = Vm::new(&program);
+/// assert_eq!(vm.run_entry("m", "twice", vec![Value::Int(21)]), Ok(Value::Int(42)));
+/// assert!(vm.instructions() > 0);
+/// ```
+pub struct Vm<'a> {
+    program: &'a Program,
+    debugger: Option<&'a dyn Debugger>,
+    limits: Limits,
+    interrupt: InterruptHandle,
+    output: Box<dyn Write + Send>,
+    error_output: Box<dyn Write + Send>,
+    args: Vec<String>,
+    instructions: u64,
+    digest: Digest,
+    verified: Result<(), String>,
+}
+
+impl std::fmt::Debug for Vm<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vm")
+            .field("limits", &self.limits)
+            .field("watched", &self.debugger.is_some())
+            .field("instructions", &self.instructions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> Vm<'a> {
+    /// A machine for `program`, unwatched, with default limits, writing to
+    /// the process's standard output and error.
+    ///
+    /// The program is checked here, once; a program that fails the check
+    /// makes every `run_entry` return an [`ErrorKind::Invalid`] error.
+    pub fn new(program: &'a Program) -> Vm<'a> {
+        Vm {
+            program,
+            debugger: None,
+            limits: Limits::default(),
+            interrupt: InterruptHandle::default(),
+            output: Box::new(std::io::BufWriter::new(std::io::stdout())),
+            error_output: Box::new(std::io::stderr()),
+            args: Vec::new(),
+            instructions: 0,
+            digest: Digest::of(program),
+            verified: cove_ir::verify::program(program)
+                .map_err(|e| e.to_string())
+                .and_then(|()| check::program(program)),
+        }
+    }
+
+    /// Installs a debugger: it is called before every instruction the run
+    /// executes (see [`debug`]).
+    pub fn with_debugger(mut self, debugger: &'a dyn Debugger) -> Vm<'a> {
+        self.debugger = Some(debugger);
+        self
+    }
+
+    /// Sets the bounds of every run (see [`Limits`]).
+    pub fn with_limits(mut self, limits: Limits) -> Vm<'a> {
+        self.limits = limits;
+        self
+    }
+
+    /// Where `print` and `println` write. Flushed at the end of each run.
+    pub fn with_output(mut self, output: Box<dyn Write + Send>) -> Vm<'a> {
+        self.output = output;
+        self
+    }
+
+    /// Where `eprintln` writes.
+    pub fn with_error_output(mut self, output: Box<dyn Write + Send>) -> Vm<'a> {
+        self.error_output = output;
+        self
+    }
+
+    /// What `args()` gives the program.
+    pub fn with_args(mut self, args: Vec<String>) -> Vm<'a> {
+        self.args = args;
+        self
+    }
+
+    /// A handle that ends this `Vm`'s runs from another thread.
+    pub fn interrupt_handle(&self) -> InterruptHandle {
+        self.interrupt.clone()
+    }
+
+    /// The limits runs get.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Instructions the task this `Vm` ran has executed, over every run so
+    /// far. Under a debugger, the number of times its `at` was called for
+    /// task 0.
+    pub fn instructions(&self) -> u64 {
+        self.instructions
+    }
+
+    /// Runs `module.function` on `args` and gives its result.
+    ///
+    /// Tasks the run spawns run on threads of their own and are all finished
+    /// (or stopped, if nobody joined them) before this returns.
+    pub fn run_entry(
+        &mut self,
+        module: &str,
+        function: &str,
+        args: Vec<Value>,
+    ) -> Result<Value, RunError> {
+        if let Err(why) = &self.verified {
+            return Err(RunError::new(
+                ErrorKind::Invalid,
+                format!("the program cannot be run: {why}"),
+            ));
+        }
+        let Some(func) = self.program.find_function(module, function) else {
+            return Err(RunError::new(
+                ErrorKind::NoSuchEntry,
+                format!("the program has no function {module}.{function}"),
+            ));
+        };
+        let mut limits = self.limits.clone();
+        limits.gc_stress |= gc_stress_from_env();
+        let shared = Shared {
+            program: self.program,
+            digest: &self.digest,
+            limits,
+            interrupt: self.interrupt.clone(),
+            out: Mutex::new(std::mem::replace(
+                &mut self.output,
+                Box::new(std::io::sink()),
+            )),
+            err: Mutex::new(std::mem::replace(
+                &mut self.error_output,
+                Box::new(std::io::sink()),
+            )),
+            args: self.args.clone(),
+            scheduler: Scheduler::default(),
+        };
+        let debugger = self.debugger;
+        let outcome = std::thread::scope(|scope| {
+            let shared = &shared;
+            let main = std::thread::Builder::new()
+                .name("cove-main".to_string())
+                .stack_size(TASK_STACK)
+                .spawn_scoped(scope, move || {
+                    let outcome = run_task(shared, scope, debugger, 0, func, &args);
+                    shared.scheduler.end();
+                    outcome
+                });
+            match main {
+                Ok(main) => main.join().unwrap_or_else(|_| (Err(internal_error()), 0)),
+                Err(e) => (
+                    Err(RunError::new(
+                        ErrorKind::Internal,
+                        format!("could not start the run's thread: {e}"),
+                    )),
+                    0,
+                ),
+            }
+        });
+        let mut out = shared.out.into_inner();
+        let _ = out.flush();
+        self.output = out;
+        let mut err = shared.err.into_inner();
+        let _ = err.flush();
+        self.error_output = err;
+        let (result, executed) = outcome;
+        self.instructions += executed;
+        if let Err(error) = &result
+            && error.kind == ErrorKind::Interrupted
+        {
+            self.interrupt.clear();
+        }
+        result
+    }
+}
+
+fn internal_error() -> RunError {
+    RunError::new(
+        ErrorKind::Internal,
+        "the virtual machine failed (a bug in cove_runtime; please report it with the program)",
+    )
+}
+
+/// Runs one task to its end on the calling thread: a machine of its own, the
+/// entry frame on `args`, the loop watched or not. Gives the result and the
+/// instructions executed, which count whether or not the run failed. A panic
+/// in the machine becomes an internal error.
+pub(crate) fn run_task<'scope, 'env>(
+    shared: &'env Shared<'env>,
+    scope: &'scope Scope<'scope, 'env>,
+    debugger: Option<&'env dyn Debugger>,
+    task: u32,
+    func: FunctionId,
+    args: &[Value],
+) -> (Result<Value, RunError>, u64)
+where
+    'env: 'scope,
+{
+    let mut executed = 0;
+    let attempt = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let mut machine = Machine::new(shared, task)?;
+        machine.enter(func, args)?;
+        let result = match debugger {
+            Some(debugger) => machine.run(scope, &Watched { debugger }),
+            None => machine.run(scope, &Unwatched),
+        };
+        executed = machine.executed;
+        let bits = result?;
+        let ty = shared.program.function(func).result;
+        machine
+            .heap
+            .to_value(shared.program, ty, bits)
+            .map_err(|f| RunError::new(f.kind, f.message))
+    }));
+    (attempt.unwrap_or_else(|_| Err(internal_error())), executed)
+}

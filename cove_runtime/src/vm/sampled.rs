@@ -1,0 +1,49 @@
+//! The profiler design the seed rejected, kept so its cost stays measurable.
+//!
+//! Before the profiler became a debugger that never stops, it was a
+//! `Profile` on the machine, read at the safepoint: one sample every
+//! [`SAFEPOINT_STRIDE`](super::exec::SAFEPOINT_STRIDE) instructions. It cost
+//! 2.9% on `arith` with no profile installed — an `Option` field nothing
+//! read, paid for through `Machine`'s size and the safepoint's extra branch —
+//! and it sampled where the debugger seam counts.
+//!
+//! This module exists only under the `sampled-profile` cargo feature, which
+//! adds the field to `Machine` and the read to the safepoint, so that
+//! `cargo xtask bench-overhead` can build that shape and compare it with
+//! today's, off against off. Nothing in the default build refers to it.
+
+use std::collections::HashMap;
+
+use cove_ir::program::{Function, FunctionId};
+
+/// Samples taken at safepoints: how often each function was the one
+/// running when a stride ended.
+#[derive(Debug, Default, Clone)]
+pub struct SampledProfile {
+    samples: HashMap<String, u64>,
+}
+
+impl SampledProfile {
+    /// An empty profile.
+    pub fn new() -> SampledProfile {
+        SampledProfile::default()
+    }
+
+    #[inline]
+    pub(crate) fn sample(&mut self, function: &Function, _pc: usize) {
+        *self.samples.entry(function.qualified.clone()).or_default() += 1;
+    }
+
+    /// Samples per function, most first.
+    pub fn by_function(&self) -> Vec<(String, u64)> {
+        let mut rows: Vec<(String, u64)> =
+            self.samples.iter().map(|(f, n)| (f.clone(), *n)).collect();
+        rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        rows
+    }
+}
+
+/// Keeps the `FunctionId` import meaningful for readers: samples are keyed
+/// by name because a sampled profile was printed, never joined with a program.
+#[allow(dead_code)]
+type Key = FunctionId;
