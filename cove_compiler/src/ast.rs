@@ -52,6 +52,9 @@ pub struct FnDecl {
     pub result: Option<TypeExpr>,
     /// Its body.
     pub body: Block,
+    /// Whether its header did not parse (already reported): it is declared,
+    /// so calls to it are not unknown names, but neither checked nor lowered.
+    pub broken: bool,
 }
 
 /// `struct Name { field: Type, ... }`.
@@ -63,6 +66,8 @@ pub struct StructDecl {
     pub name: Ident,
     /// Its fields.
     pub fields: Vec<(Ident, TypeExpr)>,
+    /// Whether it did not parse to the end (already reported).
+    pub broken: bool,
 }
 
 /// `enum Name { Variant(Type, ...), ... }`.
@@ -74,6 +79,8 @@ pub struct EnumDecl {
     pub name: Ident,
     /// Its variants and their payload types.
     pub variants: Vec<(Ident, Vec<TypeExpr>)>,
+    /// Whether it did not parse to the end (already reported).
+    pub broken: bool,
 }
 
 /// A type as written.

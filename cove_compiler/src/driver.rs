@@ -230,9 +230,9 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
     // Types first, so that fields and signatures may name any of them.
     for (m, u) in units.iter_mut().enumerate() {
         for item in &u.ast.items {
-            let (name, exported, is_struct) = match item {
-                Item::Struct(s) => (&s.name, s.exported, true),
-                Item::Enum(e) => (&e.name, e.exported, false),
+            let (name, exported, is_struct, broken) = match item {
+                Item::Struct(s) => (&s.name, s.exported, true, s.broken),
+                Item::Enum(e) => (&e.name, e.exported, false, e.broken),
                 Item::Fn(_) => continue,
             };
             if matches!(
@@ -282,6 +282,9 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                 program.intern_type(Type::Enum(EnumId(program.enums.len() as u16 - 1)))
             };
             scopes[m].types.insert(name.name.clone(), ty);
+            if broken {
+                scopes[m].broken_types.insert(ty);
+            }
         }
     }
     for (m, u) in units.iter_mut().enumerate() {
@@ -299,7 +302,14 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                     }
                     let mut fields: Vec<Field> = Vec::new();
                     for (fname, fty) in &s.fields {
-                        let t = resolve_type(&mut program, &scopes, m, fty, &mut u.errors);
+                        // A broken declaration's types may be misread tokens.
+                        let mut scratch = Vec::new();
+                        let errors = if s.broken {
+                            &mut scratch
+                        } else {
+                            &mut u.errors
+                        };
+                        let t = resolve_type(&mut program, &scopes, m, fty, errors);
                         if fields.iter().any(|f| f.name == fname.name) {
                             u.errors.push(Pending::new(
                                 "E0307",
@@ -330,7 +340,15 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                     for (vname, payload) in &e.variants {
                         let fields = payload
                             .iter()
-                            .map(|t| resolve_type(&mut program, &scopes, m, t, &mut u.errors))
+                            .map(|t| {
+                                let mut scratch = Vec::new();
+                                let errors = if e.broken {
+                                    &mut scratch
+                                } else {
+                                    &mut u.errors
+                                };
+                                resolve_type(&mut program, &scopes, m, t, errors)
+                            })
                             .collect();
                         if variants.iter().any(|v| v.name == vname.name) {
                             u.errors.push(Pending::new(
@@ -346,7 +364,7 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                             fields,
                         });
                     }
-                    if variants.is_empty() {
+                    if variants.is_empty() && !e.broken {
                         u.errors.push(Pending::new(
                             "E0310",
                             e.name.span.clone(),
@@ -386,6 +404,7 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                 continue;
             }
             if m == entry
+                && !f.broken
                 && f.name.name == "main"
                 && (!params.is_empty() || (result != Program::UNIT && result != Program::INT))
             {
@@ -405,6 +424,9 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
             function.result = result;
             let id = program.add_function(function);
             scopes[m].functions.insert(f.name.name.clone(), id);
+            if f.broken {
+                scopes[m].broken.insert(f.name.name.clone());
+            }
             bodies.push((m, i, id));
         }
     }
@@ -416,6 +438,9 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
         let Item::Fn(f) = &u.ast.items[i] else {
             continue;
         };
+        if f.broken {
+            continue;
+        }
         lower_function(&mut program, &scopes, m, &starts[m], &mut u.errors, f, id);
     }
 

@@ -36,6 +36,9 @@ pub(crate) struct Emitter {
     pub line: u32,
     /// Set when the function needed more registers than a frame may hold.
     pub overflowed: bool,
+    /// Instructions that run first, before the code: the loads of the
+    /// constants pinned in registers (see [`Emitter::pin`]).
+    pub prologue: Vec<Instr>,
 }
 
 impl Emitter {
@@ -65,6 +68,39 @@ impl Emitter {
             }
         }
         self.grow(is_ref)
+    }
+
+    /// A register no code has used and no code will be given: loaded once
+    /// in the prologue, it holds a constant for the whole function.
+    pub fn pin(&mut self, is_ref: bool) -> Reg {
+        self.grow(is_ref)
+    }
+
+    /// Takes the registers right after `first` for the rest of an argument
+    /// window (`classes`), if they are free and of those classes, so the
+    /// value already in `first` need not be moved. False if they are not.
+    pub fn window_after(&mut self, first: Reg, classes: &[bool]) -> bool {
+        let n = self.classes.len();
+        let start = first.0 as usize + 1;
+        if start + classes.len() > MAX_REGISTERS {
+            return false;
+        }
+        let fits = classes.iter().enumerate().all(|(i, &c)| {
+            let r = start + i;
+            r >= n || (self.free[r] && self.classes[r] == c)
+        });
+        if !fits {
+            return false;
+        }
+        for (i, &c) in classes.iter().enumerate() {
+            let r = start + i;
+            if r < n {
+                self.free[r] = false;
+            } else {
+                self.grow(c);
+            }
+        }
+        true
     }
 
     fn grow(&mut self, is_ref: bool) -> Reg {
@@ -127,7 +163,9 @@ impl Emitter {
     /// jumps there needs an instruction to land on).
     pub fn label_here(&self) -> bool {
         let pc = self.pc();
-        self.labels.contains(&Some(pc))
+        self.fixups
+            .iter()
+            .any(|(_, l)| self.labels[l.0] == Some(pc))
     }
 
     /// Emits a jump whose target is patched to `label` when the function
@@ -137,8 +175,25 @@ impl Emitter {
         self.emit(instr);
     }
 
-    /// The code, lines, reference map and frame size.
+    /// The code (after the prologue), lines, reference map and frame size.
+    /// Every pc the lowering saw moves up by the prologue's length.
     pub fn finish(mut self) -> (Vec<Instr>, Vec<u32>, Vec<bool>, u16) {
+        let shift = self.prologue.len() as u32;
+        if shift > 0 {
+            for label in self.labels.iter_mut().flatten() {
+                *label += shift;
+            }
+            for fixup in &mut self.fixups {
+                fixup.0 += shift as usize;
+            }
+            let line = self.lines.first().copied().unwrap_or(self.line);
+            let mut code = std::mem::take(&mut self.prologue);
+            code.append(&mut self.code);
+            self.code = code;
+            let mut lines = vec![line; shift as usize];
+            lines.append(&mut self.lines);
+            self.lines = lines;
+        }
         for (at, label) in std::mem::take(&mut self.fixups) {
             let target = self.labels[label.0].unwrap_or(self.code.len() as u32);
             let instr = self.code[at];

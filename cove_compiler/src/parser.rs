@@ -325,14 +325,29 @@ impl Parser<'_, '_> {
     fn function(&mut self, exported: bool) -> Option<FnDecl> {
         self.bump();
         let name = self.ident("a function name after `fn`")?;
-        if !self.expect(Tok::LParen, "`(` to start the parameters") {
-            return None;
-        }
         let mut params = Vec::new();
+        // A header that does not parse still declares the function, marked
+        // broken, so calls to it are not also reported as unknown names.
+        let broken = |name: Ident, params: Vec<(Ident, TypeExpr)>, at: Span| FnDecl {
+            exported,
+            name,
+            params,
+            result: Some(TypeExpr::Error(at.clone())),
+            body: Block {
+                stmts: Vec::new(),
+                span: at,
+            },
+            broken: true,
+        };
+        if !self.expect(Tok::LParen, "`(` to start the parameters") {
+            return Some(broken(name, params, self.span()));
+        }
         while !self.at(&Tok::RParen) {
-            let pname = self.ident("a parameter name")?;
+            let Some(pname) = self.ident("a parameter name") else {
+                return Some(broken(name, params, self.span()));
+            };
             if !self.expect(Tok::Colon, "`:` and the parameter's type") {
-                return None;
+                return Some(broken(name, params, self.span()));
             }
             let ty = self.type_expr();
             params.push((pname, ty));
@@ -341,7 +356,7 @@ impl Parser<'_, '_> {
             }
         }
         if !self.expect(Tok::RParen, "`)` to close the parameters") {
-            return None;
+            return Some(broken(name, params, self.span()));
         }
         let result = if self.eat(&Tok::Arrow) {
             Some(self.type_expr())
@@ -350,7 +365,7 @@ impl Parser<'_, '_> {
         };
         if !self.at(&Tok::LBrace) {
             self.expected("`{` to start the function body");
-            return None;
+            return Some(broken(name, params, self.span()));
         }
         let body = self.block();
         Some(FnDecl {
@@ -359,77 +374,86 @@ impl Parser<'_, '_> {
             params,
             result,
             body,
+            broken: false,
         })
     }
 
     fn struct_decl(&mut self, exported: bool) -> Option<StructDecl> {
         self.bump();
         let name = self.ident("a struct name after `struct`")?;
-        if !self.expect(Tok::LBrace, "`{` to start the fields") {
-            return None;
-        }
+        // A declaration that stops parsing part way keeps what it had, marked
+        // broken, so its uses are not reported as unknown too.
         let mut fields = Vec::new();
-        loop {
+        let mut broken = !self.expect(Tok::LBrace, "`{` to start the fields");
+        while !broken {
             self.skip_newlines();
             if self.eat(&Tok::RBrace) {
                 break;
             }
-            let fname = self.ident("a field name")?;
+            let Some(fname) = self.ident("a field name") else {
+                broken = true;
+                break;
+            };
             if !self.expect(Tok::Colon, "`:` and the field's type") {
-                return None;
+                broken = true;
+                break;
             }
             let ty = self.type_expr();
             fields.push((fname, ty));
             if !self.eat(&Tok::Comma) && !self.at(&Tok::Newline) && !self.at(&Tok::RBrace) {
                 self.expected("`,` or `}` after the field");
-                return None;
+                broken = true;
             }
         }
         Some(StructDecl {
             exported,
             name,
             fields,
+            broken,
         })
     }
 
     fn enum_decl(&mut self, exported: bool) -> Option<EnumDecl> {
         self.bump();
         let name = self.ident("an enum name after `enum`")?;
-        if !self.expect(Tok::LBrace, "`{` to start the variants") {
-            return None;
-        }
         let mut variants = Vec::new();
-        loop {
+        let mut broken = !self.expect(Tok::LBrace, "`{` to start the variants");
+        while !broken {
             self.skip_newlines();
             if self.eat(&Tok::RBrace) {
                 break;
             }
-            let vname = self.ident("a variant name")?;
+            let Some(vname) = self.ident("a variant name") else {
+                broken = true;
+                break;
+            };
             let mut payload = Vec::new();
             if self.eat(&Tok::LParen) {
                 while !self.at(&Tok::RParen) {
                     payload.push(self.type_expr());
-                    if self.panicking {
-                        return None;
-                    }
-                    if !self.eat(&Tok::Comma) {
+                    if self.panicking || !self.eat(&Tok::Comma) {
                         break;
                     }
                 }
-                if !self.expect(Tok::RParen, "`)` to close the payload") {
-                    return None;
+                if self.panicking || !self.expect(Tok::RParen, "`)` to close the payload") {
+                    broken = true;
                 }
             }
             variants.push((vname, payload));
-            if !self.eat(&Tok::Comma) && !self.at(&Tok::Newline) && !self.at(&Tok::RBrace) {
+            if !broken
+                && !self.eat(&Tok::Comma)
+                && !self.at(&Tok::Newline)
+                && !self.at(&Tok::RBrace)
+            {
                 self.expected("`,` or `}` after the variant");
-                return None;
+                broken = true;
             }
         }
         Some(EnumDecl {
             exported,
             name,
             variants,
+            broken,
         })
     }
 

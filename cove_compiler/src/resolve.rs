@@ -29,6 +29,11 @@ pub(crate) struct ModuleScope {
     /// Imported module name → index into the scopes.
     pub imports: HashMap<String, usize>,
     pub functions: HashMap<String, FunctionId>,
+    /// Functions whose header did not parse: calls to them are not checked.
+    pub broken: std::collections::HashSet<String>,
+    /// Structs and enums that did not parse to the end: unknown fields and
+    /// variants of them, and matches on them, are not reported.
+    pub broken_types: std::collections::HashSet<TypeId>,
     /// Struct and enum names → their types.
     pub types: HashMap<String, TypeId>,
 }

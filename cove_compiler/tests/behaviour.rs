@@ -237,3 +237,9 @@ mod differential {
         }
     }
 }
+
+behaves! {
+    integer_literals_become_floats_where_a_float_is_expected:
+        "fn half(x: Float) -> Float {\n  x / 2\n}\nfn main() {\n  let x: Float = 3\n  let y = 2 * x + 1\n  var z = 0.5\n  for i in 0..2 {\n    z = z * 2 + 1\n  }\n  println(\"{x} {y} {half(5)} {1 + 2.5} {z} {-1 * x} {x > 2}\")\n}\n"
+        => "3 7 2.5 3.5 5 -3 true\n=> ()";
+}

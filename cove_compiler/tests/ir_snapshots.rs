@@ -34,4 +34,7 @@ snapshot! {
     string_and_container_methods_resolve_to_catalogue_builtins: "strings_and_builtins",
     spawn_join_and_channels_lower_to_tasks: "tasks_and_channels",
     if_expressions_blocks_and_literals_evaluate_into_their_destination: "expressions",
+    a_formatter_written_in_cove_compiles: "formatter",
+    benchmark_style_loops_compile_to_tight_code: "bench_like",
+    recursive_enums_and_structs_compile: "recursive_types",
 }

@@ -42,6 +42,10 @@ impl FnCx<'_> {
                 if n == "Some" {
                     return self.some(args, span, expected, want);
                 }
+                if self.scopes[self.module].broken.contains(n) {
+                    self.discard_args(args);
+                    return Val::none(ERROR);
+                }
                 if let Some(&fid) = self.scopes[self.module].functions.get(n) {
                     return self.call_user(fid, n, args, span, want);
                 }
@@ -232,7 +236,7 @@ impl FnCx<'_> {
                             Some(c) => d.help(format!("did you mean `{c}`?")),
                             None => d.help(format!("its variants are: {}", names.join(", "))),
                         };
-                        self.err(d);
+                        self.err_about(ty, d);
                         None
                     }
                 }
@@ -437,20 +441,52 @@ impl FnCx<'_> {
             classes.push(self.is_ref(r.ty));
         }
         classes.extend(params.iter().map(|t| self.is_ref(*t)));
-        // The receiver's own register must not be taken for the window
-        // before it has been moved in: it is still held.
-        let base = self.e.alloc_window(&classes);
-        let mut slot = 0u16;
-        if let Some(r) = receiver {
-            self.finish(r, Want::Into(Reg(base.0)));
-            slot = 1;
+        // The first value (the receiver, or the first argument) is
+        // evaluated where it likes; if the registers after it are free, the
+        // window starts there and it is not moved. A `var` is not used in
+        // place: a later argument could assign it before the call.
+        let first_in_place = receiver.is_some()
+            || matches!(&args[0].kind, ExprKind::Name(n) if self.var(n).is_some());
+        if !first_in_place {
+            let base = self.e.alloc_window(&classes);
+            for (i, a) in args.iter().enumerate() {
+                let reg = Reg(base.0 + i as u16);
+                let v = self.expr(a, Some(params[i]), Want::Into(reg));
+                self.check(params[i], v.ty, &a.span);
+            }
+            let window = (0..total as u16).map(|i| Reg(base.0 + i)).collect();
+            return (base, total as u16, window);
         }
-        for (i, a) in args.iter().enumerate() {
-            let reg = Reg(base.0 + slot + i as u16);
-            let v = self.expr(a, Some(params[i]), Want::Into(reg));
-            self.check(params[i], v.ty, &a.span);
+        let (first, rest_args, rest_params) = match receiver {
+            Some(r) => (r, args, params),
+            None => {
+                let v = self.expr(&args[0], Some(params[0]), Want::Any);
+                self.check(params[0], v.ty, &args[0].span);
+                (v, &args[1..], &params[1..])
+            }
+        };
+        let first = self.finish(first, Want::Any);
+        let in_place = first.reg.filter(|&r| {
+            (first.temp || !self.is_mutable_reg(r) || !rest_args.iter().any(may_assign))
+                && self.e.window_after(r, &classes[1..])
+        });
+        let base = match in_place {
+            Some(r) => r,
+            None => {
+                let base = self.e.alloc_window(&classes);
+                self.finish(first, Want::Into(base));
+                base
+            }
+        };
+        for (i, a) in rest_args.iter().enumerate() {
+            let reg = Reg(base.0 + 1 + i as u16);
+            let v = self.expr(a, Some(rest_params[i]), Want::Into(reg));
+            self.check(rest_params[i], v.ty, &a.span);
         }
-        let window = (0..total as u16).map(|i| Reg(base.0 + i)).collect();
+        let mut window: Vec<Reg> = (1..total as u16).map(|i| Reg(base.0 + i)).collect();
+        if in_place.is_none() || first.temp {
+            window.push(base);
+        }
         (base, total as u16, window)
     }
 
@@ -606,6 +642,15 @@ impl FnCx<'_> {
             self.discard_args(args);
             return Val::none(ERROR);
         }
+        if b == Builtin::ListLength
+            && let Some(list) = recv.reg
+        {
+            // The IR has an opcode for it: no builtin call.
+            self.release(recv);
+            let dst = self.dst(want, false);
+            self.e.emit(Instr::LenList { dst, list });
+            return self.done(dst, Program::INT, want);
+        }
         self.builtin_emit(b, &params, result, Some(recv), args, want)
     }
 
@@ -671,6 +716,8 @@ impl FnCx<'_> {
                 } else {
                     d = d.help("Cove v1 has no methods on user types: write a function that takes the value");
                 }
+            } else if name.name == "to_string" {
+                d = d.help("make text with interpolation: \"{x}\"");
             } else if let Some(c) = closest(&name.name, own.iter().copied()) {
                 d = d.help(format!("did you mean `{c}`?"));
             }
@@ -841,5 +888,26 @@ fn sig_text(sig: Sig) -> String {
         Sig::Opt(s) => format!("Option[{}]", sig_text(*s)),
         Sig::Task(s) => format!("Task[{}]", sig_text(*s)),
         Sig::Channel(s) => format!("Channel[{}]", sig_text(*s)),
+    }
+}
+
+/// Whether evaluating `e` could assign a variable: only code with
+/// statements in it (a block, an `if`, a `match`) can; a call cannot reach
+/// its caller's variables.
+fn may_assign(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Block(_) | ExprKind::If(..) | ExprKind::Match(..) | ExprKind::Assign(..) => true,
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
+            may_assign(a) || may_assign(b)
+        }
+        ExprKind::Unary(_, a) | ExprKind::Field(a, _) | ExprKind::Spawn(a) => may_assign(a),
+        ExprKind::Call(f, args) => may_assign(f) || args.iter().any(may_assign),
+        ExprKind::List(items) | ExprKind::New(_, items) => items.iter().any(may_assign),
+        ExprKind::StructLit(_, fields) => fields.iter().any(|(_, v)| may_assign(v)),
+        ExprKind::Str(pieces) => pieces
+            .iter()
+            .any(|p| matches!(p, Piece::Expr(e) if may_assign(e))),
+        ExprKind::Return(v) => v.as_deref().is_some_and(may_assign),
+        _ => false,
     }
 }

@@ -11,6 +11,7 @@ use cove_ir::op::{Instr, Reg};
 use cove_ir::program::{Constant, Program};
 use cove_ir::types::{StructId, Type, TypeId};
 
+use super::literal_bits;
 use super::{FnCx, Val, Want};
 use crate::ast::*;
 use crate::diagnostics::Pending;
@@ -52,13 +53,36 @@ impl FnCx<'_> {
     /// result's type.
     pub(crate) fn expr(&mut self, e: &Expr, expected: Option<TypeId>, want: Want) -> Val {
         let old = self.set_line(&e.span);
-        let v = self.expr_inner(e, expected, want);
-        let v = self.finish(v, want);
+        let passes_return = matches!(
+            e.kind,
+            ExprKind::If(..) | ExprKind::Match(..) | ExprKind::Block(_)
+        );
+        let v = if want == Want::Return && !passes_return {
+            let v = self.expr_inner(e, expected, Want::Any);
+            self.finish(v, Want::Return)
+        } else {
+            let v = self.expr_inner(e, expected, want);
+            if want == Want::Return {
+                v
+            } else {
+                self.finish(v, want)
+            }
+        };
         self.e.line = old;
         v
     }
 
     fn expr_inner(&mut self, e: &Expr, expected: Option<TypeId>, want: Want) -> Val {
+        // An integer literal where a Float is expected is that Float, as
+        // Go's and Swift's untyped literals are: `let x: Float = 1`, `2 * x`.
+        if expected == Some(Program::FLOAT)
+            && let Some(i) = int_literal_value(e)
+        {
+            let k = self.program.intern_constant(Constant::Float(i as f64));
+            let dst = self.dst(want, false);
+            self.e.emit(Instr::LoadConst { dst, constant: k });
+            return self.done(dst, Program::FLOAT, want);
+        }
         match &e.kind {
             ExprKind::Int(v) => self.int_literal(*v, false, &e.span, want),
             ExprKind::Float(f) => {
@@ -91,10 +115,15 @@ impl FnCx<'_> {
                 self.done(dst, Program::BOOL, want)
             }
             ExprKind::Binary(op, a, b) => {
-                // `1 + x`: the literal is the immediate.
-                if *op == BinOp::Add && self.small_int(a).is_some() && self.small_int(b).is_none() {
-                    let r = self.expr(b, None, Want::Any);
-                    if r.ty == Program::INT
+                // A literal on the left is evaluated after the right, whose
+                // type it takes (`2 * x` on a Float) and whose immediate it
+                // can be (`1 + i`).
+                if int_literal_value(a).is_some()
+                    && literal_bits(b).is_none_or(|(t, _)| t == Program::FLOAT)
+                {
+                    let r = self.operand(b, None);
+                    if *op == BinOp::Add
+                        && r.ty == Program::INT
                         && let (Some(n), Some(reg)) = (self.small_int(a), r.reg)
                     {
                         self.release(r);
@@ -106,10 +135,11 @@ impl FnCx<'_> {
                         });
                         return self.done(dst, Program::INT, want);
                     }
-                    let l = self.expr(a, None, Want::Any);
+                    let hint = (r.ty == Program::FLOAT).then_some(Program::FLOAT);
+                    let l = self.operand(a, hint);
                     return self.binary_values(*op, l, r, &a.span, &b.span, &e.span, want);
                 }
-                let l = self.expr(a, None, Want::Any);
+                let l = self.operand(a, None);
                 self.binary_on(*op, l, b, &e.span, want)
             }
             ExprKind::Unary(op, a) => self.unary(*op, a, &e.span, want),
@@ -293,6 +323,10 @@ impl FnCx<'_> {
             d = d.help(format!("did you mean `{c}`?"));
         } else if name == "nil" || name == "null" {
             d = d.help("an absent value is `None`, of an `Option` type");
+        } else if name == "len" {
+            d = d.help("a length is a method: `xs.length()`");
+        } else if matches!(name, "str" | "string" | "to_string" | "format") {
+            d = d.help("make text with interpolation: \"{x}\"");
         } else if name == "self" || name == "this" {
             d = d.help("Cove v1 has no methods on user types; pass the value as a parameter");
         }
@@ -339,7 +373,7 @@ impl FnCx<'_> {
                     Some(c) => d.help(format!("did you mean `{c}`?")),
                     None => d.help(format!("its fields are: {}", names.join(", "))),
                 };
-                self.err(d);
+                self.err_about(ty, d);
                 None
             }
             None => None,
@@ -401,6 +435,14 @@ impl FnCx<'_> {
         {
             return self.int_literal(v, true, span, want);
         }
+        if op == UnOp::Neg
+            && let ExprKind::Float(f) = a.kind
+        {
+            let k = self.program.intern_constant(Constant::Float(-f));
+            let dst = self.dst(want, false);
+            self.e.emit(Instr::LoadConst { dst, constant: k });
+            return self.done(dst, Program::FLOAT, want);
+        }
         let v = self.expr(a, None, Want::Any);
         self.release(v);
         let Some(src) = v.reg else {
@@ -461,7 +503,7 @@ impl FnCx<'_> {
             }
         }
         let hint = (l.ty != ERROR && l.ty != NEVER).then_some(l.ty);
-        let r = self.expr(b, hint, Want::Any);
+        let r = self.operand(b, hint);
         let lspan = span.start..b.span.start;
         self.binary_values(op, l, r, &lspan, &b.span, span, want)
     }
@@ -506,6 +548,10 @@ impl FnCx<'_> {
                 d = d.help("convert one side: `i.to_float()` or `f.to_int()`");
             } else if lt == Program::STR || rt == Program::STR {
                 d = d.help("build text with interpolation: \"{a}{b}\"");
+            } else if matches!(ty_of(self.program, lt), Some(Type::Option(_)))
+                || matches!(ty_of(self.program, rt), Some(Type::Option(_)))
+            {
+                d = d.help("take the value out of the Option first: `.unwrap()`, `.unwrap_or(default)` or `match`");
             }
             let _ = (lspan, rspan);
             self.err(d);
@@ -759,7 +805,7 @@ impl FnCx<'_> {
             );
             return;
         }
-        let r = self.expr(b, Some(l.ty), Want::Any);
+        let r = self.operand(b, Some(l.ty));
         self.release(l);
         self.release(r);
         if r.ty != l.ty {
@@ -936,6 +982,32 @@ impl FnCx<'_> {
             self.e.bind(else_l);
             return Val::none(Program::UNIT);
         };
+        if want == Want::Return {
+            let t = self.block(then, expected, Want::Return);
+            if let Some(exp) = expected {
+                let span = tail_span(then);
+                self.check(exp, t.ty, &span);
+            }
+            self.e.bind(else_l);
+            let concrete = |ty: TypeId| ty != NEVER && ty != ERROR;
+            let exp2 = expected.or(concrete(t.ty).then_some(t.ty));
+            let f = self.expr(els, exp2, Want::Return);
+            if let Some(exp) = expected
+                && !matches!(els.kind, ExprKind::If(..))
+            {
+                let span = match &els.kind {
+                    ExprKind::Block(b) => tail_span(b),
+                    _ => els.span.clone(),
+                };
+                self.check(exp, f.ty, &span);
+            }
+            let ty = match expected {
+                Some(exp) if t.ty != NEVER || f.ty != NEVER => exp,
+                _ if t.ty == NEVER => f.ty,
+                _ => t.ty,
+            };
+            return Val::none(ty);
+        }
         if want == Want::Discard {
             let t = self.block(then, None, Want::Discard);
             self.e.jump(Instr::Jump { target: 0 }, end);
@@ -1076,7 +1148,7 @@ impl FnCx<'_> {
                         Some(c) => d.help(format!("did you mean `{c}`?")),
                         None => d.help(format!("its fields are: {}", names.join(", "))),
                     };
-                    self.err(d);
+                    self.err_about(ty, d);
                     let v = self.expr(value, None, Want::Discard);
                     self.release(v);
                 }
@@ -1089,7 +1161,7 @@ impl FnCx<'_> {
             .filter(|(_, s)| !**s)
             .map(|(f, _)| f.name.as_str())
             .collect();
-        if !missing.is_empty() {
+        if !missing.is_empty() && !self.is_broken(ty) {
             let list = missing
                 .iter()
                 .map(|m| format!("`{m}`"))
@@ -1373,11 +1445,32 @@ impl FnCx<'_> {
     }
 }
 
+/// The span of a block's value: its last expression, or the whole block.
+fn tail_span(b: &Block) -> Span {
+    match b.stmts.last() {
+        Some(Stmt::Expr(e)) => e.span.clone(),
+        _ => b.span.clone(),
+    }
+}
+
 /// `Token` or `lexer.Token`: the text of a path written as names and dots.
 fn path_text(e: &Expr) -> String {
     match &e.kind {
         ExprKind::Name(n) => n.clone(),
         ExprKind::Field(base, f) => format!("{}.{}", path_text(base), f.name),
         _ => "...".to_string(),
+    }
+}
+
+/// The value of an integer literal, negated or not, that fits an Int.
+pub(crate) fn int_literal_value(e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Int(Some(v)) => i64::try_from(*v).ok(),
+        ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
+            ExprKind::Int(Some(v)) if v == 1u64 << 63 => Some(i64::MIN),
+            ExprKind::Int(Some(v)) => i64::try_from(v).ok().map(|x| -x),
+            _ => None,
+        },
+        _ => None,
     }
 }

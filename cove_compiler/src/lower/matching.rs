@@ -72,15 +72,25 @@ impl FnCx<'_> {
             }
             _ => None,
         };
+        // When the arms are exhaustive, a value that reaches the last arm
+        // matches it: its tests are left out (its bindings are not).
+        let view: Vec<Vec<Pat>> = arms
+            .iter()
+            .map(|a| vec![self.pat_view(&a.pattern, sty)])
+            .collect();
+        let last_always_matches =
+            sty != ERROR && !arms.is_empty() && !self.useful(&view, &[Pat::Wild], &[sty]);
         let mut rows = Vec::with_capacity(arms.len());
-        for arm in arms {
+        for (i, arm) in arms.iter().enumerate() {
             let next = self.e.label();
             self.push_scope();
             let old = self.set_line(&arm.pattern.span);
+            self.skip_tests = last_always_matches && i + 1 == arms.len();
             let pat = self.pattern(&arm.pattern, s.reg, sty, next, tag, false);
+            self.skip_tests = false;
             rows.push(vec![pat]);
             let body_want = match want {
-                Want::Discard => Want::Discard,
+                Want::Discard | Want::Return => want,
                 _ => result.map_or(Want::Any, Want::Into),
             };
             let v = self.expr(&arm.body, result_ty, body_want);
@@ -89,8 +99,15 @@ impl FnCx<'_> {
                 temp: v.temp || kept,
                 ..v
             };
-            if want == Want::Discard {
+            if want == Want::Discard || want == Want::Return {
                 self.release(v);
+                if want == Want::Return
+                    && let Some(t) = result_ty
+                {
+                    self.check(t, v.ty, &arm.body.span);
+                } else if want == Want::Return && v.ty != NEVER && v.ty != ERROR {
+                    result_ty = Some(v.ty);
+                }
             } else {
                 match result_ty {
                     Some(t) if t != ERROR => {
@@ -120,7 +137,7 @@ impl FnCx<'_> {
                 }
                 self.branch_result(v, &mut result);
             }
-            if v.ty != NEVER {
+            if v.ty != NEVER && want != Want::Return {
                 self.e.jump(Instr::Jump { target: 0 }, end);
             }
             self.e.bind(next);
@@ -131,7 +148,7 @@ impl FnCx<'_> {
             self.e.free(t);
         }
         self.release(s);
-        if sty != ERROR && sty != NEVER {
+        if sty != ERROR && sty != NEVER && !self.is_broken(sty) {
             self.exhaustive(&rows, sty, span, scrutinee);
         }
         let ty = match result_ty {
@@ -139,7 +156,7 @@ impl FnCx<'_> {
             None if arms.is_empty() => Program::UNIT,
             None => NEVER,
         };
-        if want == Want::Discard {
+        if want == Want::Discard || want == Want::Return {
             return Val::none(ty);
         }
         Val {
@@ -247,7 +264,9 @@ impl FnCx<'_> {
                         return Pat::Wild;
                     }
                 };
-                if let Some(a) = reg {
+                if let Some(a) = reg
+                    && !self.skip_tests
+                {
                     match i32::try_from(value) {
                         Ok(n) => self.e.jump(
                             Instr::JumpNeIntImm {
@@ -276,7 +295,9 @@ impl FnCx<'_> {
                     self.pattern_mismatch(p, "Bool values", ty);
                     return Pat::Wild;
                 }
-                if let Some(cond) = reg {
+                if let Some(cond) = reg
+                    && !self.skip_tests
+                {
                     self.e.jump(
                         if *b {
                             Instr::JumpIfNot { cond, target: 0 }
@@ -293,7 +314,9 @@ impl FnCx<'_> {
                     self.pattern_mismatch(p, "String values", ty);
                     return Pat::Wild;
                 }
-                if let Some(a) = reg {
+                if let Some(a) = reg
+                    && !self.skip_tests
+                {
                     let text = self.load_str(s, Want::Any);
                     if let Some(b) = text.reg {
                         let c = self.e.alloc(false);
@@ -340,7 +363,9 @@ impl FnCx<'_> {
                         "remove the parentheses",
                     ));
                 }
-                if let Some(opt) = reg {
+                if let Some(opt) = reg
+                    && !self.skip_tests
+                {
                     self.e.jump(Instr::JumpSome { opt, target: 0 }, fail);
                 }
                 return Pat::Ctor(Ctor::None, Vec::new());
@@ -360,7 +385,9 @@ impl FnCx<'_> {
                     return self.unknown_pattern(p);
                 }
             };
-            if let Some(opt) = reg {
+            if let Some(opt) = reg
+                && !self.skip_tests
+            {
                 self.e.jump(Instr::JumpNone { opt, target: 0 }, fail);
             }
             let inner_pat = self.sub_pattern(sub, inner, fail, |dst| {
@@ -409,7 +436,8 @@ impl FnCx<'_> {
         let def = self.program.enum_def(eid).clone();
         let Some(index) = def.variants.iter().position(|v| v.name == vname.name) else {
             let names: Vec<&str> = def.variants.iter().map(|v| v.name.as_str()).collect();
-            self.err(
+            self.err_about(
+                enum_ty,
                 Pending::new(
                     "E0207",
                     vname.span.clone(),
@@ -427,7 +455,8 @@ impl FnCx<'_> {
         };
         if subs.len() != fields.len() {
             let n = fields.len();
-            self.err(
+            self.err_about(
+                enum_ty,
                 Pending::new(
                     "E0503",
                     p.span.clone(),
@@ -454,7 +483,9 @@ impl FnCx<'_> {
             return self.unknown_pattern(p);
         }
         let index = index as u16;
-        if let Some(obj) = reg {
+        if let Some(obj) = reg
+            && !self.skip_tests
+        {
             match tag {
                 Some(t) => self.e.jump(
                     Instr::JumpNeIntImm {
@@ -525,6 +556,71 @@ impl FnCx<'_> {
     }
 
     // ---- exhaustiveness --------------------------------------------------------------
+
+    /// The exhaustiveness view of a pattern, without emitting code or
+    /// reporting anything (a pattern in error is a wildcard).
+    fn pat_view(&self, p: &Pattern, ty: TypeId) -> Pat {
+        match &p.kind {
+            PatternKind::Int(Some(v), neg) => {
+                let value = if *neg {
+                    if *v == 1u64 << 63 {
+                        Some(i64::MIN)
+                    } else {
+                        i64::try_from(*v).ok().map(|x| -x)
+                    }
+                } else {
+                    i64::try_from(*v).ok()
+                };
+                value.map_or(Pat::Wild, |v| Pat::Ctor(Ctor::Int(v), Vec::new()))
+            }
+            PatternKind::Bool(b) => Pat::Ctor(Ctor::Bool(*b), Vec::new()),
+            PatternKind::Str(s) => Pat::Ctor(Ctor::Str(s.clone()), Vec::new()),
+            PatternKind::Variant(path, subs) => {
+                let first = path[0].name.as_str();
+                if path.len() == 1 {
+                    return match (first, subs.as_deref(), ty_of(self.program, ty)) {
+                        ("None", None, Some(Type::Option(_))) => Pat::Ctor(Ctor::None, Vec::new()),
+                        ("Some", Some([one]), Some(Type::Option(inner))) => {
+                            Pat::Ctor(Ctor::Some, vec![self.pat_view(one, *inner)])
+                        }
+                        _ => Pat::Wild,
+                    };
+                }
+                let scope = &self.scopes[self.module];
+                let enum_ty = match path.len() {
+                    2 => scope.types.get(first).copied(),
+                    3 => scope
+                        .imports
+                        .get(first)
+                        .and_then(|&m| self.scopes[m].types.get(&path[1].name).copied()),
+                    _ => None,
+                };
+                let Some(Type::Enum(eid)) = enum_ty
+                    .filter(|t| *t == ty)
+                    .and_then(|t| ty_of(self.program, t))
+                else {
+                    return Pat::Wild;
+                };
+                let def = self.program.enum_def(*eid);
+                let vname = &path[path.len() - 1].name;
+                let Some(index) = def.variants.iter().position(|v| &v.name == vname) else {
+                    return Pat::Wild;
+                };
+                let fields = &def.variants[index].fields;
+                let subs = subs.as_deref().unwrap_or(&[]);
+                if subs.len() != fields.len() {
+                    return Pat::Wild;
+                }
+                let args = subs
+                    .iter()
+                    .zip(fields)
+                    .map(|(s, t)| self.pat_view(s, *t))
+                    .collect();
+                Pat::Ctor(Ctor::Variant(index as u16), args)
+            }
+            _ => Pat::Wild,
+        }
+    }
 
     fn exhaustive(&mut self, rows: &[Vec<Pat>], ty: TypeId, span: &Span, scrutinee: &Expr) {
         if !self.useful(rows, &[Pat::Wild], &[ty]) {

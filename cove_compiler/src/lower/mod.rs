@@ -38,6 +38,11 @@ pub(crate) enum Want {
     Any,
     /// This register, which the caller owns.
     Into(Reg),
+    /// Returned from the function: the value of a function body's tail
+    /// position. `if` and `match` pass it on to their branches, so each
+    /// branch returns its value itself instead of jumping to a join point
+    /// that moves it into a register and returns that.
+    Return,
 }
 
 /// An expression's value: its register (none for `()` when discarded, for
@@ -93,6 +98,13 @@ pub(crate) struct FnCx<'a> {
     loops: Vec<LoopCx>,
     locals: Vec<Local>,
     result: TypeId,
+    /// While lowering the last arm of an exhaustive `match`: emit the
+    /// pattern's bindings but not its tests, which cannot fail.
+    skip_tests: bool,
+    /// How many loops (bodies and conditions) enclose the code being lowered.
+    in_loop: usize,
+    /// Constants pinned in registers for operands inside loops: (type, bits).
+    consts: Vec<((TypeId, u64), Reg)>,
 }
 
 /// The byte offsets at which each line of `source` starts.
@@ -126,6 +138,9 @@ pub(crate) fn lower_function(
         loops: Vec::new(),
         locals: Vec::new(),
         result,
+        skip_tests: false,
+        in_loop: 0,
+        consts: Vec::new(),
     };
     cx.set_line(&decl.name.span);
     cx.push_scope();
@@ -146,7 +161,7 @@ pub(crate) fn lower_function(
     let (expected, want) = if unit {
         (None, Want::Discard)
     } else {
-        (Some(result), Want::Any)
+        (Some(result), Want::Return)
     };
     let value = cx.block(&decl.body, expected, want);
     if !unit {
@@ -221,7 +236,14 @@ pub(crate) fn lower_function(
             "this function is too large",
         ));
     }
-    let locals = std::mem::take(&mut cx.locals);
+    let shift = cx.e.prologue.len() as u32;
+    let mut locals = std::mem::take(&mut cx.locals);
+    for local in &mut locals {
+        if local.live.start > 0 {
+            local.live.start += shift;
+        }
+        local.live.end += shift;
+    }
     let emitter = std::mem::take(&mut cx.e);
     let (code, lines, refs, registers) = emitter.finish();
     let f = &mut program_of(cx).functions[id.index()];
@@ -241,6 +263,19 @@ impl FnCx<'_> {
 
     pub(crate) fn err(&mut self, d: Pending) {
         self.errors.push(d);
+    }
+
+    /// Reports `d`, a complaint about the members of type `ty`, unless
+    /// `ty`'s declaration did not parse (its members are then unknown).
+    pub(crate) fn err_about(&mut self, ty: TypeId, d: Pending) {
+        if !self.is_broken(ty) {
+            self.errors.push(d);
+        }
+    }
+
+    /// Whether `ty` is a struct or enum whose declaration did not parse.
+    pub(crate) fn is_broken(&self, ty: TypeId) -> bool {
+        self.scopes.iter().any(|s| s.broken_types.contains(&ty))
     }
 
     pub(crate) fn line_of(&self, at: usize) -> u32 {
@@ -335,6 +370,11 @@ impl FnCx<'_> {
     /// The value computed into `reg` (from [`FnCx::dst`]), as `want` asked.
     pub(crate) fn done(&mut self, reg: Reg, ty: TypeId, want: Want) -> Val {
         match want {
+            Want::Return => {
+                self.e.emit(Instr::Return { src: reg });
+                self.e.free(reg);
+                Val::none(ty)
+            }
             Want::Into(_) => Val {
                 reg: Some(reg),
                 ty,
@@ -355,6 +395,14 @@ impl FnCx<'_> {
     /// Puts an already computed value where `want` asks.
     pub(crate) fn finish(&mut self, v: Val, want: Want) -> Val {
         match want {
+            Want::Return => {
+                let v = self.finish(v, Want::Any);
+                if let Some(src) = v.reg {
+                    self.e.emit(Instr::Return { src });
+                }
+                self.release(v);
+                Val::none(v.ty)
+            }
             Want::Discard => {
                 self.release(v);
                 Val::none(v.ty)
@@ -595,7 +643,10 @@ impl FnCx<'_> {
                     self.release(v);
                     return;
                 };
-                let v = self.expr(rhs, Some(fty), Want::Any);
+                let v = match op {
+                    None => self.operand(rhs, Some(fty)),
+                    Some(_) => self.expr(rhs, Some(fty), Want::Any),
+                };
                 self.check(fty, v.ty, &rhs.span);
                 let v = self.finish(v, Want::Any);
                 if let (Some(obj), Some(src)) = (b.reg, v.reg) {
@@ -620,7 +671,7 @@ impl FnCx<'_> {
                 let i = self.expr(index, Some(Program::INT), Want::Any);
                 self.check(Program::INT, i.ty, &index.span);
                 let v = match op {
-                    None => self.expr(value, Some(elem), Want::Any),
+                    None => self.operand(value, Some(elem)),
                     Some(op) => {
                         // Read the element once, combine, write it back.
                         let cur = match (b.reg, i.reg) {
@@ -687,12 +738,14 @@ impl FnCx<'_> {
             brk: exit,
             cont: check,
         });
+        self.in_loop += 1;
         let v = self.block(body, None, Want::Discard);
         self.release(v);
         self.loops.pop();
         self.e.bind(check);
         self.set_line(&cond.span);
         self.cond(cond, true, top);
+        self.in_loop -= 1;
         self.e.bind(exit);
         self.e.line = old;
     }
@@ -730,7 +783,10 @@ impl FnCx<'_> {
                     Ok((copy.or(v.reg).unwrap_or(i), copy))
                 }
             };
+            let first = self.small_int(start);
             match limit {
+                // `for i in 0..10`: the first round always runs.
+                Err(n) if first.is_some_and(|f| f < n) => {}
                 Err(n) => self.e.jump(
                     Instr::JumpGeIntImm {
                         a: i,
@@ -751,7 +807,9 @@ impl FnCx<'_> {
             self.e.bind(top);
             self.declare(&name.name, Program::INT, i, false, true);
             self.loops.push(LoopCx { brk: exit, cont });
+            self.in_loop += 1;
             let v = self.block(body, None, Want::Discard);
+            self.in_loop -= 1;
             self.release(v);
             self.loops.pop();
             self.e.bind(cont);
@@ -838,7 +896,9 @@ impl FnCx<'_> {
             }
             self.declare(&name.name, elem, x, false, true);
             self.loops.push(LoopCx { brk: exit, cont });
+            self.in_loop += 1;
             let v = self.block(body, None, Want::Discard);
+            self.in_loop -= 1;
             self.release(v);
             self.loops.pop();
             self.e.bind(cont);
@@ -869,8 +929,54 @@ impl FnCx<'_> {
     }
 
     /// Whether `r` is the register of a `var`.
-    fn is_mutable_reg(&self, r: Reg) -> bool {
+    pub(crate) fn is_mutable_reg(&self, r: Reg) -> bool {
         self.vars.iter().any(|v| v.reg == r && v.mutable)
+    }
+
+    /// An operand of an operator: a literal inside a loop comes from a
+    /// register pinned for the whole function and loaded once in the
+    /// prologue, so the loop does not reload it every round.
+    pub(crate) fn operand(&mut self, e: &Expr, hint: Option<TypeId>) -> Val {
+        if self.in_loop > 0
+            && let Some(mut key) = literal_bits(e)
+        {
+            if key.0 == Program::INT && hint == Some(Program::FLOAT) {
+                key = (Program::FLOAT, (key.1 as i64 as f64).to_bits());
+            }
+            let reg = match self.consts.iter().find(|(k, _)| *k == key) {
+                Some((_, r)) => *r,
+                None => {
+                    let r = self.e.pin(false);
+                    let (ty, bits) = key;
+                    let load = match i32::try_from(bits as i64) {
+                        Ok(small) if ty != Program::FLOAT => Instr::LoadInt {
+                            dst: r,
+                            value: small,
+                        },
+                        _ => {
+                            let k = self.program.intern_constant(if ty == Program::INT {
+                                cove_ir::program::Constant::Int(bits as i64)
+                            } else {
+                                cove_ir::program::Constant::Float(f64::from_bits(bits))
+                            });
+                            Instr::LoadConst {
+                                dst: r,
+                                constant: k,
+                            }
+                        }
+                    };
+                    self.e.prologue.push(load);
+                    self.consts.push((key, r));
+                    r
+                }
+            };
+            return Val {
+                reg: Some(reg),
+                ty: key.0,
+                temp: false,
+            };
+        }
+        self.expr(e, hint, Want::Any)
     }
 
     /// The value of an integer literal that fits an immediate.
@@ -903,5 +1009,22 @@ impl FnCx<'_> {
 
     pub(crate) fn result_type(&self) -> TypeId {
         self.result
+    }
+}
+
+/// The type and bits of an Int or Float literal (negated or not).
+pub(crate) fn literal_bits(e: &Expr) -> Option<(TypeId, u64)> {
+    match &e.kind {
+        ExprKind::Int(Some(v)) if *v <= i64::MAX as u64 => Some((Program::INT, *v)),
+        ExprKind::Float(f) => Some((Program::FLOAT, f.to_bits())),
+        ExprKind::Bool(b) => Some((Program::BOOL, u64::from(*b))),
+        ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
+            ExprKind::Int(Some(v)) if v <= 1u64 << 63 => {
+                Some((Program::INT, (v as i64).wrapping_neg() as u64))
+            }
+            ExprKind::Float(f) => Some((Program::FLOAT, (-f).to_bits())),
+            _ => None,
+        },
+        _ => None,
     }
 }
