@@ -27,6 +27,8 @@
 //! Every run is a process: `cove bench-run --debugger off|noop|profiler
 //! FILE`, a hidden subcommand that compiles the program, times only
 //! `run_entry`, and prints `bench-run: nanos N instructions M` on stderr.
+//! Time is the wall clock of the run, so a busy machine widens the spread:
+//! the min and max are printed so that a reader can see how much.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -237,6 +239,35 @@ fn print_ratios(configs: &[Config], samples: &[Vec<Sample>]) {
     }
 }
 
+/// The empty program the native counts subtract: what starting `cove`,
+/// compiling a file and calling `main` cost by themselves.
+const EMPTY: &str = "export fn main() {\n}\n";
+
+/// Two counts of the program and one of the empty program, by one binary.
+struct Native {
+    runs: [u64; 2],
+    empty: u64,
+    how: &'static str,
+}
+
+impl Native {
+    fn measure(binary: &Path, empty: &Path, options: &Options) -> Result<Native, String> {
+        let first = native::count(binary, &options.program, &options.args)?;
+        let second = native::count(binary, &options.program, &options.args)?;
+        let nothing = native::count(binary, empty, &[])?;
+        Ok(Native {
+            runs: [first.instructions, second.instructions],
+            empty: nothing.instructions,
+            how: first.how,
+        })
+    }
+
+    /// The first run's count less the empty program's.
+    fn net(&self) -> i128 {
+        self.runs[0] as i128 - self.empty as i128
+    }
+}
+
 fn print_native(today: &Path, without: Result<&PathBuf, &String>, options: &Options) {
     println!("native instructions of the unprofiled run (exact; the \"off means off\" claim):");
     let without = match without {
@@ -246,34 +277,61 @@ fn print_native(today: &Path, without: Result<&PathBuf, &String>, options: &Opti
             return;
         }
     };
-    let a = native::count(without, &options.program, &options.args);
-    let b = native::count(today, &options.program, &options.args);
-    match (a, b) {
-        (Ok(a), Ok(b)) => {
-            println!("  counted by {}", a.how);
-            println!(
-                "  {:<44} {:>16}",
-                "cove without the profiler linked in",
-                group(a.instructions)
-            );
-            println!(
-                "  {:<44} {:>16}",
-                "cove with the profiler linked in, not installed",
-                group(b.instructions)
-            );
-            let delta = b.instructions as i128 - a.instructions as i128;
-            let verdict = if delta == 0 {
-                "identical".to_string()
-            } else {
-                format!(
-                    "{:+.4}%",
-                    delta as f64 * 100.0 / a.instructions.max(1) as f64
-                )
-            };
-            println!("  {:<44} {:>16}  ({verdict})", "difference", delta);
-        }
-        (Err(why), _) | (_, Err(why)) => println!("  not measured: {why}"),
+    let folder = std::env::temp_dir().join(format!("cove-bench-overhead-{}", std::process::id()));
+    let empty = folder.join("empty.cove");
+    if let Err(e) = std::fs::create_dir_all(&folder).and_then(|()| std::fs::write(&empty, EMPTY)) {
+        println!("  not measured: {}: {e}", empty.display());
+        return;
     }
+    eprintln!("bench-overhead: counting native instructions (six runs under valgrind; slow)");
+    let a = Native::measure(without, &empty, options);
+    let b = Native::measure(today, &empty, options);
+    let _ = std::fs::remove_dir_all(&folder);
+    let (a, b) = match (a, b) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(why), _) | (_, Err(why)) => {
+            println!("  not measured: {why}");
+            return;
+        }
+    };
+    println!(
+        "  counted by {}, every thread of the process; net = run 1 less the same",
+        a.how
+    );
+    println!("  binary running an empty program (start-up, which differs with the binary)");
+    println!();
+    println!(
+        "  {:<48} {:>15} {:>15} {:>13} {:>15}",
+        "", "run 1", "run 2", "empty", "net"
+    );
+    for (label, n) in [
+        ("cove without the profiler linked in", &a),
+        ("cove with the profiler linked in, not installed", &b),
+    ] {
+        println!(
+            "  {:<48} {:>15} {:>15} {:>13} {:>15}",
+            label,
+            group(n.runs[0]),
+            group(n.runs[1]),
+            group(n.empty),
+            group(n.net().max(0) as u64)
+        );
+    }
+    let delta = b.net() - a.net();
+    let verdict = if delta == 0 {
+        "identical".to_string()
+    } else {
+        format!("{:+.5}%", delta as f64 * 100.0 / a.net().max(1) as f64)
+    };
+    println!();
+    println!("  net difference, with the profiler linked in: {delta:+} ({verdict})");
+    let jitter = (a.runs[0] as i128 - a.runs[1] as i128)
+        .abs()
+        .max((b.runs[0] as i128 - b.runs[1] as i128).abs());
+    println!(
+        "  run 1 and run 2 of one binary differ by up to {jitter}: the noise of an exact count \
+         (hash seeds, allocation addresses)"
+    );
 }
 
 /// `n` with thousands separated by commas.
