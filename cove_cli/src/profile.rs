@@ -32,7 +32,7 @@
 //! report is a function of the program alone: what the snapshot tests use.
 //! It is not for reading a real run.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use cove_ir::program::Program;
@@ -63,17 +63,21 @@ pub fn profile(args: &ProfileArgs) -> Status {
     }
     let profiler = std::sync::Arc::new(profiler);
 
-    let to_stdout = args.output.as_deref().is_none_or(|p| p == Path::new("-"));
-    let mut vm = machine(&program, &args.limits, args.program.args()).with_debugger(&*profiler);
-    if to_stdout && args.format != Format::Table {
-        vm = vm.with_output(Box::new(std::io::BufWriter::new(std::io::stderr())));
-    }
-
     let watched = std::sync::Arc::clone(&profiler);
     let progress = Progress::start(
         format!("profiling {}", args.program.file().display()),
         move || watched.counted(),
     );
+    let to_stdout = args.output.as_deref().is_none_or(|p| p == Path::new("-"));
+    let program_stdout = if to_stdout && args.format != Format::Table {
+        progress.guard(std::io::stderr())
+    } else {
+        progress.guard(std::io::stdout())
+    };
+    let mut vm = machine(&program, &args.limits, args.program.args())
+        .with_debugger(&*profiler)
+        .with_output(Box::new(BufWriter::new(program_stdout)))
+        .with_error_output(progress.guard(std::io::stderr()));
     let result = call_main(&mut vm, &program);
     progress.finish();
     drop(vm);

@@ -161,10 +161,13 @@ pub fn run(options: &Options) -> Result<(), String> {
     }
 
     println!();
+    let mut what = relative(&root, &options.program);
+    for arg in &options.args {
+        what.push(' ');
+        what.push_str(arg);
+    }
     println!(
-        "bench-overhead: {} {}, {} interleaved repetitions",
-        relative(&root, &options.program),
-        options.args.join(" "),
+        "bench-overhead: {what}, {} interleaved repetitions",
         options.reps
     );
     println!();
