@@ -42,13 +42,15 @@ pub fn bench_run(args: &BenchRunArgs) -> Status {
         gc_stress: false,
     };
     let noop = Noop;
+    // Made only when asked for: a profiler calibrates its clock when it is
+    // made, which an unprofiled run must not pay for.
     #[cfg(feature = "profiler")]
-    let profiler = cove_profile::Profiler::new();
+    let profiler = (args.debugger == BenchDebugger::Profiler).then(cove_profile::Profiler::new);
     let debugger: Option<&dyn Debugger> = match args.debugger {
         BenchDebugger::Off => None,
         BenchDebugger::Noop => Some(&noop),
         #[cfg(feature = "profiler")]
-        BenchDebugger::Profiler => Some(&profiler),
+        BenchDebugger::Profiler => profiler.as_ref().map(|p| p as &dyn Debugger),
     };
     let vm = machine(&program, &flags, args.program.args());
     let mut vm = match debugger {
