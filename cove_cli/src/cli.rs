@@ -54,7 +54,7 @@ Environment:
         "  cove run examples/wordfreq.cove examples/wordfreq.txt\n",
         "  cove check examples/fails.cove\n",
         "  cove disasm examples/fib.cove\n",
-        "  cove profile examples/covefmt/main.cove examples/covefmt/format.cove\n",
+        "  cove profile examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
         "  cove profile --format svg -o fib.svg examples/fib.cove\n\n",
         "`cove --help` also lists the exit statuses.",
     ),
@@ -64,7 +64,7 @@ Environment:
         "  cove run examples/wordfreq.cove examples/wordfreq.txt\n",
         "  cove check examples/fails.cove\n",
         "  cove disasm examples/fib.cove\n",
-        "  cove profile examples/covefmt/main.cove examples/covefmt/format.cove\n",
+        "  cove profile examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
         "  cove profile --format svg -o fib.svg examples/fib.cove\n\n",
         exit_statuses!(),
     ),
@@ -114,7 +114,7 @@ pub enum Command {
         "Examples:\n",
         "  cove profile examples/fib.cove                       # table by function\n",
         "  cove profile --by instruction --top 10 examples/fib.cove\n",
-        "  cove profile --format json -o before.json examples/covefmt/main.cove examples/covefmt/format.cove\n",
+        "  cove profile --format json -o before.json examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
         "  cove profile --format callgrind -o callgrind.out.fib examples/fib.cove\n",
         "  cove profile --format folded examples/fib.cove | flamegraph.pl > fib.svg\n",
         "  cove profile --format svg --metric words -o fib.svg examples/fib.cove\n\n",
@@ -134,9 +134,9 @@ pub enum Command {
     #[cfg(feature = "profiler")]
     #[command(after_help = concat!(
         "Examples:\n",
-        "  cove profile --format json -o before.json examples/covefmt/main.cove examples/covefmt/format.cove\n",
+        "  cove profile --format json -o before.json examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
         "  # ...change the program...\n",
-        "  cove profile --format json -o after.json examples/covefmt/main.cove examples/covefmt/format.cove\n",
+        "  cove profile --format json -o after.json examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
         "  cove diff before.json after.json",
     ))]
     Diff(DiffArgs),

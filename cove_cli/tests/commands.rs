@@ -272,6 +272,14 @@ fn the_top_level_help_lists_the_exit_statuses() {
     }
 }
 
+#[cfg(feature = "profiler")]
+#[test]
+fn the_top_level_help_reads_as_documented() {
+    let out = run(&["--help"]);
+    assert_eq!(status(&out), 0);
+    insta::assert_snapshot!("help", stdout(&out));
+}
+
 #[test]
 fn version_prints_the_version() {
     let out = run(&["--version"]);
