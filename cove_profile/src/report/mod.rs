@@ -528,3 +528,20 @@ pub(crate) fn sort_rows(rows: &mut [Row], metric: Metric) {
         std::cmp::Reverse(metric.of(&cost))
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_grouping_and_metric_reads_back_from_its_own_name() {
+        for by in By::ALL {
+            assert_eq!(By::from_name(by.name()), Some(by));
+        }
+        for metric in Metric::ALL {
+            assert_eq!(Metric::from_name(metric.name()), Some(metric));
+        }
+        assert_eq!(By::from_name("nonsense"), None);
+        assert_eq!(Metric::from_name("nonsense"), None);
+    }
+}
