@@ -55,11 +55,14 @@ pub enum By {
     /// Each caller → callee pair, with the calls made and their inclusive
     /// cost.
     Call,
+    /// Each task the profile covers, with the function it started from.
+    Task,
 }
 
 impl By {
     /// Every grouping, in the order a full report prints them.
-    pub const ALL: [By; 6] = [
+    pub const ALL: [By; 7] = [
+        By::Task,
         By::Function,
         By::Call,
         By::Instruction,
@@ -69,7 +72,7 @@ impl By {
     ];
 
     /// The grouping a word names: `instruction`, `function`, `opcode`,
-    /// `callee`, `line` or `call`.
+    /// `callee`, `line`, `call` or `task`.
     pub fn from_name(name: &str) -> Option<By> {
         Some(match name {
             "instruction" | "instructions" | "instr" => By::Instruction,
@@ -78,6 +81,7 @@ impl By {
             "callee" | "callees" => By::Callee,
             "line" | "lines" => By::Line,
             "call" | "calls" => By::Call,
+            "task" | "tasks" => By::Task,
             _ => return None,
         })
     }
@@ -91,6 +95,7 @@ impl By {
             By::Callee => "callee",
             By::Line => "line",
             By::Call => "call",
+            By::Task => "task",
         }
     }
 }
@@ -319,6 +324,22 @@ impl<'a> Report<'a> {
                     cost: Cost::default(),
                     inclusive: Some(row.inclusive),
                     calls: Some(row.calls),
+                })
+                .collect(),
+            By::Task => self
+                .tasks
+                .iter()
+                .map(|task| Row {
+                    label: format!("task {}", task.task),
+                    place: task.tree.nodes[ROOT as usize]
+                        .children
+                        .iter()
+                        .map(|(f, _)| self.program.function_name(*f))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    cost: task.total,
+                    inclusive: None,
+                    calls: None,
                 })
                 .collect(),
             By::Opcode => {
