@@ -1,1 +1,103 @@
-//! The Cove compiler: source text to a verified cove_ir program, with located diagnostics.
+//! The Cove compiler: source text to a verified [`cove_ir`] program, with
+//! located diagnostics.
+//!
+//! Two entry points: [`compile_module`] compiles one module from a string,
+//! [`compile_files`] an entry file and every module it imports (found
+//! beside it). Either returns the [`Program`] or every error found, as
+//! [`Diagnostics`]: a malformed program gets all its errors in one run,
+//! each with a code, a line and column, a caret snippet and, where one
+//! helps, a `help:` line; no input makes the compiler panic.
+//!
+//! ```
+//! let program = cove_compiler::compile_module("m", r#"
+//! export fn main() -> Int {
+//!   var total = 0
+//!   for i in 0..10 {
+//!     total += i
+//!   }
+//!   println("total={total}")
+//!   total
+//! }
+//! "#).unwrap();
+//! assert!(program.find_function("m", "main").is_some());
+//!
+//! let errors = cove_compiler::compile_module("bad", "fn main() -> Int { \"no\" }").unwrap_err();
+//! let first = errors.iter().next().unwrap();
+//! assert_eq!(first.code(), "E0100");
+//! assert_eq!((first.line(), first.column()), (1, 20));
+//! assert!(errors.to_string().contains("type mismatch: expected Int, found String"));
+//! ```
+//!
+//! The passes, in order: [`lexer`](crate) (newline rules, string
+//! interpolation), parser (recursive descent with error recovery), the
+//! declaration passes (modules, types, signatures), then one walk per
+//! function body that type-checks and lowers at once (register allocation,
+//! fused compare-and-branch, line tables, reference maps, debug locals).
+//! See `docs/LANGUAGE.md` for the language and `README.md` for the design.
+
+mod ast;
+mod diagnostics;
+mod driver;
+mod emit;
+mod lexer;
+mod lower;
+mod parser;
+mod resolve;
+mod verify;
+
+use std::path::Path;
+
+pub use cove_ir::program::Program;
+pub use diagnostics::{Diagnostic, Diagnostics};
+
+/// The native stack the compiler runs on. The parser bounds nesting, so
+/// the recursive passes need a bounded stack; this is generous for that
+/// bound, whatever stack the caller's thread has.
+const STACK_BYTES: usize = 64 << 20;
+
+/// Compiles one module named `name` (its path is `{name}.cove`) from
+/// `source`. It can import nothing; use [`compile_files`] for programs of
+/// several modules.
+pub fn compile_module(name: &str, source: &str) -> Result<Program, Diagnostics> {
+    on_own_stack(|| {
+        let unit = driver::Unit::parse(name, &format!("{name}.cove"), source.to_string());
+        driver::compile_units(vec![unit], true)
+    })
+}
+
+/// Compiles the file at `entry` and every module it imports, read from
+/// files beside it (`import lexer` reads `lexer.cove`). The entry module is
+/// last in [`Program::modules`].
+pub fn compile_files(entry: &Path) -> Result<Program, Diagnostics> {
+    on_own_stack(|| {
+        let units = driver::load(entry)?;
+        driver::compile_units(units, false)
+    })
+}
+
+/// Runs the compiler on a thread with a stack of [`STACK_BYTES`]; a bug
+/// that panics becomes an internal-error diagnostic, not a crash.
+fn on_own_stack(
+    work: impl FnOnce() -> Result<Program, Diagnostics> + Send,
+) -> Result<Program, Diagnostics> {
+    std::thread::scope(|s| {
+        let spawned = std::thread::Builder::new()
+            .name("cove-compiler".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(s, work);
+        match spawned {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
+                Err(verify::internal(
+                    &Program::new(),
+                    "input",
+                    "the compiler panicked",
+                ))
+            }),
+            Err(_) => Err(verify::internal(
+                &Program::new(),
+                "input",
+                "could not start the compiler's thread",
+            )),
+        }
+    })
+}

@@ -4,7 +4,7 @@
 //! specification. Each variant says what its operands are and what it does,
 //! and everything else — the printer, the parser of the printed form, the
 //! verifier, the compiler's lowering and the virtual machine — reads this one
-//! definition. The [`instruction_set!`] macro expands the table into:
+//! definition. The `instruction_set!` macro expands the table into:
 //!
 //! - [`Instr`], the instruction itself, one variant a opcode with named
 //!   operand fields (what the compiler builds and the VM matches on);
@@ -35,7 +35,7 @@
 //! | imm | `-7` | a signed 32-bit immediate |
 //! | const | `k2` | an entry of [`Program::constants`](crate::program::Program::constants) |
 //! | target | `@12` | a program counter in the same function |
-//! | func | `f3` | a [`FunctionId`] |
+//! | func | `m.fib` or `f3` | a [`FunctionId`]: by qualified name when that is unique, else by number |
 //! | builtin | `String.length` | a [`Builtin`] of the catalogue |
 //! | type, struct, enum | `t1`, `s0`, `e2` | an index into the program's type, struct or enum table |
 //! | index | `#1` | a field, variant or payload position |

@@ -262,7 +262,7 @@ impl Parser {
         }
     }
 
-    fn module(&mut self, cursor: &mut Cursor<'_>) -> Result<(), ParseError> {
+    fn module(&mut self, cursor: &mut Cursor) -> Result<(), ParseError> {
         let name = cursor.name("a module name")?;
         let path = cursor.string("the module's path, quoted")?;
         cursor.end()?;
@@ -278,7 +278,7 @@ impl Parser {
         Ok(())
     }
 
-    fn constant(&mut self, cursor: &mut Cursor<'_>) -> Result<(), ParseError> {
+    fn constant(&mut self, cursor: &mut Cursor) -> Result<(), ParseError> {
         cursor.numbered("k", self.program.constants.len(), "constant")?;
         let kind = cursor.word("`int`, `float` or `str`")?;
         let constant = match kind.as_str() {
@@ -308,11 +308,11 @@ impl Parser {
         Ok(())
     }
 
-    fn ty(&mut self, cursor: &mut Cursor<'_>) -> Result<(), ParseError> {
+    fn ty(&mut self, cursor: &mut Cursor) -> Result<(), ParseError> {
         self.saw_type = true;
         cursor.numbered("t", self.program.types.len(), "type")?;
         let shape = cursor.word("a type shape, `Int` or `List t2`")?;
-        fn t(cursor: &mut Cursor<'_>) -> Result<TypeId, ParseError> {
+        fn t(cursor: &mut Cursor) -> Result<TypeId, ParseError> {
             cursor.number_with("t", "a type, `t2`").map(TypeId)
         }
         let ty = match shape.as_str() {
@@ -336,7 +336,7 @@ impl Parser {
     }
 
     /// `NAME in MODULE [export]`, the rest of a struct, enum or fn line.
-    fn owner(cursor: &mut Cursor<'_>) -> Result<(String, String, bool), ParseError> {
+    fn owner(cursor: &mut Cursor) -> Result<(String, String, bool), ParseError> {
         let name = cursor.name("a name")?;
         cursor.keyword("in")?;
         let module = cursor.name("a module name")?;
@@ -348,7 +348,7 @@ impl Parser {
         Ok((name, module, exported))
     }
 
-    fn structure(&mut self, cursor: &mut Cursor<'_>) -> Result<(), ParseError> {
+    fn structure(&mut self, cursor: &mut Cursor) -> Result<(), ParseError> {
         cursor.numbered("s", self.program.structs.len(), "struct")?;
         let (name, module, exported) = Parser::owner(cursor)?;
         self.program.structs.push(StructDef {
@@ -361,7 +361,7 @@ impl Parser {
         Ok(())
     }
 
-    fn enumeration(&mut self, cursor: &mut Cursor<'_>) -> Result<(), ParseError> {
+    fn enumeration(&mut self, cursor: &mut Cursor) -> Result<(), ParseError> {
         cursor.numbered("e", self.program.enums.len(), "enum")?;
         let (name, module, exported) = Parser::owner(cursor)?;
         self.program.enums.push(EnumDef {
@@ -374,7 +374,7 @@ impl Parser {
         Ok(())
     }
 
-    fn function(&mut self, cursor: &mut Cursor<'_>) -> Result<(), ParseError> {
+    fn function(&mut self, cursor: &mut Cursor) -> Result<(), ParseError> {
         cursor.numbered("f", self.program.functions.len(), "function")?;
         let (name, module, exported) = Parser::owner(cursor)?;
         let mut f = Function::new(&module, &name);
@@ -442,7 +442,7 @@ fn function_line(
     program: &mut Program,
     state: &mut FunctionState,
     fixups: &mut Vec<Fixup>,
-    cursor: &mut Cursor<'_>,
+    cursor: &mut Cursor,
 ) -> Result<(), ParseError> {
     let column = cursor.column();
     let keyword = cursor.word("a function line")?;
@@ -579,7 +579,7 @@ struct Parsed {
 }
 
 /// Reads `mnemonic op, op, ...` to the end of the line.
-fn instruction(cursor: &mut Cursor<'_>) -> Result<Parsed, ParseError> {
+fn instruction(cursor: &mut Cursor) -> Result<Parsed, ParseError> {
     let column = cursor.column();
     let mnemonic = cursor.word("a mnemonic, `add.int`")?;
     let opcode = Opcode::from_mnemonic(&mnemonic)
@@ -685,19 +685,18 @@ enum Tok {
 }
 
 /// The tokens of one line and a position among them.
-struct Cursor<'a> {
+struct Cursor {
     line: u32,
     tokens: Vec<(Tok, u32)>,
     next: usize,
     /// The column just past the last token, for "expected ... at the end".
     end_column: u32,
-    _text: &'a str,
 }
 
-impl<'a> Cursor<'a> {
+impl Cursor {
     /// Splits a line into tokens; `;` and `|` end the tokens (a comment, or
     /// the source text after a `line` directive).
-    fn new(line: u32, text: &'a str) -> Result<Cursor<'a>, ParseError> {
+    fn new(line: u32, text: &str) -> Result<Cursor, ParseError> {
         let chars: Vec<char> = text.chars().collect();
         let mut tokens = Vec::new();
         let mut i = 0;
@@ -736,7 +735,6 @@ impl<'a> Cursor<'a> {
             tokens,
             next: 0,
             end_column,
-            _text: text,
         })
     }
 

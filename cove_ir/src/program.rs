@@ -353,7 +353,21 @@ impl Program {
     }
 
     /// The Cove spelling of a type: `List[Map[String, Int]]`.
+    ///
+    /// A malformed table can make a type contain itself (`t5 = List[t5]`,
+    /// which the verifier rejects); past a size no real type reaches, the
+    /// spelling gives up with the id, `t5`, so this never recurses forever.
     pub fn type_name(&self, id: TypeId) -> String {
+        self.type_name_within(id, &mut 256)
+    }
+
+    /// The spelling of `id`, naming at most `budget` more types.
+    fn type_name_within(&self, id: TypeId, budget: &mut u32) -> String {
+        if *budget == 0 {
+            return id.to_string();
+        }
+        *budget -= 1;
+        let mut name = |t: &TypeId| self.type_name_within(*t, budget);
         match self.types.get(id.0 as usize) {
             None => format!("<type {}>", id.0),
             Some(Type::Unit) => "()".to_string(),
@@ -361,11 +375,14 @@ impl Program {
             Some(Type::Int) => "Int".to_string(),
             Some(Type::Float) => "Float".to_string(),
             Some(Type::Str) => "String".to_string(),
-            Some(Type::List(t)) => format!("List[{}]", self.type_name(*t)),
-            Some(Type::Map(k, v)) => format!("Map[{}, {}]", self.type_name(*k), self.type_name(*v)),
-            Some(Type::Option(t)) => format!("Option[{}]", self.type_name(*t)),
-            Some(Type::Task(t)) => format!("Task[{}]", self.type_name(*t)),
-            Some(Type::Channel(t)) => format!("Channel[{}]", self.type_name(*t)),
+            Some(Type::List(t)) => format!("List[{}]", name(t)),
+            Some(Type::Map(k, v)) => {
+                let k = name(k);
+                format!("Map[{k}, {}]", name(v))
+            }
+            Some(Type::Option(t)) => format!("Option[{}]", name(t)),
+            Some(Type::Task(t)) => format!("Task[{}]", name(t)),
+            Some(Type::Channel(t)) => format!("Channel[{}]", name(t)),
             Some(Type::Struct(s)) => self
                 .structs
                 .get(s.0 as usize)
@@ -375,5 +392,22 @@ impl Program {
                 .get(e.0 as usize)
                 .map_or_else(|| format!("<enum {}>", e.0), |d| d.name.clone()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_type_that_contains_itself_is_still_spelled_in_bounded_time() {
+        let mut p = Program::new();
+        p.types.push(Type::Map(TypeId(5), TypeId(5)));
+        let name = p.type_name(TypeId(5));
+        assert!(
+            name.starts_with("Map[Map[") && name.contains("t5"),
+            "{name}"
+        );
+        assert!(name.len() < 10_000);
     }
 }

@@ -3,8 +3,8 @@
 //! The compiler checks types; the IR keeps just enough of them for the
 //! runtime to lay out heap objects (which words of an object hold
 //! references), to render a value as text, and for a debugger to print a
-//! register by its Cove type. Types are interned in [`Program::types`]
-//! (crate::program::Program::types) and named by a [`TypeId`], so an
+//! register by its Cove type. Types are interned in
+//! [`Program::types`](crate::program::Program::types) and named by a [`TypeId`], so an
 //! instruction that needs a type carries one small index rather than a tree.
 
 use std::fmt;

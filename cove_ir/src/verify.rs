@@ -52,30 +52,62 @@
 //!   argument and result whose catalogue type is concrete (`Int`, `String`,
 //!   `List[_]`, ...) is of that type's class.
 //!
+//! Then, for every function that passed all of the above, a second pass
+//! (a dataflow over the code, in `verify/flow.rs`) follows the Cove type
+//! each ref register holds at each pc, starting from the parameters' types
+//! and 0 in every other register, and proves:
+//! - every reference an instruction reads is of the type the instruction
+//!   needs: a `String` for `concat.str` and the string comparisons, struct
+//!   `s` for `get.field s`, enum `e` for `get.payload e`, an enum for `tag`,
+//!   a `List` for `len.list`, `List[T]` for `get.list ..., T`, an `Option`
+//!   for `jump-none` and `jump-some`, `Option[T]` for `unwrap ..., T`, the
+//!   parameter's type for a call's argument, the field's type for a field,
+//!   the payload's for a payload, the element's for a list element, the
+//!   result's for `return`;
+//! - a register that holds values of different types on different paths
+//!   into a pc is not read there (it may be written);
+//! - a builtin's arguments agree on its type parameters (`T` of
+//!   `List.push` is the list's element type), and each argument and the
+//!   result register are of the class the bound signature gives — so a
+//!   value typed by `T` never lands in a register of the other class.
+//!
 //! Together: every register access the VM makes is in bounds, every pc it
 //! reaches holds an instruction, every table index it follows is in range,
-//! and every register holds what its class says — a ref register never
-//! receives an integer's bits from an opcode, so the collector's roots are
-//! exactly the references.
+//! every register holds what its class says (a ref register never receives
+//! an integer's bits, so the collector's roots are exactly the references),
+//! and every non-zero reference an instruction reads points at an object of
+//! the kind the instruction expects — given that the runtime's builtins
+//! give what their catalogue signatures say and that `run_entry` passes
+//! arguments of the entry's parameter types, which are the runtime's to
+//! keep. The VM may therefore read registers, fetch instructions and lay
+//! out its reads of an object without checking them.
 //!
 //! # What it does not prove, and who does
 //!
-//! The IR records a class per register, not a Cove type, so the verifier
-//! cannot see *which kind* of object a ref register points at (a `List`
-//! where a `String` is wanted), nor the class of a value typed by a
-//! builtin's type parameter (the `T` that `List.remove` returns or
-//! `List.push` takes), nor that a ref is not 0. Those are the VM's to check
-//! at the point of use, where the object's header and the container's
-//! element class are at hand, or the compiler's to get right; this module
-//! does not pretend to. Nor does it check what is not about safety: that a
-//! local's name is unique, that a line exists in the source, that names are
-//! consistent.
+//! - **That a reference is not 0.** A ref register may hold 0 at a read —
+//!   `None`, or a register not yet written on some path. The second pass
+//!   does not prove initialisation, because a compiler may join a path that
+//!   never runs (the exit of an exhaustive `match` that no arm took) without
+//!   writing the register. The VM checks for 0 where it dereferences: one
+//!   predictable branch, and a runtime error rather than undefined
+//!   behaviour.
+//! - **Code that cannot be reached** from the entry is checked by the first
+//!   pass only: no value ever flows into it.
+//! - **What is not about safety**: that a local's name is unique, that a
+//!   line exists in the source, that names are consistent, that the
+//!   program's `main` has the right signature (the runtime checks what it
+//!   calls).
 //!
 //! # Cost
 //!
-//! One pass over each function's code, constant work an instruction (an
-//! instruction's operands are a small `Vec`). It runs once per compiled
-//! program, never while one runs.
+//! The first pass is one walk over each function's code, constant work an
+//! instruction (an instruction's operands are a small `Vec`). The second is
+//! a dataflow whose facts are kept per basic block and rise at most twice
+//! per register, so it revisits each block a few times; its memory is
+//! blocks × registers. Both run once per compiled program (and once per
+//! `Vm`), never while a program runs.
+
+mod flow;
 
 use std::fmt;
 
@@ -131,8 +163,17 @@ pub fn errors(program: &Program) -> Vec<VerifyError> {
         errors: Vec::new(),
     };
     checker.tables();
+    let tables_ok = checker.errors.is_empty();
     for id in program.function_ids() {
+        let before = checker.errors.len();
         checker.function(id);
+        // The second pass indexes the tables and registers the first pass
+        // has checked, so it runs only where that pass found nothing.
+        if tables_ok && checker.errors.len() == before {
+            for (pc, message) in flow::check(program, program.function(id)) {
+                checker.fail(At { id, pc: Some(pc) }, message);
+            }
+        }
     }
     checker.errors
 }

@@ -603,3 +603,184 @@ fn a_fault_prints_with_its_function_pc_and_instruction() {
         "m.main@0  add.int r0, r0, r2"
     );
 }
+
+// ---- the second pass: the types behind references -------------------------
+
+#[test]
+fn a_string_operation_on_a_register_holding_a_list_is_rejected() {
+    rejects(
+        H,
+        "  @0 new.list r2, t2, r0, 1\n  @1 concat.str r3, r2, r3\n  @2 return r0\n",
+        Some(1),
+        "r2 holds a List[Int] here, but `concat.str` needs a String",
+    );
+}
+
+#[test]
+fn a_field_read_from_an_object_that_is_not_that_struct_is_rejected() {
+    rejects(
+        H,
+        "  @0 load.const r2, k1\n  @1 get.field r0, r2, s0, #0\n  @2 return r0\n",
+        Some(1),
+        "r2 holds a String here, but `get.field` needs a P",
+    );
+}
+
+#[test]
+fn a_tag_read_from_a_value_that_is_not_an_enum_is_rejected() {
+    rejects(
+        H,
+        "  @0 load.const r2, k1\n  @1 tag r0, r2\n  @2 return r0\n",
+        Some(1),
+        "`tag` needs an enum value",
+    );
+}
+
+#[test]
+fn a_register_holding_different_types_on_two_paths_cannot_be_read() {
+    rejects(
+        H,
+        "  @0 jump-if r0, @3\n  @1 load.const r2, k1\n  @2 jump @4\n  @3 new.list r2, t2, r0, 1\n  @4 len.list r0, r2\n  @5 return r0\n",
+        Some(4),
+        "r2 holds values of different types on the paths that reach here",
+    );
+}
+
+#[test]
+fn a_register_holding_different_types_on_two_paths_may_be_written_again() {
+    let errors = faults(&format!(
+        "fn f1 main in m\n{H}  @0 jump-if r0, @3\n  @1 load.const r2, k1\n  @2 jump @4\n  @3 new.list r2, t2, r0, 1\n  @4 load.const r2, k1\n  @5 concat.str r2, r2, r2\n  @6 return r0\n"
+    ));
+    assert_eq!(errors, vec![]);
+}
+
+#[test]
+fn a_call_argument_of_the_wrong_type_is_rejected() {
+    rejects(
+        H,
+        "  @0 new.list r2, t2, r0, 1\n  @1 call r3, m.callee, r1, 2\n  @2 return r0\n",
+        Some(1),
+        "parameter 1 of m.callee needs a String",
+    );
+}
+
+#[test]
+fn a_return_of_a_value_of_the_wrong_type_is_rejected() {
+    rejects(
+        "  result t4\n  registers 2\n  refs r1\n",
+        "  @0 new.list r1, t2, r0, 1\n  @1 return r1\n",
+        Some(1),
+        "r1 holds a List[Int] here, but the function's result needs a String",
+    );
+}
+
+#[test]
+fn an_unwrap_of_an_option_of_another_type_is_rejected() {
+    rejects(
+        H,
+        "  @0 some r2, r0, t2\n  @1 unwrap r3, r2, t4\n  @2 return r0\n",
+        Some(1),
+        "r2 holds a Option[Int] here, but `unwrap` needs a Option[String]",
+    );
+}
+
+#[test]
+fn a_builtin_argument_that_breaks_its_type_parameter_is_rejected() {
+    rejects(
+        H,
+        "  @0 new.list r2, t2, r0, 1\n  @1 load.const r3, k1\n  @2 call-builtin r0, List.push, r2, 2\n  @3 return r0\n",
+        Some(2),
+        "r3 holds a String here, which argument 1 of List.push does not take (with T = Int)",
+    );
+}
+
+#[test]
+fn a_number_passed_where_a_builtin_type_parameter_is_a_reference_is_rejected() {
+    rejects(
+        "  result t2\n  registers 3\n  refs r0\n",
+        "  @0 new.list r0, t4, r0, 0\n  @1 load.int r1, 5\n  @2 call-builtin r2, List.push, r0, 2\n  @3 return r2\n",
+        Some(2),
+        "argument 1 of List.push is a String, a reference, but r1 is a num register",
+    );
+}
+
+#[test]
+fn a_builtin_result_typed_by_a_parameter_must_suit_its_register_class() {
+    rejects(
+        "  result t2\n  registers 3\n  refs r0 r2\n",
+        "  @0 new.list r0, t2, r0, 0\n  @1 load.int r1, 0\n  @2 call-builtin r2, List.remove, r0, 2\n  @3 return r1\n",
+        Some(2),
+        "List.remove gives a Int, but r2 is a ref register",
+    );
+}
+
+#[test]
+fn values_typed_by_builtin_type_parameters_flow_on_with_their_types() {
+    // A List[String]'s element, taken out with List.remove, is a String
+    // that concat.str accepts; a loop around it reaches a fixed point.
+    let errors = faults(
+        "fn f1 main in m\n  result t2\n  registers 4\n  refs r0 r2 r3\n\
+         \x20 @0 load.const r2, k1\n\
+         \x20 @1 new.list r0, t4, r2, 1\n\
+         \x20 @2 load.int r1, 0\n\
+         \x20 @3 call-builtin r3, List.remove, r0, 2\n\
+         \x20 @4 concat.str r2, r2, r3\n\
+         \x20 @5 call-builtin r3, List.pop, r0, 1\n\
+         \x20 @6 jump-some r3, @3\n\
+         \x20 @7 return r1\n",
+    );
+    assert_eq!(errors, vec![]);
+}
+
+// ---- robustness ------------------------------------------------------------
+
+use cove_ir::builtins::Builtin;
+use cove_ir::op::{Instr, Operand, Reg};
+use proptest::prelude::*;
+
+/// `operand` replaced by a nearby value of its kind, chosen by `pick`.
+fn nudge(operand: Operand, pick: u32, builtin: Builtin) -> Operand {
+    let small = pick % 12;
+    match operand {
+        Operand::Reg(_) => Operand::Reg(Reg(small as u16)),
+        Operand::Count(_) => Operand::Count((pick % 4) as u16),
+        Operand::Imm(_) => Operand::Imm(pick as i32),
+        Operand::Const(_) => Operand::Const(cove_ir::program::ConstId(pick % 5)),
+        Operand::Target(_) => Operand::Target(pick % 26),
+        Operand::Func(_) => Operand::Func(FunctionId(pick % 3)),
+        Operand::Builtin(_) => Operand::Builtin(builtin),
+        Operand::Type(_) => Operand::Type(cove_ir::types::TypeId(pick % 11)),
+        Operand::Struct(_) => Operand::Struct(cove_ir::types::StructId((pick % 2) as u16)),
+        Operand::Enum(_) => Operand::Enum(cove_ir::types::EnumId((pick % 2) as u16)),
+        Operand::Index(_) => Operand::Index((pick % 3) as u16),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Programs one operand away from valid ones pass the first pass often
+    /// enough to drive the second; neither pass may panic on them.
+    #[test]
+    fn verifying_a_program_one_operand_from_valid_reports_rather_than_panics(
+        which in 0usize..4,
+        function in any::<prop::sample::Index>(),
+        pc in any::<prop::sample::Index>(),
+        position in any::<prop::sample::Index>(),
+        pick in any::<u32>(),
+        builtin in prop::sample::select(Builtin::ALL),
+    ) {
+        let (_, mut program) = common::all().swap_remove(which);
+        let f = function.index(program.functions.len());
+        let code = &mut program.functions[f].code;
+        let pc = pc.index(code.len());
+        let mut operands = code[pc].operands();
+        if !operands.is_empty() {
+            let i = position.index(operands.len());
+            operands[i] = nudge(operands[i], pick, builtin);
+            code[pc] = Instr::from_operands(code[pc].opcode(), &operands).unwrap();
+        }
+        let errors = verify::errors(&program);
+        prop_assert_eq!(verify::program(&program).is_ok(), errors.is_empty());
+    }
+}

@@ -1,0 +1,335 @@
+//! The syntax tree the parser builds and the lowering reads.
+//!
+//! It is untyped and keeps a byte span on everything a diagnostic may point
+//! at. Method calls, enum variants and module-qualified names all parse as
+//! field accesses (`a.b`) and calls: which one `a.b(...)` is depends on what
+//! `a` names, which only name resolution knows.
+
+use std::ops::Range;
+
+/// A byte range of a source file.
+pub type Span = Range<usize>;
+
+/// A name and where it was written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ident {
+    /// The name.
+    pub name: String,
+    /// Where.
+    pub span: Span,
+}
+
+/// A parsed source file.
+#[derive(Debug, Clone, Default)]
+pub struct File {
+    /// `import name` lines, in order.
+    pub imports: Vec<Ident>,
+    /// Functions, structs and enums, in order.
+    pub items: Vec<Item>,
+}
+
+/// A top-level declaration.
+#[derive(Debug, Clone)]
+pub enum Item {
+    /// `fn`.
+    Fn(FnDecl),
+    /// `struct`.
+    Struct(StructDecl),
+    /// `enum`.
+    Enum(EnumDecl),
+}
+
+/// `fn name(params) -> ty { body }`.
+#[derive(Debug, Clone)]
+pub struct FnDecl {
+    /// Whether it is `export`ed.
+    pub exported: bool,
+    /// Its name.
+    pub name: Ident,
+    /// Its parameters.
+    pub params: Vec<(Ident, TypeExpr)>,
+    /// Its result type, `None` for `()`.
+    pub result: Option<TypeExpr>,
+    /// Its body.
+    pub body: Block,
+    /// Whether its header did not parse (already reported): it is declared,
+    /// so calls to it are not unknown names, but neither checked nor lowered.
+    pub broken: bool,
+}
+
+/// `struct Name { field: Type, ... }`.
+#[derive(Debug, Clone)]
+pub struct StructDecl {
+    /// Whether it is `export`ed.
+    pub exported: bool,
+    /// Its name.
+    pub name: Ident,
+    /// Its fields.
+    pub fields: Vec<(Ident, TypeExpr)>,
+    /// Whether it did not parse to the end (already reported).
+    pub broken: bool,
+}
+
+/// `enum Name { Variant(Type, ...), ... }`.
+#[derive(Debug, Clone)]
+pub struct EnumDecl {
+    /// Whether it is `export`ed.
+    pub exported: bool,
+    /// Its name.
+    pub name: Ident,
+    /// Its variants and their payload types.
+    pub variants: Vec<(Ident, Vec<TypeExpr>)>,
+    /// Whether it did not parse to the end (already reported).
+    pub broken: bool,
+}
+
+/// A type as written.
+#[derive(Debug, Clone)]
+pub enum TypeExpr {
+    /// `()`.
+    Unit(Span),
+    /// `Int`, `List[T]`, `lexer.Token`: a path of one or two names and
+    /// type arguments.
+    Named {
+        /// The names, `[lexer, Token]`.
+        path: Vec<Ident>,
+        /// `[T]` arguments.
+        args: Vec<TypeExpr>,
+        /// The whole type.
+        span: Span,
+    },
+    /// A type the parser could not read; already reported.
+    Error(Span),
+}
+
+impl TypeExpr {
+    /// Where it was written.
+    pub fn span(&self) -> Span {
+        match self {
+            TypeExpr::Unit(s) | TypeExpr::Error(s) => s.clone(),
+            TypeExpr::Named { span, .. } => span.clone(),
+        }
+    }
+}
+
+/// `{ statements }`; the value is the last statement if it is an expression.
+#[derive(Debug, Clone)]
+pub struct Block {
+    /// The statements.
+    pub stmts: Vec<Stmt>,
+    /// From `{` to `}`.
+    pub span: Span,
+}
+
+/// A statement.
+#[derive(Debug, Clone)]
+pub enum Stmt {
+    /// `let x: T = e` or `var x = e`.
+    Let {
+        /// `var`?
+        mutable: bool,
+        /// The name.
+        name: Ident,
+        /// The annotation.
+        ty: Option<TypeExpr>,
+        /// The initial value.
+        value: Expr,
+    },
+    /// `target op= value`.
+    Assign {
+        /// The place assigned.
+        target: Expr,
+        /// `None` for `=`, the operator of `+=` and friends.
+        op: Option<BinOp>,
+        /// The value.
+        value: Expr,
+        /// The whole statement.
+        span: Span,
+    },
+    /// `while cond { body }`.
+    While {
+        /// The condition.
+        cond: Expr,
+        /// The body.
+        body: Block,
+    },
+    /// `for name in iter { body }`.
+    For {
+        /// The loop variable.
+        name: Ident,
+        /// A range `a..b` or a list.
+        iter: Expr,
+        /// The body.
+        body: Block,
+    },
+    /// An expression.
+    Expr(Expr),
+}
+
+/// A binary operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinOp {
+    /// How it is written.
+    pub fn text(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+}
+
+/// A unary operator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-`
+    Neg,
+    /// `!`
+    Not,
+}
+
+/// A piece of an interpolated string.
+#[derive(Debug, Clone)]
+pub enum Piece {
+    /// Literal text.
+    Text(String),
+    /// `{expr}`.
+    Expr(Expr),
+}
+
+/// An expression and its span.
+#[derive(Debug, Clone)]
+pub struct Expr {
+    /// What it is.
+    pub kind: ExprKind,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// The kinds of expression.
+#[derive(Debug, Clone)]
+pub enum ExprKind {
+    /// `42`; `None` if it did not fit 64 bits.
+    Int(Option<u64>),
+    /// `3.5`.
+    Float(f64),
+    /// `true`.
+    Bool(bool),
+    /// `"text {x}"`.
+    Str(Vec<Piece>),
+    /// `()`.
+    Unit,
+    /// `x`.
+    Name(String),
+    /// `a + b`.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `-a`.
+    Unary(UnOp, Box<Expr>),
+    /// `f(args)`, `m.f(args)`, `x.method(args)`, `Enum.Variant(args)`.
+    Call(Box<Expr>, Vec<Expr>),
+    /// `a.name`.
+    Field(Box<Expr>, Ident),
+    /// `a[i]`.
+    Index(Box<Expr>, Box<Expr>),
+    /// `Point { x: 1 }`, `geo.Point { x: 1 }`.
+    StructLit(Vec<Ident>, Vec<(Ident, Expr)>),
+    /// `[1, 2]`.
+    List(Vec<Expr>),
+    /// `List[Int]()`, `Map[String, Int]()`, `Channel[Int]()`.
+    New(TypeExpr, Vec<Expr>),
+    /// `a..b` (only as the iterable of a `for`).
+    Range(Box<Expr>, Box<Expr>),
+    /// `if c { a } else { b }`.
+    If(Box<Expr>, Block, Option<Box<Expr>>),
+    /// `match x { arms }`.
+    Match(Box<Expr>, Vec<Arm>),
+    /// `{ ... }`.
+    Block(Block),
+    /// `return e`.
+    Return(Option<Box<Expr>>),
+    /// `break`.
+    Break,
+    /// `continue`.
+    Continue,
+    /// `spawn f(args)`.
+    Spawn(Box<Expr>),
+    /// `target op= value` as a `match` arm's body: `Some(v) => total += v`.
+    Assign(Box<Expr>, Option<BinOp>, Box<Expr>),
+    /// Something the parser could not read; already reported.
+    Error,
+}
+
+/// `pattern => body`.
+#[derive(Debug, Clone)]
+pub struct Arm {
+    /// The pattern.
+    pub pattern: Pattern,
+    /// The value.
+    pub body: Expr,
+}
+
+/// A pattern of a `match` arm.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    /// What it is.
+    pub kind: PatternKind,
+    /// Where.
+    pub span: Span,
+}
+
+/// The kinds of pattern.
+#[derive(Debug, Clone)]
+pub enum PatternKind {
+    /// `_`.
+    Wildcard,
+    /// `x`: binds the value (or names a unit variant `None`).
+    Bind(String),
+    /// `42`, `-1`.
+    Int(Option<u64>, bool),
+    /// `"text"`.
+    Str(String),
+    /// `true`.
+    Bool(bool),
+    /// `Token.Word(w)`, `Some(x)`, `Token.End`, `lexer.Token.End`: a path
+    /// and the payload patterns (`None` when written without parentheses).
+    Variant(Vec<Ident>, Option<Vec<Pattern>>),
+    /// A pattern the parser could not read; already reported.
+    Error,
+}

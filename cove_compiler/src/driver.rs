@@ -1,0 +1,473 @@
+//! The compiler's passes in order, over one module or a module graph.
+//!
+//! 1. **Load** (files only): read the entry, parse it, follow its imports to
+//!    sibling files depth-first; a missing module and an import cycle are
+//!    reported at the `import` line that causes them. Modules are ordered
+//!    dependencies first, the entry last.
+//! 2. **Declare types**: every struct and enum of every module gets its id
+//!    first, so fields may refer to any type, recursively and across modules.
+//! 3. **Fill in types**: field and payload types are resolved.
+//! 4. **Declare functions**: parameter and result types, so bodies can
+//!    call any function regardless of order.
+//! 5. **Bodies**: each is checked and lowered ([`crate::lower`]).
+//!
+//! Every pass runs even when an earlier one found errors in another item,
+//! so one run reports everything; a program is returned only if nothing
+//! was found, and only after the `cove_ir` verifier accepts it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use cove_ir::program::EnumDef;
+use cove_ir::program::{Field, Function, Module, Program, StructDef, Variant};
+use cove_ir::types::{EnumId, StructId, Type};
+
+use crate::ast::{File, Item};
+use crate::diagnostics::{Diagnostics, Pending};
+use crate::lower::{ConstIndex, line_starts, lower_function};
+use crate::parser::parse_file;
+use crate::resolve::{ModuleScope, resolve_type};
+
+/// One module's source and syntax tree.
+pub(crate) struct Unit {
+    pub name: String,
+    pub path: String,
+    pub source: String,
+    pub ast: File,
+    pub errors: Vec<Pending>,
+}
+
+impl Unit {
+    pub(crate) fn parse(name: &str, path: &str, source: String) -> Unit {
+        let mut errors = Vec::new();
+        let ast = parse_file(&source, &mut errors);
+        Unit {
+            name: name.to_string(),
+            path: path.to_string(),
+            source,
+            ast,
+            errors,
+        }
+    }
+}
+
+/// Loads the entry file and every module it imports, dependencies first.
+pub(crate) fn load(entry: &Path) -> Result<Vec<Unit>, Diagnostics> {
+    let name = entry
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = entry.parent().map(Path::to_path_buf).unwrap_or_default();
+    let path = entry.display().to_string();
+    let source = match std::fs::read_to_string(entry) {
+        Ok(s) => s,
+        Err(e) => {
+            let mut diags = Diagnostics::new();
+            let f = diags.add_file(&path, "");
+            diags.push(
+                f,
+                Pending::new(
+                    "E0600",
+                    0..0,
+                    format!("cannot read `{path}`: {e}"),
+                    "the file could not be read",
+                )
+                .help("check that the path is right and the file is readable"),
+            );
+            return Err(diags);
+        }
+    };
+    let mut loader = Loader {
+        dir,
+        units: Vec::new(),
+        state: HashMap::new(),
+        stack: Vec::new(),
+        pending_files: Vec::new(),
+    };
+    let root = Unit::parse(&name, &path, source);
+    loader.visit(root);
+    let mut units = loader.units;
+    // Problems with imports are reported in the file that imports.
+    for (importer, d) in loader.pending_files {
+        if let Some(u) = units.iter_mut().find(|u| u.name == importer) {
+            u.errors.push(d);
+        }
+    }
+    if units.is_empty() {
+        return Err(Diagnostics::new());
+    }
+    Ok(units)
+}
+
+/// Whether a module is being visited (on the stack) or done.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Visit {
+    Active,
+    Done,
+}
+
+struct Loader {
+    dir: PathBuf,
+    units: Vec<Unit>,
+    state: HashMap<String, Visit>,
+    stack: Vec<String>,
+    pending_files: Vec<(String, Pending)>,
+}
+
+impl Loader {
+    fn visit(&mut self, unit: Unit) {
+        self.state.insert(unit.name.clone(), Visit::Active);
+        self.stack.push(unit.name.clone());
+        for import in unit.ast.imports.clone() {
+            match self.state.get(&import.name) {
+                Some(Visit::Done) => continue,
+                Some(Visit::Active) => {
+                    let at = self
+                        .stack
+                        .iter()
+                        .position(|m| *m == import.name)
+                        .unwrap_or(0);
+                    let mut cycle: Vec<String> = self.stack[at..].to_vec();
+                    cycle.push(import.name.clone());
+                    self.pending_files.push((
+                        unit.name.clone(),
+                        Pending::new(
+                            "E0602",
+                            import.span.clone(),
+                            format!("import cycle: {}", cycle.join(" -> ")),
+                            "this import closes the cycle",
+                        )
+                        .help("modules may not import each other in a circle; move what both need into a third module"),
+                    ));
+                    continue;
+                }
+                None => {}
+            }
+            let path = self.dir.join(format!("{}.cove", import.name));
+            let shown = path.display().to_string();
+            match std::fs::read_to_string(&path) {
+                Ok(source) => {
+                    let child = Unit::parse(&import.name, &shown, source);
+                    self.visit(child);
+                }
+                Err(e) => {
+                    let (message, help) = if e.kind() == std::io::ErrorKind::NotFound {
+                        (
+                            format!("cannot find module `{}`", import.name),
+                            format!(
+                                "a module is a file beside its importer: `{shown}` does not exist"
+                            ),
+                        )
+                    } else {
+                        (
+                            format!("cannot read module `{}`: {e}", import.name),
+                            format!("check that `{shown}` is readable"),
+                        )
+                    };
+                    self.state.insert(import.name.clone(), Visit::Done);
+                    self.pending_files.push((
+                        unit.name.clone(),
+                        Pending::new("E0601", import.span.clone(), message, "imported here")
+                            .help(help),
+                    ));
+                }
+            }
+        }
+        self.stack.pop();
+        self.state.insert(unit.name.clone(), Visit::Done);
+        self.units.push(unit);
+    }
+}
+
+/// Compiles the loaded units (dependencies first, entry last).
+pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Program, Diagnostics> {
+    let mut program = Program::new();
+    let index: HashMap<String, usize> = units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.name.clone(), i))
+        .collect();
+    let mut scopes: Vec<ModuleScope> = Vec::with_capacity(units.len());
+    for u in units.iter_mut() {
+        let mut scope = ModuleScope {
+            name: u.name.clone(),
+            ..ModuleScope::default()
+        };
+        for import in &u.ast.imports {
+            if import.name == u.name {
+                u.errors.push(Pending::new(
+                    "E0602",
+                    import.span.clone(),
+                    format!("the module `{}` imports itself", u.name),
+                    "a module cannot import itself",
+                ));
+                continue;
+            }
+            match index.get(&import.name) {
+                Some(&i) => {
+                    scope.imports.insert(import.name.clone(), i);
+                }
+                None if single => u.errors.push(
+                    Pending::new(
+                        "E0601",
+                        import.span.clone(),
+                        format!("cannot find module `{}`", import.name),
+                        "imported here",
+                    )
+                    .help("a single module compiled from text can import nothing; compile the files instead"),
+                ),
+                None => {}
+            }
+        }
+        program.modules.push(Module {
+            name: u.name.clone(),
+            path: u.path.clone(),
+            source: u.source.clone(),
+        });
+        scopes.push(scope);
+    }
+
+    // Types first, so that fields and signatures may name any of them.
+    for (m, u) in units.iter_mut().enumerate() {
+        for item in &u.ast.items {
+            let (name, exported, is_struct, broken) = match item {
+                Item::Struct(s) => (&s.name, s.exported, true, s.broken),
+                Item::Enum(e) => (&e.name, e.exported, false, e.broken),
+                Item::Fn(_) => continue,
+            };
+            if matches!(
+                name.name.as_str(),
+                "Int"
+                    | "Float"
+                    | "Bool"
+                    | "String"
+                    | "List"
+                    | "Map"
+                    | "Option"
+                    | "Channel"
+                    | "Task"
+            ) {
+                u.errors.push(Pending::new(
+                    "E0306",
+                    name.span.clone(),
+                    format!("`{}` is the name of a builtin type", name.name),
+                    "choose another name",
+                ));
+                continue;
+            }
+            if scopes[m].types.contains_key(&name.name) {
+                u.errors.push(Pending::new(
+                    "E0300",
+                    name.span.clone(),
+                    format!("the type `{}` is declared twice", name.name),
+                    "a second declaration",
+                ));
+                continue;
+            }
+            let ty = if is_struct {
+                program.structs.push(StructDef {
+                    name: name.name.clone(),
+                    module: u.name.clone(),
+                    exported,
+                    fields: Vec::new(),
+                });
+                program.intern_type(Type::Struct(StructId(program.structs.len() as u16 - 1)))
+            } else {
+                program.enums.push(EnumDef {
+                    name: name.name.clone(),
+                    module: u.name.clone(),
+                    exported,
+                    variants: Vec::new(),
+                });
+                program.intern_type(Type::Enum(EnumId(program.enums.len() as u16 - 1)))
+            };
+            scopes[m].types.insert(name.name.clone(), ty);
+            if broken {
+                scopes[m].broken_types.insert(ty);
+            }
+        }
+    }
+    for (m, u) in units.iter_mut().enumerate() {
+        for item in &u.ast.items {
+            match item {
+                Item::Struct(s) => {
+                    let Some(&ty) = scopes[m].types.get(&s.name.name) else {
+                        continue;
+                    };
+                    let Some(Type::Struct(sid)) = program.types.get(ty.0 as usize).cloned() else {
+                        continue;
+                    };
+                    if !program.structs[sid.0 as usize].fields.is_empty() {
+                        continue;
+                    }
+                    let mut fields: Vec<Field> = Vec::new();
+                    for (fname, fty) in &s.fields {
+                        // A broken declaration's types may be misread tokens.
+                        let mut scratch = Vec::new();
+                        let errors = if s.broken {
+                            &mut scratch
+                        } else {
+                            &mut u.errors
+                        };
+                        let t = resolve_type(&mut program, &scopes, m, fty, errors);
+                        if fields.iter().any(|f| f.name == fname.name) {
+                            u.errors.push(Pending::new(
+                                "E0307",
+                                fname.span.clone(),
+                                format!("the field `{}` is declared twice", fname.name),
+                                "a second field of this name",
+                            ));
+                            continue;
+                        }
+                        fields.push(Field {
+                            name: fname.name.clone(),
+                            ty: t,
+                        });
+                    }
+                    program.structs[sid.0 as usize].fields = fields;
+                }
+                Item::Enum(e) => {
+                    let Some(&ty) = scopes[m].types.get(&e.name.name) else {
+                        continue;
+                    };
+                    let Some(Type::Enum(eid)) = program.types.get(ty.0 as usize).cloned() else {
+                        continue;
+                    };
+                    if !program.enums[eid.0 as usize].variants.is_empty() {
+                        continue;
+                    }
+                    let mut variants: Vec<Variant> = Vec::new();
+                    for (vname, payload) in &e.variants {
+                        let fields = payload
+                            .iter()
+                            .map(|t| {
+                                let mut scratch = Vec::new();
+                                let errors = if e.broken {
+                                    &mut scratch
+                                } else {
+                                    &mut u.errors
+                                };
+                                resolve_type(&mut program, &scopes, m, t, errors)
+                            })
+                            .collect();
+                        if variants.iter().any(|v| v.name == vname.name) {
+                            u.errors.push(Pending::new(
+                                "E0307",
+                                vname.span.clone(),
+                                format!("the variant `{}` is declared twice", vname.name),
+                                "a second variant of this name",
+                            ));
+                            continue;
+                        }
+                        variants.push(Variant {
+                            name: vname.name.clone(),
+                            fields,
+                        });
+                    }
+                    if variants.is_empty() && !e.broken {
+                        u.errors.push(Pending::new(
+                            "E0310",
+                            e.name.span.clone(),
+                            format!("the enum `{}` has no variants", e.name.name),
+                            "an enum needs at least one variant",
+                        ));
+                    }
+                    program.enums[eid.0 as usize].variants = variants;
+                }
+                Item::Fn(_) => {}
+            }
+        }
+    }
+
+    // Function signatures.
+    let entry = units.len() - 1;
+    let mut bodies = Vec::new();
+    for (m, u) in units.iter_mut().enumerate() {
+        for (i, item) in u.ast.items.iter().enumerate() {
+            let Item::Fn(f) = item else { continue };
+            let params: Vec<_> = f
+                .params
+                .iter()
+                .map(|(_, t)| resolve_type(&mut program, &scopes, m, t, &mut u.errors))
+                .collect();
+            let result = match &f.result {
+                Some(t) => resolve_type(&mut program, &scopes, m, t, &mut u.errors),
+                None => Program::UNIT,
+            };
+            if scopes[m].functions.contains_key(&f.name.name) {
+                u.errors.push(Pending::new(
+                    "E0308",
+                    f.name.span.clone(),
+                    format!("the function `{}` is declared twice", f.name.name),
+                    "a second declaration",
+                ));
+                continue;
+            }
+            if m == entry
+                && !f.broken
+                && f.name.name == "main"
+                && (!params.is_empty() || (result != Program::UNIT && result != Program::INT))
+            {
+                u.errors.push(
+                    Pending::new(
+                        "E0309",
+                        f.name.span.clone(),
+                        "`main` must take no parameters and return `Int` or nothing",
+                        "this `main` has the wrong shape",
+                    )
+                    .help("write `fn main()` or `fn main() -> Int`; the program's arguments come from `args()`"),
+                );
+            }
+            let mut function = Function::new(&u.name, &f.name.name);
+            function.exported = f.exported;
+            function.params = params;
+            function.result = result;
+            let id = program.add_function(function);
+            scopes[m].functions.insert(f.name.name.clone(), id);
+            if f.broken {
+                scopes[m].broken.insert(f.name.name.clone());
+            }
+            bodies.push((m, i, id));
+        }
+    }
+
+    // Bodies.
+    let starts: Vec<Vec<usize>> = units.iter().map(|u| line_starts(&u.source)).collect();
+    let mut constants = ConstIndex::default();
+    for (m, i, id) in bodies {
+        let u = &mut units[m];
+        let Item::Fn(f) = &u.ast.items[i] else {
+            continue;
+        };
+        if f.broken {
+            continue;
+        }
+        lower_function(
+            &mut program,
+            &mut constants,
+            &scopes,
+            m,
+            &starts[m],
+            &mut u.errors,
+            f,
+            id,
+        );
+    }
+
+    let mut diags = Diagnostics::new();
+    for u in &mut units {
+        if u.errors.is_empty() {
+            continue;
+        }
+        let file = diags.add_file(&u.path, &u.source);
+        u.errors.sort_by_key(|d| d.span.start);
+        for d in u.errors.drain(..) {
+            diags.push(file, d);
+        }
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    crate::verify::check(&program)?;
+    Ok(program)
+}

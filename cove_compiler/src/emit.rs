@@ -1,0 +1,215 @@
+//! The code buffer of one function: instructions, their lines, registers
+//! and jump labels.
+//!
+//! Registers are allocated from per-class pools. A register's class (num or
+//! ref) is fixed the first time it is handed out and never changes, which is
+//! what the collector's reference map (`Function::refs`) requires; a freed
+//! register goes back to its class's pool and the lowest free one of the
+//! class is reused first, so frames stay small. Call arguments need
+//! *consecutive* registers whose classes follow the callee's parameters:
+//! [`Emitter::alloc_window`] finds the lowest run of free registers with
+//! that class pattern, growing the frame only when none fits.
+//!
+//! Jumps are emitted to [`Label`]s and patched when the function is done,
+//! so the lowering can branch forward without knowing where to.
+
+use cove_ir::op::{Instr, Operand, Reg};
+
+/// A jump target, bound to a program counter with [`Emitter::bind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Label(usize);
+
+/// The most registers a frame may have.
+const MAX_REGISTERS: usize = u16::MAX as usize;
+
+#[derive(Debug, Default)]
+pub(crate) struct Emitter {
+    pub code: Vec<Instr>,
+    pub lines: Vec<u32>,
+    /// `classes[r]`: whether register `r` is a ref register.
+    classes: Vec<bool>,
+    /// `free[r]`: whether register `r` may be handed out.
+    free: Vec<bool>,
+    labels: Vec<Option<u32>>,
+    fixups: Vec<(usize, Label)>,
+    /// The source line instructions are emitted for.
+    pub line: u32,
+    /// Set when the function needed more registers than a frame may hold.
+    pub overflowed: bool,
+    /// Instructions that run first, before the code: the loads of the
+    /// constants pinned in registers (see [`Emitter::pin`]).
+    pub prologue: Vec<Instr>,
+}
+
+impl Emitter {
+    pub fn new() -> Emitter {
+        Emitter {
+            line: 1,
+            ..Emitter::default()
+        }
+    }
+
+    /// The next instruction's program counter.
+    pub fn pc(&self) -> u32 {
+        self.code.len() as u32
+    }
+
+    pub fn emit(&mut self, instr: Instr) {
+        self.code.push(instr);
+        self.lines.push(self.line);
+    }
+
+    /// The lowest free register of the class, or a new one.
+    pub fn alloc(&mut self, is_ref: bool) -> Reg {
+        for r in 0..self.classes.len() {
+            if self.free[r] && self.classes[r] == is_ref {
+                self.free[r] = false;
+                return Reg(r as u16);
+            }
+        }
+        self.grow(is_ref)
+    }
+
+    /// A register no code has used and no code will be given: loaded once
+    /// in the prologue, it holds a constant for the whole function.
+    pub fn pin(&mut self, is_ref: bool) -> Reg {
+        self.grow(is_ref)
+    }
+
+    /// Takes the registers right after `first` for the rest of an argument
+    /// window (`classes`), if they are free and of those classes, so the
+    /// value already in `first` need not be moved. False if they are not.
+    pub fn window_after(&mut self, first: Reg, classes: &[bool]) -> bool {
+        let n = self.classes.len();
+        let start = first.0 as usize + 1;
+        if start + classes.len() > MAX_REGISTERS {
+            return false;
+        }
+        let fits = classes.iter().enumerate().all(|(i, &c)| {
+            let r = start + i;
+            r >= n || (self.free[r] && self.classes[r] == c)
+        });
+        if !fits {
+            return false;
+        }
+        for (i, &c) in classes.iter().enumerate() {
+            let r = start + i;
+            if r < n {
+                self.free[r] = false;
+            } else {
+                self.grow(c);
+            }
+        }
+        true
+    }
+
+    fn grow(&mut self, is_ref: bool) -> Reg {
+        if self.classes.len() >= MAX_REGISTERS {
+            self.overflowed = true;
+            return Reg((MAX_REGISTERS - 1) as u16);
+        }
+        self.classes.push(is_ref);
+        self.free.push(false);
+        Reg(self.classes.len() as u16 - 1)
+    }
+
+    /// `classes.len()` consecutive registers, register `base + i` of class
+    /// `classes[i]`: the argument window of a call.
+    pub fn alloc_window(&mut self, classes: &[bool]) -> Reg {
+        if classes.is_empty() {
+            return Reg(0);
+        }
+        let n = self.classes.len();
+        let fits = |start: usize, this: &Emitter| {
+            classes.iter().enumerate().all(|(i, &c)| {
+                let r = start + i;
+                r >= n || (this.free[r] && this.classes[r] == c)
+            })
+        };
+        let start = (0..=n).find(|&s| fits(s, self)).unwrap_or(n);
+        if start + classes.len() > MAX_REGISTERS {
+            self.overflowed = true;
+            return Reg(0);
+        }
+        for (i, &c) in classes.iter().enumerate() {
+            let r = start + i;
+            if r < n {
+                self.free[r] = false;
+            } else {
+                self.grow(c);
+            }
+        }
+        Reg(start as u16)
+    }
+
+    /// Marks the register as ready for reuse.
+    pub fn free(&mut self, r: Reg) {
+        if let Some(f) = self.free.get_mut(r.0 as usize) {
+            *f = true;
+        }
+    }
+
+    pub fn label(&mut self) -> Label {
+        self.labels.push(None);
+        Label(self.labels.len() - 1)
+    }
+
+    /// Binds the label to the next instruction.
+    pub fn bind(&mut self, label: Label) {
+        self.labels[label.0] = Some(self.pc());
+    }
+
+    /// Whether some label is bound to the next instruction (so code that
+    /// jumps there needs an instruction to land on).
+    pub fn label_here(&self) -> bool {
+        let pc = self.pc();
+        self.fixups
+            .iter()
+            .any(|(_, l)| self.labels[l.0] == Some(pc))
+    }
+
+    /// Emits a jump whose target is patched to `label` when the function
+    /// is finished. `instr` is built with a placeholder target.
+    pub fn jump(&mut self, instr: Instr, label: Label) {
+        self.fixups.push((self.code.len(), label));
+        self.emit(instr);
+    }
+
+    /// The code (after the prologue), lines, reference map and frame size.
+    /// Every pc the lowering saw moves up by the prologue's length.
+    pub fn finish(mut self) -> (Vec<Instr>, Vec<u32>, Vec<bool>, u16) {
+        let shift = self.prologue.len() as u32;
+        if shift > 0 {
+            for label in self.labels.iter_mut().flatten() {
+                *label += shift;
+            }
+            for fixup in &mut self.fixups {
+                fixup.0 += shift as usize;
+            }
+            let line = self.lines.first().copied().unwrap_or(self.line);
+            let mut code = std::mem::take(&mut self.prologue);
+            code.append(&mut self.code);
+            self.code = code;
+            let mut lines = vec![line; shift as usize];
+            lines.append(&mut self.lines);
+            self.lines = lines;
+        }
+        for (at, label) in std::mem::take(&mut self.fixups) {
+            let target = self.labels[label.0].unwrap_or(self.code.len() as u32);
+            let instr = self.code[at];
+            let operands: Vec<Operand> = instr
+                .operands()
+                .into_iter()
+                .map(|o| match o {
+                    Operand::Target(_) => Operand::Target(target),
+                    other => other,
+                })
+                .collect();
+            if let Ok(patched) = Instr::from_operands(instr.opcode(), &operands) {
+                self.code[at] = patched;
+            }
+        }
+        let registers = self.classes.len() as u16;
+        (self.code, self.lines, self.classes, registers)
+    }
+}

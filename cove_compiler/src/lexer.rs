@@ -1,0 +1,692 @@
+//! The lexer: source text to tokens, deciding which newlines end statements.
+//!
+//! Cove has no semicolons, so the lexer is where a newline becomes a
+//! statement end — or does not. It emits a [`Tok::Newline`] only where a
+//! statement may end: not inside `(...)` or `[...]` (unless a `{` block is
+//! open inside them), not after a token that cannot end an expression (a
+//! binary operator, `,`, `(`, `=`, ...), and not before a line that starts
+//! with `.`, `&&` or `||` (a method chain or a condition continued). Doing it
+//! here keeps the parser free of layout rules; the cost is one bracket stack.
+//!
+//! String literals are lexed whole: the text pieces are unescaped here and
+//! the `{...}` pieces are kept as byte ranges of the source, which the parser
+//! parses as expressions in place, so their diagnostics point into the string.
+
+use std::ops::Range;
+
+use crate::diagnostics::Pending;
+
+/// A piece of a string literal.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StrPart {
+    /// Literal text, escapes already applied.
+    Text(String),
+    /// The source range of an interpolated expression, without its braces.
+    Code(Range<usize>),
+}
+
+/// A token's kind and value.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(missing_docs)]
+pub enum Tok {
+    Ident(String),
+    /// An integer literal; `None` when it does not fit 64 bits.
+    Int(Option<u64>),
+    Float(f64),
+    Str(Vec<StrPart>),
+    Newline,
+    Eof,
+    // Keywords.
+    Fn,
+    Let,
+    Var,
+    If,
+    Else,
+    While,
+    For,
+    In,
+    Break,
+    Continue,
+    Return,
+    Match,
+    Struct,
+    Enum,
+    Import,
+    Export,
+    True,
+    False,
+    Spawn,
+    // Punctuation.
+    LParen,
+    RParen,
+    LBrack,
+    RBrack,
+    LBrace,
+    RBrace,
+    Comma,
+    Colon,
+    Dot,
+    DotDot,
+    Arrow,
+    FatArrow,
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    Percent,
+    Amp,
+    Pipe,
+    Caret,
+    Shl,
+    Shr,
+    AndAnd,
+    OrOr,
+    Bang,
+    Assign,
+    EqEq,
+    NotEq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    PlusEq,
+    MinusEq,
+    StarEq,
+    SlashEq,
+    PercentEq,
+}
+
+impl Tok {
+    /// How the token is written, for "expected `)`, found `,`" messages.
+    pub fn describe(&self) -> String {
+        let text = match self {
+            Tok::Ident(name) => return format!("`{name}`"),
+            Tok::Int(_) => return "a number".to_string(),
+            Tok::Float(_) => return "a number".to_string(),
+            Tok::Str(_) => return "a string".to_string(),
+            Tok::Newline => return "the end of the line".to_string(),
+            Tok::Eof => return "the end of the file".to_string(),
+            Tok::Fn => "fn",
+            Tok::Let => "let",
+            Tok::Var => "var",
+            Tok::If => "if",
+            Tok::Else => "else",
+            Tok::While => "while",
+            Tok::For => "for",
+            Tok::In => "in",
+            Tok::Break => "break",
+            Tok::Continue => "continue",
+            Tok::Return => "return",
+            Tok::Match => "match",
+            Tok::Struct => "struct",
+            Tok::Enum => "enum",
+            Tok::Import => "import",
+            Tok::Export => "export",
+            Tok::True => "true",
+            Tok::False => "false",
+            Tok::Spawn => "spawn",
+            Tok::LParen => "(",
+            Tok::RParen => ")",
+            Tok::LBrack => "[",
+            Tok::RBrack => "]",
+            Tok::LBrace => "{",
+            Tok::RBrace => "}",
+            Tok::Comma => ",",
+            Tok::Colon => ":",
+            Tok::Dot => ".",
+            Tok::DotDot => "..",
+            Tok::Arrow => "->",
+            Tok::FatArrow => "=>",
+            Tok::Plus => "+",
+            Tok::Minus => "-",
+            Tok::Star => "*",
+            Tok::Slash => "/",
+            Tok::Percent => "%",
+            Tok::Amp => "&",
+            Tok::Pipe => "|",
+            Tok::Caret => "^",
+            Tok::Shl => "<<",
+            Tok::Shr => ">>",
+            Tok::AndAnd => "&&",
+            Tok::OrOr => "||",
+            Tok::Bang => "!",
+            Tok::Assign => "=",
+            Tok::EqEq => "==",
+            Tok::NotEq => "!=",
+            Tok::Lt => "<",
+            Tok::Le => "<=",
+            Tok::Gt => ">",
+            Tok::Ge => ">=",
+            Tok::PlusEq => "+=",
+            Tok::MinusEq => "-=",
+            Tok::StarEq => "*=",
+            Tok::SlashEq => "/=",
+            Tok::PercentEq => "%=",
+        };
+        format!("`{text}`")
+    }
+
+    /// Whether a line ending in this token continues on the next line.
+    fn continues_line(&self) -> bool {
+        matches!(
+            self,
+            Tok::Plus
+                | Tok::Minus
+                | Tok::Star
+                | Tok::Slash
+                | Tok::Percent
+                | Tok::Amp
+                | Tok::Pipe
+                | Tok::Caret
+                | Tok::Shl
+                | Tok::Shr
+                | Tok::AndAnd
+                | Tok::OrOr
+                | Tok::Bang
+                | Tok::Assign
+                | Tok::EqEq
+                | Tok::NotEq
+                | Tok::Lt
+                | Tok::Le
+                | Tok::Gt
+                | Tok::Ge
+                | Tok::PlusEq
+                | Tok::MinusEq
+                | Tok::StarEq
+                | Tok::SlashEq
+                | Tok::PercentEq
+                | Tok::Comma
+                | Tok::Colon
+                | Tok::Dot
+                | Tok::DotDot
+                | Tok::Arrow
+                | Tok::FatArrow
+                | Tok::LParen
+                | Tok::LBrack
+                | Tok::Newline
+        )
+    }
+}
+
+/// A token and the byte range of the source it was read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Token {
+    /// What it is.
+    pub tok: Tok,
+    /// Where it is.
+    pub span: Range<usize>,
+}
+
+/// Reads `source[range]` into tokens (ending with [`Tok::Eof`]); offsets are
+/// of the whole source, so a sub-range (an interpolation) lexes in place.
+pub fn lex(source: &str, range: Range<usize>, errors: &mut Vec<Pending>) -> Vec<Token> {
+    let mut lexer = Lexer {
+        src: source.as_bytes(),
+        text: source,
+        pos: range.start,
+        end: range.end,
+        tokens: Vec::new(),
+        brackets: Vec::new(),
+        errors,
+    };
+    lexer.run();
+    lexer.tokens
+}
+
+struct Lexer<'a, 'e> {
+    src: &'a [u8],
+    text: &'a str,
+    pos: usize,
+    end: usize,
+    tokens: Vec<Token>,
+    /// The open brackets: `(`, `[` or `{`. Newlines count only when the
+    /// innermost is a `{` (or none is open).
+    brackets: Vec<u8>,
+    errors: &'e mut Vec<Pending>,
+}
+
+impl Lexer<'_, '_> {
+    fn peek(&self, ahead: usize) -> u8 {
+        let at = self.pos + ahead;
+        if at < self.end { self.src[at] } else { 0 }
+    }
+
+    fn push(&mut self, tok: Tok, start: usize) {
+        // A line starting with `.`, `&&` or `||` continues the previous one.
+        if matches!(tok, Tok::Dot | Tok::AndAnd | Tok::OrOr)
+            && matches!(
+                self.tokens.last(),
+                Some(Token {
+                    tok: Tok::Newline,
+                    ..
+                })
+            )
+        {
+            self.tokens.pop();
+        }
+        self.tokens.push(Token {
+            tok,
+            span: start..self.pos,
+        });
+    }
+
+    fn newline(&mut self, at: usize) {
+        if !matches!(self.brackets.last(), None | Some(b'{')) {
+            return;
+        }
+        match self.tokens.last() {
+            None => {}
+            Some(t) if t.tok.continues_line() => {}
+            Some(_) => self.tokens.push(Token {
+                tok: Tok::Newline,
+                span: at..at + 1,
+            }),
+        }
+    }
+
+    fn run(&mut self) {
+        while self.pos < self.end {
+            let start = self.pos;
+            let c = self.src[self.pos];
+            match c {
+                b'\n' => {
+                    self.pos += 1;
+                    self.newline(start);
+                }
+                b' ' | b'\t' | b'\r' => self.pos += 1,
+                b'/' if self.peek(1) == b'/' => {
+                    while self.pos < self.end && self.src[self.pos] != b'\n' {
+                        self.pos += 1;
+                    }
+                }
+                b'/' if self.peek(1) == b'*' => self.block_comment(),
+                b'0'..=b'9' => self.number(),
+                b'a'..=b'z' | b'A'..=b'Z' | b'_' => self.word(),
+                b'"' => self.string(),
+                _ => self.punct(c),
+            }
+        }
+        let at = self.end;
+        self.tokens.push(Token {
+            tok: Tok::Eof,
+            span: at..at,
+        });
+    }
+
+    /// `/* ... */`, nested as in Rust and Swift. A newline inside one ends
+    /// a statement as a newline outside it would.
+    fn block_comment(&mut self) {
+        let start = self.pos;
+        let mut depth = 0usize;
+        let mut newline = None;
+        while self.pos < self.end {
+            match (self.src[self.pos], self.peek(1)) {
+                (b'/', b'*') => {
+                    depth += 1;
+                    self.pos += 2;
+                }
+                (b'*', b'/') => {
+                    depth -= 1;
+                    self.pos += 2;
+                    if depth == 0 {
+                        if let Some(at) = newline {
+                            self.newline(at);
+                        }
+                        return;
+                    }
+                }
+                (b'\n', _) => {
+                    newline.get_or_insert(self.pos);
+                    self.pos += 1;
+                }
+                _ => self.pos += 1,
+            }
+        }
+        self.errors.push(
+            Pending::new(
+                "E0002",
+                start..start + 2,
+                "this comment is never closed",
+                "the comment starts here",
+            )
+            .help("close it with `*/`"),
+        );
+    }
+
+    fn word(&mut self) {
+        let start = self.pos;
+        while self.peek(0).is_ascii_alphanumeric() || self.peek(0) == b'_' {
+            self.pos += 1;
+        }
+        let word = &self.text[start..self.pos];
+        let tok = match word {
+            "fn" => Tok::Fn,
+            "let" => Tok::Let,
+            "var" => Tok::Var,
+            "if" => Tok::If,
+            "else" => Tok::Else,
+            "while" => Tok::While,
+            "for" => Tok::For,
+            "in" => Tok::In,
+            "break" => Tok::Break,
+            "continue" => Tok::Continue,
+            "return" => Tok::Return,
+            "match" => Tok::Match,
+            "struct" => Tok::Struct,
+            "enum" => Tok::Enum,
+            "import" => Tok::Import,
+            "export" => Tok::Export,
+            "true" => Tok::True,
+            "false" => Tok::False,
+            "spawn" => Tok::Spawn,
+            _ => Tok::Ident(word.to_string()),
+        };
+        self.push(tok, start);
+    }
+
+    fn number(&mut self) {
+        let start = self.pos;
+        if self.peek(0) == b'0' && matches!(self.peek(1), b'x' | b'X' | b'b' | b'B' | b'o' | b'O') {
+            let radix = match self.peek(1) {
+                b'x' | b'X' => 16,
+                b'b' | b'B' => 2,
+                _ => 8,
+            };
+            self.pos += 2;
+            let digits_start = self.pos;
+            while self.peek(0).is_ascii_alphanumeric() || self.peek(0) == b'_' {
+                self.pos += 1;
+            }
+            let digits: String = self.text[digits_start..self.pos]
+                .chars()
+                .filter(|c| *c != '_')
+                .collect();
+            let value = if digits.is_empty() {
+                self.errors.push(Pending::new(
+                    "E0004",
+                    start..self.pos,
+                    "this number has no digits",
+                    "digits expected after the prefix",
+                ));
+                Some(0)
+            } else {
+                match u64::from_str_radix(&digits, radix) {
+                    Ok(v) => Some(v),
+                    Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => None,
+                    Err(_) => {
+                        self.errors.push(Pending::new(
+                            "E0004",
+                            start..self.pos,
+                            format!(
+                                "`{}` is not a base-{radix} number",
+                                &self.text[start..self.pos]
+                            ),
+                            "invalid digit",
+                        ));
+                        Some(0)
+                    }
+                }
+            };
+            self.push(Tok::Int(value), start);
+            return;
+        }
+        while self.peek(0).is_ascii_digit() || self.peek(0) == b'_' {
+            self.pos += 1;
+        }
+        let mut float = false;
+        if self.peek(0) == b'.' && self.peek(1).is_ascii_digit() {
+            float = true;
+            self.pos += 1;
+            while self.peek(0).is_ascii_digit() || self.peek(0) == b'_' {
+                self.pos += 1;
+            }
+        }
+        if matches!(self.peek(0), b'e' | b'E')
+            && (self.peek(1).is_ascii_digit()
+                || (matches!(self.peek(1), b'+' | b'-') && self.peek(2).is_ascii_digit()))
+        {
+            float = true;
+            self.pos += 2;
+            while self.peek(0).is_ascii_digit() {
+                self.pos += 1;
+            }
+        }
+        let text: String = self.text[start..self.pos]
+            .chars()
+            .filter(|c| *c != '_')
+            .collect();
+        if float {
+            let value = text.parse::<f64>().unwrap_or(0.0);
+            self.push(Tok::Float(value), start);
+        } else {
+            self.push(Tok::Int(text.parse::<u64>().ok()), start);
+        }
+    }
+
+    fn punct(&mut self, c: u8) {
+        let start = self.pos;
+        let two = [c, self.peek(1)];
+        let (tok, len) = match &two {
+            b"->" => (Tok::Arrow, 2),
+            b"=>" => (Tok::FatArrow, 2),
+            b".." => (Tok::DotDot, 2),
+            b"<<" => (Tok::Shl, 2),
+            b">>" => (Tok::Shr, 2),
+            b"&&" => (Tok::AndAnd, 2),
+            b"||" => (Tok::OrOr, 2),
+            b"==" => (Tok::EqEq, 2),
+            b"!=" => (Tok::NotEq, 2),
+            b"<=" => (Tok::Le, 2),
+            b">=" => (Tok::Ge, 2),
+            b"+=" => (Tok::PlusEq, 2),
+            b"-=" => (Tok::MinusEq, 2),
+            b"*=" => (Tok::StarEq, 2),
+            b"/=" => (Tok::SlashEq, 2),
+            b"%=" => (Tok::PercentEq, 2),
+            _ => {
+                let tok = match c {
+                    b'(' => Tok::LParen,
+                    b')' => Tok::RParen,
+                    b'[' => Tok::LBrack,
+                    b']' => Tok::RBrack,
+                    b'{' => Tok::LBrace,
+                    b'}' => Tok::RBrace,
+                    b',' => Tok::Comma,
+                    b':' => Tok::Colon,
+                    b'.' => Tok::Dot,
+                    b'+' => Tok::Plus,
+                    b'-' => Tok::Minus,
+                    b'*' => Tok::Star,
+                    b'/' => Tok::Slash,
+                    b'%' => Tok::Percent,
+                    b'&' => Tok::Amp,
+                    b'|' => Tok::Pipe,
+                    b'^' => Tok::Caret,
+                    b'!' => Tok::Bang,
+                    b'=' => Tok::Assign,
+                    b'<' => Tok::Lt,
+                    b'>' => Tok::Gt,
+                    _ => {
+                        let ch = self.text[start..].chars().next().unwrap_or('?');
+                        self.pos += ch.len_utf8();
+                        let shown = if ch.is_control() {
+                            format!("{:?}", ch)
+                        } else {
+                            format!("`{ch}`")
+                        };
+                        let mut d = Pending::new(
+                            "E0001",
+                            start..self.pos,
+                            format!("unexpected character {shown}"),
+                            "Cove does not use this character here",
+                        );
+                        if ch == ';' {
+                            d = d.help("statements end at the end of the line; remove the `;`");
+                        } else if ch == '\'' {
+                            d = d.help("strings are written in double quotes: \"text\"");
+                        }
+                        self.errors.push(d);
+                        return;
+                    }
+                };
+                (tok, 1)
+            }
+        };
+        self.pos += len;
+        match tok {
+            Tok::LParen => self.brackets.push(b'('),
+            Tok::LBrack => self.brackets.push(b'['),
+            Tok::LBrace => self.brackets.push(b'{'),
+            Tok::RParen | Tok::RBrack | Tok::RBrace => {
+                self.brackets.pop();
+            }
+            _ => {}
+        }
+        self.push(tok, start);
+    }
+
+    /// A string literal, from its opening quote.
+    fn string(&mut self) {
+        let start = self.pos;
+        self.pos += 1;
+        let mut parts = Vec::new();
+        let mut text = String::new();
+        loop {
+            if self.pos >= self.end || self.src[self.pos] == b'\n' {
+                self.errors.push(
+                    Pending::new(
+                        "E0002",
+                        start..start + 1,
+                        "this string is never closed",
+                        "the string starts here",
+                    )
+                    .help("add a `\"` where the string should end; a line break inside a string is written `\\n`"),
+                );
+                break;
+            }
+            let c = self.src[self.pos];
+            match c {
+                b'"' => {
+                    self.pos += 1;
+                    break;
+                }
+                b'\\' => {
+                    let at = self.pos;
+                    let next = self.peek(1);
+                    let unescaped = match next {
+                        b'n' => Some('\n'),
+                        b't' => Some('\t'),
+                        b'r' => Some('\r'),
+                        b'0' => Some('\0'),
+                        b'\\' => Some('\\'),
+                        b'"' => Some('"'),
+                        b'{' => Some('{'),
+                        b'}' => Some('}'),
+                        _ => None,
+                    };
+                    match unescaped {
+                        Some(ch) => {
+                            text.push(ch);
+                            self.pos += 2;
+                        }
+                        None => {
+                            let len = self.text[at + 1..]
+                                .chars()
+                                .next()
+                                .map_or(1, |c| c.len_utf8() + 1);
+                            self.pos = (at + len).min(self.end);
+                            self.errors.push(
+                                Pending::new(
+                                    "E0003",
+                                    at..self.pos,
+                                    format!(
+                                        "unknown escape `{}` in a string",
+                                        &self.text[at..self.pos]
+                                    ),
+                                    "not an escape Cove knows",
+                                )
+                                .help("the escapes are \\n \\t \\r \\0 \\\\ \\\" \\{ \\}"),
+                            );
+                        }
+                    }
+                }
+                b'{' => {
+                    if !text.is_empty() {
+                        parts.push(StrPart::Text(std::mem::take(&mut text)));
+                    }
+                    let open = self.pos;
+                    self.pos += 1;
+                    let code_start = self.pos;
+                    if !self.skip_code() {
+                        self.errors.push(
+                            Pending::new(
+                                "E0002",
+                                open..open + 1,
+                                "this interpolation `{` is never closed",
+                                "opened here",
+                            )
+                            .help("close it with `}`, or write `\\{` for a literal brace"),
+                        );
+                        break;
+                    }
+                    let code_end = self.pos;
+                    self.pos += 1;
+                    if self.text[code_start..code_end].trim().is_empty() {
+                        self.errors.push(
+                            Pending::new(
+                                "E0005",
+                                open..self.pos,
+                                "empty interpolation `{}` in a string",
+                                "an expression goes between the braces",
+                            )
+                            .help("write `\\{\\}` for literal braces"),
+                        );
+                    } else {
+                        parts.push(StrPart::Code(code_start..code_end));
+                    }
+                }
+                _ => {
+                    let ch = self.text[self.pos..].chars().next().unwrap_or('?');
+                    text.push(ch);
+                    self.pos += ch.len_utf8();
+                }
+            }
+        }
+        if !text.is_empty() || parts.is_empty() {
+            parts.push(StrPart::Text(text));
+        }
+        self.push(Tok::Str(parts), start);
+    }
+
+    /// Skips the code of an interpolation up to its closing `}` (left at
+    /// `pos`), stepping over nested braces and string literals. False if
+    /// the string or the source ends first.
+    fn skip_code(&mut self) -> bool {
+        let mut depth = 0usize;
+        while self.pos < self.end {
+            match self.src[self.pos] {
+                b'{' => depth += 1,
+                b'}' if depth == 0 => return true,
+                b'}' => depth -= 1,
+                b'\n' => return false,
+                b'"' => {
+                    self.pos += 1;
+                    while self.pos < self.end && self.src[self.pos] != b'"' {
+                        if self.src[self.pos] == b'\\' {
+                            self.pos += 1;
+                        } else if self.src[self.pos] == b'\n' {
+                            return false;
+                        }
+                        self.pos += 1;
+                    }
+                    if self.pos >= self.end {
+                        return false;
+                    }
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+        false
+    }
+}

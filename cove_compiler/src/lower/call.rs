@@ -1,0 +1,920 @@
+//! Calls: user functions, builtin functions, methods of builtin types,
+//! enum variant constructors, `Some`, and `spawn`.
+//!
+//! Arguments are evaluated straight into a window of consecutive registers
+//! whose classes follow the callee's parameters (the VM copies the window
+//! into the callee's frame). A call with one argument needs no window: the
+//! argument's own register, even a variable's, is the base.
+//!
+//! Methods resolve against the builtin catalogue: the receiver's type is
+//! matched against each entry's receiver signature, binding `T`, `K` and
+//! `V`, so `List.sort` on a `List[Int]` picks the integer overload and on a
+//! `List[Float]` is a compile-time error, never a run-time type test.
+
+use cove_ir::builtins::{Builtin, Sig};
+use cove_ir::op::{Instr, Reg};
+use cove_ir::program::{FunctionId, Program};
+use cove_ir::types::{EnumId, Type, TypeId};
+
+use super::expr::closest;
+use super::{FnCx, Val, Want};
+use crate::ast::*;
+use crate::diagnostics::Pending;
+use crate::resolve::{ERROR, NEVER, ty_of};
+
+/// What a call's arguments are checked against and how its result is made.
+enum Callee {
+    User(FunctionId),
+    Variant(TypeId, EnumId, u16),
+}
+
+impl FnCx<'_> {
+    pub(crate) fn call(
+        &mut self,
+        callee: &Expr,
+        args: &[Expr],
+        span: &Span,
+        expected: Option<TypeId>,
+        want: Want,
+    ) -> Val {
+        match &callee.kind {
+            ExprKind::Name(n) if self.var(n).is_none() => {
+                if n == "Some" {
+                    return self.some(args, span, expected, want);
+                }
+                if self.scopes[self.module].broken.contains(n) {
+                    self.discard_args(args);
+                    return Val::none(ERROR);
+                }
+                if let Some(&fid) = self.scopes[self.module].functions.get(n) {
+                    return self.call_user(fid, n, args, span, want);
+                }
+                if Builtin::ALL
+                    .iter()
+                    .any(|b| b.signature().receiver.is_none() && b.name() == n)
+                {
+                    return self.call_builtin_fn(n, args, &callee.span, span, want);
+                }
+                if self.scopes[self.module].types.contains_key(n) {
+                    self.err(
+                        Pending::new(
+                            "E0210",
+                            callee.span.clone(),
+                            format!("`{n}` is a type, not a function"),
+                            "cannot be called",
+                        )
+                        .help(format!("make a struct with `{n} {{ field: value }}`, an enum value with `{n}.Variant(...)`")),
+                    );
+                } else {
+                    self.unknown_name(n, &callee.span);
+                }
+                self.discard_args(args);
+                Val::none(ERROR)
+            }
+            ExprKind::Field(base, name) if self.names_module_or_type(base) => {
+                if let ExprKind::Name(m) = &base.kind
+                    && let Some(&target) = self.scopes[self.module].imports.get(m)
+                    && self.var(m).is_none()
+                {
+                    if let Some(fid) = self.module_function(m, target, name) {
+                        let qualified = format!("{m}.{}", name.name);
+                        return self.call_user(fid, &qualified, args, span, want);
+                    }
+                    self.discard_args(args);
+                    return Val::none(ERROR);
+                }
+                match self.variant_of(base, name) {
+                    Some((ty, eid, index, _)) => self.call_with(
+                        Callee::Variant(ty, eid, index),
+                        &name.name,
+                        None,
+                        args,
+                        span,
+                        want,
+                    ),
+                    None => {
+                        self.discard_args(args);
+                        Val::none(ERROR)
+                    }
+                }
+            }
+            ExprKind::Field(base, name) => self.method_call(base, name, args, span, want),
+            ExprKind::Name(n) => {
+                self.err(Pending::new(
+                    "E0210",
+                    callee.span.clone(),
+                    format!("`{n}` is a variable, not a function"),
+                    "cannot be called",
+                ));
+                self.discard_args(args);
+                Val::none(ERROR)
+            }
+            _ => {
+                self.err(Pending::new(
+                    "E0210",
+                    callee.span.clone(),
+                    "this expression cannot be called",
+                    "not a function",
+                ));
+                self.discard_args(args);
+                Val::none(ERROR)
+            }
+        }
+    }
+
+    fn discard_args(&mut self, args: &[Expr]) {
+        for a in args {
+            let v = self.expr(a, None, Want::Discard);
+            self.release(v);
+        }
+    }
+
+    /// Function `name` of imported module `m`; reports a missing or private one.
+    fn module_function(&mut self, m: &str, target: usize, name: &Ident) -> Option<FunctionId> {
+        match self.scopes[target].functions.get(&name.name) {
+            Some(&fid) => {
+                if !self.program.functions[fid.index()].exported {
+                    self.err(
+                        Pending::new(
+                            "E0305",
+                            name.span.clone(),
+                            format!("`{}` is private to module `{m}`", name.name),
+                            "not exported",
+                        )
+                        .help(format!(
+                            "mark it `export fn {}` in {m}.cove to use it here",
+                            name.name
+                        )),
+                    );
+                    return None;
+                }
+                Some(fid)
+            }
+            None => {
+                let names: Vec<&str> = self.scopes[target]
+                    .functions
+                    .keys()
+                    .map(String::as_str)
+                    .collect();
+                let mut d = Pending::new(
+                    "E0209",
+                    name.span.clone(),
+                    format!("module `{m}` has no function `{}`", name.name),
+                    "not found in that module",
+                );
+                if let Some(c) = closest(&name.name, names.into_iter()) {
+                    d = d.help(format!("did you mean `{m}.{c}`?"));
+                }
+                self.err(d);
+                None
+            }
+        }
+    }
+
+    /// The enum variant `base.field` names: its enum type, id, index and
+    /// payload arity; reports why not when `base` names a type.
+    pub(crate) fn variant_of(
+        &mut self,
+        base: &Expr,
+        field: &Ident,
+    ) -> Option<(TypeId, EnumId, u16, usize)> {
+        let ty = match &base.kind {
+            ExprKind::Name(n) => match self.scopes[self.module].types.get(n) {
+                Some(&t) => t,
+                None => {
+                    // A module: `m.x` that is not a call.
+                    if let Some(&target) = self.scopes[self.module].imports.get(n) {
+                        if self.scopes[target].types.contains_key(&field.name) {
+                            self.err(Pending::new(
+                                "E0201",
+                                field.span.clone(),
+                                format!("`{n}.{}` is a type, not a value", field.name),
+                                "a type name here",
+                            ));
+                        } else if !self.scopes[target].functions.contains_key(&field.name) {
+                            self.err(Pending::new(
+                                "E0209",
+                                field.span.clone(),
+                                format!("module `{n}` has no item `{}`", field.name),
+                                "not found in that module",
+                            ));
+                        }
+                    }
+                    return None;
+                }
+            },
+            ExprKind::Field(m, e) => {
+                let ExprKind::Name(m) = &m.kind else {
+                    return None;
+                };
+                let path = [
+                    Ident {
+                        name: m.clone(),
+                        span: base.span.start..base.span.start + m.len(),
+                    },
+                    e.clone(),
+                ];
+                self.user_type(&path)?
+            }
+            _ => return None,
+        };
+        match ty_of(self.program, ty).cloned() {
+            Some(Type::Enum(eid)) => {
+                let def = self.program.enum_def(eid);
+                match def.variants.iter().position(|v| v.name == field.name) {
+                    Some(i) => Some((ty, eid, i as u16, def.variants[i].fields.len())),
+                    None => {
+                        let names: Vec<String> =
+                            def.variants.iter().map(|v| v.name.clone()).collect();
+                        let mut d = Pending::new(
+                            "E0207",
+                            field.span.clone(),
+                            format!("the enum `{}` has no variant `{}`", def.name, field.name),
+                            "unknown variant",
+                        );
+                        d = match closest(&field.name, names.iter().map(String::as_str)) {
+                            Some(c) => d.help(format!("did you mean `{c}`?")),
+                            None => d.help(format!("its variants are: {}", names.join(", "))),
+                        };
+                        self.err_about(ty, d);
+                        None
+                    }
+                }
+            }
+            Some(Type::Struct(_)) => {
+                let name = self.tname(ty);
+                self.err(
+                    Pending::new(
+                        "E0208",
+                        base.span.start..field.span.end,
+                        format!("`{name}` is a struct, so it has no variants"),
+                        "not an enum",
+                    )
+                    .help(format!("make a `{name}` with `{name} {{ field: value }}`")),
+                );
+                None
+            }
+            _ => None,
+        }
+    }
+
+    fn some(&mut self, args: &[Expr], span: &Span, expected: Option<TypeId>, want: Want) -> Val {
+        if args.len() != 1 {
+            self.err(Pending::new(
+                "E0211",
+                span.clone(),
+                format!("`Some` takes 1 value, but {} were given", args.len()),
+                "wrong number of values",
+            ));
+            self.discard_args(args);
+            return Val::none(ERROR);
+        }
+        let inner = expected.and_then(|t| match ty_of(self.program, t) {
+            Some(Type::Option(i)) => Some(*i),
+            _ => None,
+        });
+        let v = self.expr(&args[0], inner, Want::Any);
+        if let Some(i) = inner {
+            self.check(i, v.ty, &args[0].span);
+        }
+        let ty = inner.unwrap_or(v.ty);
+        if ty == ERROR || ty == NEVER {
+            self.release(v);
+            return Val::none(ERROR);
+        }
+        let v = self.finish(v, Want::Any);
+        self.release(v);
+        let Some(src) = v.reg else {
+            return Val::none(ERROR);
+        };
+        let opt = self.program.intern_type(Type::Option(ty));
+        let dst = self.dst(want, true);
+        self.e.emit(Instr::NewSome { dst, src, ty });
+        self.done(dst, opt, want)
+    }
+
+    fn call_user(
+        &mut self,
+        fid: FunctionId,
+        name: &str,
+        args: &[Expr],
+        span: &Span,
+        want: Want,
+    ) -> Val {
+        self.call_with(Callee::User(fid), name, None, args, span, want)
+    }
+
+    /// Checks the arguments of a call against the parameters and emits it.
+    /// `receiver` is an already evaluated receiver of a method.
+    fn call_with(
+        &mut self,
+        callee: Callee,
+        name: &str,
+        receiver: Option<Val>,
+        args: &[Expr],
+        span: &Span,
+        want: Want,
+    ) -> Val {
+        self.call_emit(callee, name, receiver, args, span, want, false)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn call_emit(
+        &mut self,
+        callee: Callee,
+        name: &str,
+        receiver: Option<Val>,
+        args: &[Expr],
+        span: &Span,
+        want: Want,
+        spawn: bool,
+    ) -> Val {
+        let (params, result): (Vec<TypeId>, TypeId) = match &callee {
+            Callee::User(fid) => {
+                let f = &self.program.functions[fid.index()];
+                (f.params.clone(), f.result)
+            }
+            Callee::Variant(ty, eid, index) => (
+                self.program.enum_def(*eid).variants[*index as usize]
+                    .fields
+                    .clone(),
+                *ty,
+            ),
+        };
+        if params.len() != args.len() {
+            let what = match callee {
+                Callee::Variant(..) => "values",
+                _ => "arguments",
+            };
+            self.err(Pending::new(
+                "E0211",
+                span.clone(),
+                format!(
+                    "`{name}` takes {} {what}, but {} {} given",
+                    params.len(),
+                    args.len(),
+                    if args.len() == 1 { "was" } else { "were" }
+                ),
+                format!("expected {} {what}", params.len()),
+            ));
+            if let Some(r) = receiver {
+                self.release(r);
+            }
+            self.discard_args(args);
+            return Val::none(if matches!(callee, Callee::Variant(..)) {
+                result
+            } else {
+                ERROR
+            });
+        }
+        let (base, count, window) = self.args_into_window(&params, receiver, args);
+        let class = self.is_ref(result);
+        match callee {
+            Callee::User(func) => {
+                if spawn {
+                    let task = self.program.intern_type(Type::Task(result));
+                    let dst = self.dst(want, true);
+                    self.e.emit(Instr::Spawn {
+                        dst,
+                        func,
+                        base,
+                        count,
+                    });
+                    self.free_window(window);
+                    return self.done(dst, task, want);
+                }
+                self.free_window(window);
+                let dst = self.dst(want, class);
+                self.e.emit(Instr::Call {
+                    dst,
+                    func,
+                    base,
+                    count,
+                });
+                self.done(dst, result, want)
+            }
+            Callee::Variant(_, ty, variant) => {
+                self.free_window(window);
+                let dst = self.dst(want, true);
+                self.e.emit(Instr::NewVariant {
+                    dst,
+                    ty,
+                    variant,
+                    base,
+                    count,
+                });
+                self.done(dst, result, want)
+            }
+        }
+    }
+
+    /// Evaluates the arguments (after an optional evaluated receiver) into
+    /// consecutive registers; returns the base, the count, and the
+    /// registers to free afterwards.
+    fn args_into_window(
+        &mut self,
+        params: &[TypeId],
+        receiver: Option<Val>,
+        args: &[Expr],
+    ) -> (Reg, u16, Vec<Reg>) {
+        let total = params.len() + usize::from(receiver.is_some());
+        if total == 0 {
+            return (Reg(0), 0, Vec::new());
+        }
+        if total == 1 {
+            let v = match receiver {
+                Some(r) => r,
+                None => {
+                    let v = self.expr(&args[0], Some(params[0]), Want::Any);
+                    self.check(params[0], v.ty, &args[0].span);
+                    v
+                }
+            };
+            let v = self.finish(v, Want::Any);
+            return match v.reg {
+                Some(r) => (r, 1, if v.temp { vec![r] } else { Vec::new() }),
+                None => (Reg(0), 1, Vec::new()),
+            };
+        }
+        let mut classes = Vec::with_capacity(total);
+        if let Some(r) = receiver {
+            classes.push(self.is_ref(r.ty));
+        }
+        classes.extend(params.iter().map(|t| self.is_ref(*t)));
+        // The first value (the receiver, or the first argument) is
+        // evaluated where it likes; if the registers after it are free, the
+        // window starts there and it is not moved. A `var` is not used in
+        // place: a later argument could assign it before the call.
+        let first_in_place = receiver.is_some()
+            || matches!(&args[0].kind, ExprKind::Name(n) if self.var(n).is_some());
+        if !first_in_place {
+            let base = self.e.alloc_window(&classes);
+            for (i, a) in args.iter().enumerate() {
+                let reg = Reg(base.0 + i as u16);
+                let v = self.expr(a, Some(params[i]), Want::Into(reg));
+                self.check(params[i], v.ty, &a.span);
+            }
+            let window = (0..total as u16).map(|i| Reg(base.0 + i)).collect();
+            return (base, total as u16, window);
+        }
+        let (first, rest_args, rest_params) = match receiver {
+            Some(r) => (r, args, params),
+            None => {
+                let v = self.expr(&args[0], Some(params[0]), Want::Any);
+                self.check(params[0], v.ty, &args[0].span);
+                (v, &args[1..], &params[1..])
+            }
+        };
+        let first = self.finish(first, Want::Any);
+        let in_place = first.reg.filter(|&r| {
+            (first.temp || !self.is_mutable_reg(r) || !rest_args.iter().any(may_assign))
+                && self.e.window_after(r, &classes[1..])
+        });
+        let base = match in_place {
+            Some(r) => r,
+            None => {
+                let base = self.e.alloc_window(&classes);
+                self.finish(first, Want::Into(base));
+                base
+            }
+        };
+        for (i, a) in rest_args.iter().enumerate() {
+            let reg = Reg(base.0 + 1 + i as u16);
+            let v = self.expr(a, Some(rest_params[i]), Want::Into(reg));
+            self.check(rest_params[i], v.ty, &a.span);
+        }
+        let mut window: Vec<Reg> = (1..total as u16).map(|i| Reg(base.0 + i)).collect();
+        if in_place.is_none() || first.temp {
+            window.push(base);
+        }
+        (base, total as u16, window)
+    }
+
+    fn free_window(&mut self, window: Vec<Reg>) {
+        for r in window {
+            self.e.free(r);
+        }
+    }
+
+    fn call_builtin_fn(
+        &mut self,
+        n: &str,
+        args: &[Expr],
+        name_span: &Span,
+        span: &Span,
+        want: Want,
+    ) -> Val {
+        if matches!(n, "print" | "println" | "eprintln") {
+            let b = match n {
+                "print" => Builtin::Print,
+                "println" => Builtin::Println,
+                _ => Builtin::Eprintln,
+            };
+            if args.len() != 1 {
+                self.err(
+                    Pending::new(
+                        "E0211",
+                        span.clone(),
+                        format!("`{n}` takes 1 argument, but {} were given", args.len()),
+                        "expected 1 argument",
+                    )
+                    .help("print several values with interpolation: println(\"{a} {b}\")"),
+                );
+                self.discard_args(args);
+                return Val::none(ERROR);
+            }
+            let v = self.expr(&args[0], None, Want::Any);
+            let text = self.text_of(v, &args[0].span);
+            let text = self.finish(text, Want::Any);
+            self.release(text);
+            let Some(base) = text.reg else {
+                return Val::none(Program::UNIT);
+            };
+            let dst = self.dst(want, false);
+            self.e.emit(Instr::CallBuiltin {
+                dst,
+                builtin: b,
+                base,
+                count: 1,
+            });
+            return self.done(dst, Program::UNIT, want);
+        }
+        let overloads: Vec<Builtin> = Builtin::ALL
+            .iter()
+            .copied()
+            .filter(|b| b.signature().receiver.is_none() && b.name() == n)
+            .collect();
+        let Some(b) = overloads
+            .iter()
+            .copied()
+            .find(|b| b.signature().params.len() == args.len())
+        else {
+            let counts: Vec<String> = overloads
+                .iter()
+                .map(|b| b.signature().params.len().to_string())
+                .collect();
+            self.err(Pending::new(
+                "E0211",
+                span.clone(),
+                format!(
+                    "`{n}` takes {} argument{}, but {} {} given",
+                    counts.join(" or "),
+                    if counts == ["1"] { "" } else { "s" },
+                    args.len(),
+                    if args.len() == 1 { "was" } else { "were" }
+                ),
+                "wrong number of arguments",
+            ));
+            let _ = name_span;
+            self.discard_args(args);
+            return Val::none(ERROR);
+        };
+        let sig = b.signature();
+        let mut binds = [None; 3];
+        let params: Vec<TypeId> = sig
+            .params
+            .iter()
+            .map(|s| self.inst(*s, &mut binds))
+            .collect();
+        let result = self.inst(sig.result, &mut binds);
+        if b == Builtin::Exit {
+            // `exit` never returns, so it fits wherever a value is expected:
+            // `None => exit(1)` in a match of Ints.
+            let v = self.builtin_emit(b, &params, result, None, args, Want::Any);
+            self.release(v);
+            return Val::none(NEVER);
+        }
+        self.builtin_emit(b, &params, result, None, args, want)
+    }
+
+    fn builtin_emit(
+        &mut self,
+        b: Builtin,
+        params: &[TypeId],
+        result: TypeId,
+        receiver: Option<Val>,
+        args: &[Expr],
+        want: Want,
+    ) -> Val {
+        let (base, count, window) = self.args_into_window(params, receiver, args);
+        self.free_window(window);
+        let dst = self.dst(want, self.is_ref(result));
+        self.e.emit(Instr::CallBuiltin {
+            dst,
+            builtin: b,
+            base,
+            count,
+        });
+        self.done(dst, result, want)
+    }
+
+    fn method_call(
+        &mut self,
+        base: &Expr,
+        name: &Ident,
+        args: &[Expr],
+        span: &Span,
+        want: Want,
+    ) -> Val {
+        let recv = self.expr(base, None, Want::Any);
+        if recv.ty == ERROR || recv.ty == NEVER {
+            self.release(recv);
+            self.discard_args(args);
+            return Val::none(ERROR);
+        }
+        let Some((b, params, result)) = self.resolve_method(recv.ty, name) else {
+            self.release(recv);
+            self.discard_args(args);
+            return Val::none(ERROR);
+        };
+        if params.len() != args.len() {
+            self.err(Pending::new(
+                "E0211",
+                span.clone(),
+                format!(
+                    "`{}` takes {} argument{}, but {} {} given",
+                    name.name,
+                    params.len(),
+                    if params.len() == 1 { "" } else { "s" },
+                    args.len(),
+                    if args.len() == 1 { "was" } else { "were" }
+                ),
+                format!(
+                    "expected {} argument{}",
+                    params.len(),
+                    if params.len() == 1 { "" } else { "s" }
+                ),
+            ));
+            self.release(recv);
+            self.discard_args(args);
+            return Val::none(ERROR);
+        }
+        if b == Builtin::ListLength
+            && let Some(list) = recv.reg
+        {
+            // The IR has an opcode for it: no builtin call.
+            self.release(recv);
+            let dst = self.dst(want, false);
+            self.e.emit(Instr::LenList { dst, list });
+            return self.done(dst, Program::INT, want);
+        }
+        self.builtin_emit(b, &params, result, Some(recv), args, want)
+    }
+
+    /// The builtin method `name` of a receiver of type `recv`, with its
+    /// parameter and result types; reports why there is none.
+    fn resolve_method(
+        &mut self,
+        recv: TypeId,
+        name: &Ident,
+    ) -> Option<(Builtin, Vec<TypeId>, TypeId)> {
+        let candidates: Vec<Builtin> = Builtin::ALL
+            .iter()
+            .copied()
+            .filter(|b| b.signature().receiver.is_some() && b.method_name() == name.name)
+            .collect();
+        for &b in &candidates {
+            let sig = b.signature();
+            let mut binds = [None; 3];
+            if let Some(r) = sig.receiver
+                && self.match_sig(r, recv, &mut binds)
+            {
+                let params = sig
+                    .params
+                    .iter()
+                    .map(|s| self.inst(*s, &mut binds))
+                    .collect();
+                let result = self.inst(sig.result, &mut binds);
+                return Some((b, params, result));
+            }
+        }
+        let t = self.tname(recv);
+        if candidates.is_empty() {
+            let kind = receiver_kind(self.program, recv);
+            let mut d = Pending::new(
+                "E0212",
+                name.span.clone(),
+                format!("{t} has no method `{}`", name.name),
+                "unknown method",
+            );
+            let own: Vec<&str> = Builtin::ALL
+                .iter()
+                .filter(|b| {
+                    b.signature().receiver.is_some() && b.name().split('.').next() == Some(kind)
+                })
+                .map(|b| b.method_name())
+                .collect();
+            if matches!(
+                ty_of(self.program, recv),
+                Some(Type::Struct(_) | Type::Enum(_))
+            ) {
+                if let Some(Type::Struct(sid)) = ty_of(self.program, recv)
+                    && self
+                        .program
+                        .struct_def(*sid)
+                        .fields
+                        .iter()
+                        .any(|f| f.name == name.name)
+                {
+                    d = d.help(format!(
+                        "`{}` is a field: write `.{}` without parentheses",
+                        name.name, name.name
+                    ));
+                } else {
+                    d = d.help("Cove v1 has no methods on user types: write a function that takes the value");
+                }
+            } else if name.name == "to_string" {
+                d = d.help("make text with interpolation: \"{x}\"");
+            } else if let Some(c) = closest(&name.name, own.iter().copied()) {
+                d = d.help(format!("did you mean `{c}`?"));
+            }
+            self.err(d);
+        } else {
+            let on: Vec<String> = candidates
+                .iter()
+                .filter_map(|b| b.signature().receiver)
+                .map(sig_text)
+                .collect();
+            self.err(
+                Pending::new(
+                    "E0213",
+                    name.span.clone(),
+                    format!("`{}` is not available on {t}", name.name),
+                    format!("this is called on {t}"),
+                )
+                .help(format!("`{}` works on {}", name.name, on.join(", "))),
+            );
+        }
+        None
+    }
+
+    /// Whether `ty` fits the signature type `sig`, binding `T`, `K`, `V`.
+    fn match_sig(&self, sig: Sig, ty: TypeId, binds: &mut [Option<TypeId>; 3]) -> bool {
+        let bind = |slot: usize, binds: &mut [Option<TypeId>; 3]| match binds[slot] {
+            Some(t) => t == ty,
+            None => {
+                binds[slot] = Some(ty);
+                true
+            }
+        };
+        let t = ty_of(self.program, ty);
+        match (sig, t) {
+            (Sig::Unit, _) => ty == Program::UNIT,
+            (Sig::Bool, _) => ty == Program::BOOL,
+            (Sig::Int, _) => ty == Program::INT,
+            (Sig::Float, _) => ty == Program::FLOAT,
+            (Sig::Str, _) => ty == Program::STR,
+            (Sig::T, _) => bind(0, binds),
+            (Sig::K, _) => bind(1, binds),
+            (Sig::V, _) => bind(2, binds),
+            (Sig::List(s), Some(Type::List(e))) => self.match_sig(*s, *e, binds),
+            (Sig::Opt(s), Some(Type::Option(e))) => self.match_sig(*s, *e, binds),
+            (Sig::Task(s), Some(Type::Task(e))) => self.match_sig(*s, *e, binds),
+            (Sig::Channel(s), Some(Type::Channel(e))) => self.match_sig(*s, *e, binds),
+            (Sig::Map(k, v), Some(Type::Map(a, b))) => {
+                let (a, b) = (*a, *b);
+                self.match_sig(*k, a, binds) && self.match_sig(*v, b, binds)
+            }
+            _ => false,
+        }
+    }
+
+    /// The type a signature type stands for under the bindings.
+    fn inst(&mut self, sig: Sig, binds: &mut [Option<TypeId>; 3]) -> TypeId {
+        match sig {
+            Sig::Unit => Program::UNIT,
+            Sig::Bool => Program::BOOL,
+            Sig::Int => Program::INT,
+            Sig::Float => Program::FLOAT,
+            Sig::Str => Program::STR,
+            Sig::T => binds[0].unwrap_or(ERROR),
+            Sig::K => binds[1].unwrap_or(ERROR),
+            Sig::V => binds[2].unwrap_or(ERROR),
+            Sig::List(s) => {
+                let e = self.inst(*s, binds);
+                self.program.intern_type(Type::List(e))
+            }
+            Sig::Opt(s) => {
+                let e = self.inst(*s, binds);
+                self.program.intern_type(Type::Option(e))
+            }
+            Sig::Task(s) => {
+                let e = self.inst(*s, binds);
+                self.program.intern_type(Type::Task(e))
+            }
+            Sig::Channel(s) => {
+                let e = self.inst(*s, binds);
+                self.program.intern_type(Type::Channel(e))
+            }
+            Sig::Map(k, v) => {
+                let k = self.inst(*k, binds);
+                let v = self.inst(*v, binds);
+                self.program.intern_type(Type::Map(k, v))
+            }
+        }
+    }
+
+    pub(crate) fn spawn(&mut self, call: &Expr, span: &Span, want: Want) -> Val {
+        let ExprKind::Call(callee, args) = &call.kind else {
+            self.err(
+                Pending::new(
+                    "E0214",
+                    call.span.clone(),
+                    "`spawn` needs a function call",
+                    "not a call",
+                )
+                .help("write `spawn work(arguments)`"),
+            );
+            return Val::none(ERROR);
+        };
+        let fid = match &callee.kind {
+            ExprKind::Name(n) if self.var(n).is_none() => self.scopes[self.module]
+                .functions
+                .get(n)
+                .copied()
+                .map(|f| (f, n.clone())),
+            ExprKind::Field(base, name) => match &base.kind {
+                ExprKind::Name(m) if self.var(m).is_none() => {
+                    match self.scopes[self.module].imports.get(m).copied() {
+                        Some(target) => self
+                            .module_function(m, target, name)
+                            .map(|f| (f, format!("{m}.{}", name.name))),
+                        None => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((fid, name)) = fid else {
+            self.err(
+                Pending::new(
+                    "E0214",
+                    callee.span.clone(),
+                    "`spawn` can only start a function declared with `fn`",
+                    "not a user function",
+                )
+                .help("wrap the work in a function and spawn that: `spawn work(x)`"),
+            );
+            self.discard_args(args);
+            return Val::none(ERROR);
+        };
+        let _ = span;
+        self.call_emit(Callee::User(fid), &name, None, args, &call.span, want, true)
+    }
+}
+
+/// The catalogue's receiver prefix for a type: `String`, `List`, ...
+fn receiver_kind(program: &Program, ty: TypeId) -> &'static str {
+    match ty_of(program, ty) {
+        Some(Type::Str) => "String",
+        Some(Type::Int) => "Int",
+        Some(Type::Float) => "Float",
+        Some(Type::List(_)) => "List",
+        Some(Type::Map(..)) => "Map",
+        Some(Type::Option(_)) => "Option",
+        Some(Type::Task(_)) => "Task",
+        Some(Type::Channel(_)) => "Channel",
+        _ => "",
+    }
+}
+
+/// A signature type as Cove writes it.
+fn sig_text(sig: Sig) -> String {
+    match sig {
+        Sig::Unit => "()".into(),
+        Sig::Bool => "Bool".into(),
+        Sig::Int => "Int".into(),
+        Sig::Float => "Float".into(),
+        Sig::Str => "String".into(),
+        Sig::T => "T".into(),
+        Sig::K => "K".into(),
+        Sig::V => "V".into(),
+        Sig::List(s) => format!("List[{}]", sig_text(*s)),
+        Sig::Map(k, v) => format!("Map[{}, {}]", sig_text(*k), sig_text(*v)),
+        Sig::Opt(s) => format!("Option[{}]", sig_text(*s)),
+        Sig::Task(s) => format!("Task[{}]", sig_text(*s)),
+        Sig::Channel(s) => format!("Channel[{}]", sig_text(*s)),
+    }
+}
+
+/// Whether evaluating `e` could assign a variable: only code with
+/// statements in it (a block, an `if`, a `match`) can; a call cannot reach
+/// its caller's variables.
+fn may_assign(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Block(_) | ExprKind::If(..) | ExprKind::Match(..) | ExprKind::Assign(..) => true,
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
+            may_assign(a) || may_assign(b)
+        }
+        ExprKind::Unary(_, a) | ExprKind::Field(a, _) | ExprKind::Spawn(a) => may_assign(a),
+        ExprKind::Call(f, args) => may_assign(f) || args.iter().any(may_assign),
+        ExprKind::List(items) | ExprKind::New(_, items) => items.iter().any(may_assign),
+        ExprKind::StructLit(_, fields) => fields.iter().any(|(_, v)| may_assign(v)),
+        ExprKind::Str(pieces) => pieces
+            .iter()
+            .any(|p| matches!(p, Piece::Expr(e) if may_assign(e))),
+        ExprKind::Return(v) => v.as_deref().is_some_and(may_assign),
+        _ => false,
+    }
+}

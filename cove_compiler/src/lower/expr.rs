@@ -1,0 +1,1545 @@
+//! Expressions: literals, names, operators, conditions, interpolation,
+//! `if`, struct and list literals, fields and indexing.
+//!
+//! Conditions are lowered as *branches*, not values: `if i < n` becomes
+//! one fused `jump-ge.int` (or `jump-ge.int.imm` against a literal), `&&`
+//! and `||` become jumps that skip the right-hand side, `!` swaps the
+//! targets. Only a condition that is not a comparison is materialised as a
+//! `Bool` and tested with `jump-if`.
+
+use cove_ir::op::{Instr, Reg};
+use cove_ir::program::{Constant, Program};
+use cove_ir::types::{StructId, Type, TypeId};
+
+use super::literal_bits;
+use super::{FnCx, Val, Want};
+use crate::ast::*;
+use crate::diagnostics::Pending;
+use crate::emit::Label;
+use crate::resolve::{ERROR, NEVER, ty_of};
+
+/// The edit distance of two short names, for "did you mean" hints.
+pub(crate) fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// The closest of `candidates` to `name`, if close enough to be a typo.
+pub(crate) fn closest<'a>(
+    name: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
+    candidates
+        .filter(|c| *c != name)
+        .map(|c| (distance(name, c), c))
+        .filter(|(d, c)| *d <= name.len().max(c.len()).div_ceil(3))
+        .min()
+        .map(|(_, c)| c)
+}
+
+impl FnCx<'_> {
+    /// Checks and lowers `e`. `expected` is the type the context wants, if
+    /// it knows (it types `[]` and `None`); the caller still checks the
+    /// result's type.
+    pub(crate) fn expr(&mut self, e: &Expr, expected: Option<TypeId>, want: Want) -> Val {
+        let old = self.set_line(&e.span);
+        let passes_return = matches!(
+            e.kind,
+            ExprKind::If(..) | ExprKind::Match(..) | ExprKind::Block(_)
+        );
+        let v = if want == Want::Return && !passes_return {
+            let v = self.expr_inner(e, expected, Want::Any);
+            self.finish(v, Want::Return)
+        } else {
+            let v = self.expr_inner(e, expected, want);
+            if want == Want::Return {
+                v
+            } else {
+                self.finish(v, want)
+            }
+        };
+        self.e.line = old;
+        v
+    }
+
+    fn expr_inner(&mut self, e: &Expr, expected: Option<TypeId>, want: Want) -> Val {
+        // An integer literal where a Float is expected is that Float, as
+        // Go's and Swift's untyped literals are: `let x: Float = 1`, `2 * x`.
+        if expected == Some(Program::FLOAT)
+            && let Some(i) = int_literal_value(e)
+        {
+            let k = self.constant(Constant::Float(i as f64));
+            let dst = self.dst(want, false);
+            self.e.emit(Instr::LoadConst { dst, constant: k });
+            return self.done(dst, Program::FLOAT, want);
+        }
+        match &e.kind {
+            ExprKind::Int(v) => self.int_literal(*v, false, &e.span, want),
+            ExprKind::Float(f) => {
+                let k = self.constant(Constant::Float(*f));
+                let dst = self.dst(want, false);
+                self.e.emit(Instr::LoadConst { dst, constant: k });
+                self.done(dst, Program::FLOAT, want)
+            }
+            ExprKind::Bool(b) => {
+                let dst = self.dst(want, false);
+                self.e.emit(Instr::LoadInt {
+                    dst,
+                    value: i32::from(*b),
+                });
+                self.done(dst, Program::BOOL, want)
+            }
+            ExprKind::Unit => Val::none(Program::UNIT),
+            ExprKind::Str(pieces) => self.interpolate(pieces, want),
+            ExprKind::Name(name) => self.name(name, &e.span, expected, want),
+            ExprKind::Binary(BinOp::And | BinOp::Or, _, _) => {
+                let dst = self.dst(want, false);
+                let f = self.e.label();
+                let end = self.e.label();
+                self.cond(e, false, f);
+                self.e.emit(Instr::LoadInt { dst, value: 1 });
+                self.e.jump(Instr::Jump { target: 0 }, end);
+                self.e.bind(f);
+                self.e.emit(Instr::LoadInt { dst, value: 0 });
+                self.e.bind(end);
+                self.done(dst, Program::BOOL, want)
+            }
+            ExprKind::Binary(op, a, b) => {
+                // A literal on the left is evaluated after the right, whose
+                // type it takes (`2 * x` on a Float) and whose immediate it
+                // can be (`1 + i`).
+                if int_literal_value(a).is_some()
+                    && literal_bits(b).is_none_or(|(t, _)| t == Program::FLOAT)
+                {
+                    let r = self.operand(b, None);
+                    if *op == BinOp::Add
+                        && r.ty == Program::INT
+                        && let (Some(n), Some(reg)) = (self.small_int(a), r.reg)
+                    {
+                        self.release(r);
+                        let dst = self.dst(want, false);
+                        self.e.emit(Instr::AddIntImm {
+                            dst,
+                            a: reg,
+                            value: n,
+                        });
+                        return self.done(dst, Program::INT, want);
+                    }
+                    let hint = (r.ty == Program::FLOAT).then_some(Program::FLOAT);
+                    let l = self.operand(a, hint);
+                    return self.binary_values(*op, l, r, &a.span, &b.span, &e.span, want);
+                }
+                let l = self.operand(a, None);
+                self.binary_on(*op, l, b, &e.span, want)
+            }
+            ExprKind::Unary(op, a) => self.unary(*op, a, &e.span, want),
+            ExprKind::Call(callee, args) => self.call(callee, args, &e.span, expected, want),
+            ExprKind::Field(base, field) => self.field(base, field, &e.span, want),
+            ExprKind::Index(base, index) => {
+                let b = self.expr(base, None, Want::Any);
+                let i = self.expr(index, Some(Program::INT), Want::Any);
+                let elem = self.list_elem(b.ty, &base.span);
+                if elem.is_some() {
+                    self.check(Program::INT, i.ty, &index.span);
+                }
+                self.release(b);
+                self.release(i);
+                match (elem, b.reg, i.reg) {
+                    (Some(elem), Some(list), Some(index)) if i.ty == Program::INT => {
+                        let dst = self.dst(want, self.is_ref(elem));
+                        self.e.emit(Instr::GetList {
+                            dst,
+                            list,
+                            index,
+                            ty: elem,
+                        });
+                        self.done(dst, elem, want)
+                    }
+                    _ => Val::none(ERROR),
+                }
+            }
+            ExprKind::StructLit(path, fields) => self.struct_literal(path, fields, &e.span, want),
+            ExprKind::List(items) => self.list_literal(items, &e.span, expected, want),
+            ExprKind::New(ty, args) => self.new_container(ty, args, &e.span, want),
+            ExprKind::Range(..) => {
+                self.err(
+                    Pending::new(
+                        "E0108",
+                        e.span.clone(),
+                        "a range `a..b` can only be looped over",
+                        "a range outside `for`",
+                    )
+                    .help("write `for i in a..b { ... }`"),
+                );
+                Val::none(ERROR)
+            }
+            ExprKind::If(cond, then, els) => {
+                self.if_expr(cond, then, els.as_deref(), expected, want)
+            }
+            ExprKind::Match(scrutinee, arms) => {
+                self.match_expr(scrutinee, arms, &e.span, expected, want)
+            }
+            ExprKind::Block(b) => self.block(b, expected, want),
+            ExprKind::Return(value) => {
+                self.return_expr(value.as_deref(), &e.span);
+                Val::none(NEVER)
+            }
+            ExprKind::Break | ExprKind::Continue => {
+                let is_break = matches!(e.kind, ExprKind::Break);
+                if let Some(l) = self.enter_loop_target(is_break, &e.span) {
+                    self.e.jump(Instr::Jump { target: 0 }, l);
+                }
+                Val::none(NEVER)
+            }
+            ExprKind::Spawn(call) => self.spawn(call, &e.span, want),
+            ExprKind::Assign(target, op, value) => {
+                self.assign(target, *op, value, &e.span);
+                Val::none(Program::UNIT)
+            }
+            ExprKind::Error => Val::none(ERROR),
+        }
+    }
+
+    fn int_literal(&mut self, v: Option<u64>, negated: bool, span: &Span, want: Want) -> Val {
+        let value = match v {
+            Some(v) if negated && v == 1u64 << 63 => Some(i64::MIN),
+            Some(v) if v <= i64::MAX as u64 => Some(if negated { -(v as i64) } else { v as i64 }),
+            _ => None,
+        };
+        let Some(value) = value else {
+            self.err(
+                Pending::new(
+                    "E0109",
+                    span.clone(),
+                    "this integer literal does not fit in an Int",
+                    "larger than 9223372036854775807",
+                )
+                .help("Int is a 64-bit signed integer; use a Float for larger magnitudes"),
+            );
+            return Val::none(ERROR);
+        };
+        let dst = self.dst(want, false);
+        match i32::try_from(value) {
+            Ok(small) => self.e.emit(Instr::LoadInt { dst, value: small }),
+            Err(_) => {
+                let k = self.constant(Constant::Int(value));
+                self.e.emit(Instr::LoadConst { dst, constant: k });
+            }
+        }
+        self.done(dst, Program::INT, want)
+    }
+
+    pub(crate) fn load_str(&mut self, text: &str, want: Want) -> Val {
+        let k = self.constant(Constant::Str(text.to_string()));
+        let dst = self.dst(want, true);
+        self.e.emit(Instr::LoadConst { dst, constant: k });
+        self.done(dst, Program::STR, want)
+    }
+
+    fn name(&mut self, name: &str, span: &Span, expected: Option<TypeId>, want: Want) -> Val {
+        if let Some((reg, ty, _)) = self.var(name) {
+            return Val {
+                reg: Some(reg),
+                ty,
+                temp: false,
+            };
+        }
+        if name == "None" {
+            return match expected.and_then(|t| ty_of(self.program, t).cloned().map(|x| (t, x))) {
+                Some((t, Type::Option(_))) => {
+                    let dst = self.dst(want, true);
+                    self.e.emit(Instr::LoadNone { dst });
+                    self.done(dst, t, want)
+                }
+                _ if expected == Some(ERROR) => Val::none(ERROR),
+                _ => {
+                    self.err(
+                        Pending::new(
+                            "E0104",
+                            span.clone(),
+                            "cannot tell which Option type this `None` is",
+                            "the type of this `None` is unknown",
+                        )
+                        .help("annotate the variable, as in `let x: Option[Int] = None`"),
+                    );
+                    Val::none(ERROR)
+                }
+            };
+        }
+        let scope = &self.scopes[self.module];
+        let (message, label, help) = if scope.functions.contains_key(name) {
+            (
+                format!("`{name}` is a function, not a value"),
+                "functions cannot be stored or passed in Cove".to_string(),
+                format!("call it: `{name}(...)`"),
+            )
+        } else if scope.imports.contains_key(name) {
+            (
+                format!("`{name}` is a module, not a value"),
+                "a module name must be followed by `.`".to_string(),
+                format!("name something in it: `{name}.function(...)`"),
+            )
+        } else if scope.types.contains_key(name) {
+            (
+                format!("`{name}` is a type, not a value"),
+                "a type name here".to_string(),
+                format!("make a value: `{name} {{ ... }}` or `{name}.Variant`"),
+            )
+        } else {
+            self.unknown_name(name, span);
+            return Val::none(ERROR);
+        };
+        self.err(Pending::new("E0201", span.clone(), message, label).help(help));
+        Val::none(ERROR)
+    }
+
+    pub(crate) fn unknown_name(&mut self, name: &str, span: &Span) {
+        let vars = self.var_names();
+        let scope = &self.scopes[self.module];
+        let candidates: Vec<&str> = vars
+            .iter()
+            .map(String::as_str)
+            .chain(scope.functions.keys().map(String::as_str))
+            .collect();
+        let mut d = Pending::new(
+            "E0200",
+            span.clone(),
+            format!("unknown name `{name}`"),
+            "not declared in this scope",
+        );
+        if let Some(c) = closest(name, candidates.into_iter()) {
+            d = d.help(format!("did you mean `{c}`?"));
+        } else if name == "nil" || name == "null" {
+            d = d.help("an absent value is `None`, of an `Option` type");
+        } else if name == "len" {
+            d = d.help("a length is a method: `xs.length()`");
+        } else if matches!(name, "str" | "string" | "to_string" | "format") {
+            d = d.help("make text with interpolation: \"{x}\"");
+        } else if name == "self" || name == "this" {
+            d = d.help("Cove v1 has no methods on user types; pass the value as a parameter");
+        }
+        self.err(d);
+    }
+
+    /// Whether `e` names a module or a type rather than a value, so
+    /// `e.x` is a qualified name and not a field access.
+    pub(crate) fn names_module_or_type(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                self.var(n).is_none()
+                    && (self.scopes[self.module].imports.contains_key(n)
+                        || self.scopes[self.module].types.contains_key(n))
+            }
+            ExprKind::Field(base, _) => matches!(&base.kind, ExprKind::Name(n)
+                if self.var(n).is_none() && self.scopes[self.module].imports.contains_key(n)),
+            _ => false,
+        }
+    }
+
+    /// The struct, field index and field type of `ty.field`; reports why not.
+    pub(crate) fn field_of(
+        &mut self,
+        ty: TypeId,
+        field: &Ident,
+        span: &Span,
+    ) -> Option<(StructId, u16, TypeId)> {
+        match ty_of(self.program, ty) {
+            Some(Type::Struct(sid)) => {
+                let sid = *sid;
+                let def = self.program.struct_def(sid);
+                if let Some(i) = def.fields.iter().position(|f| f.name == field.name) {
+                    return Some((sid, i as u16, def.fields[i].ty));
+                }
+                let names: Vec<String> = def.fields.iter().map(|f| f.name.clone()).collect();
+                let mut d = Pending::new(
+                    "E0202",
+                    field.span.clone(),
+                    format!("the struct `{}` has no field `{}`", def.name, field.name),
+                    "unknown field",
+                );
+                d = match closest(&field.name, names.iter().map(String::as_str)) {
+                    Some(c) => d.help(format!("did you mean `{c}`?")),
+                    None => d.help(format!("its fields are: {}", names.join(", "))),
+                };
+                self.err_about(ty, d);
+                None
+            }
+            None => None,
+            Some(_) => {
+                let t = self.tname(ty);
+                let has_method = cove_ir::builtins::Builtin::ALL
+                    .iter()
+                    .any(|b| b.signature().receiver.is_some() && b.method_name() == field.name);
+                let mut d = Pending::new(
+                    "E0202",
+                    field.span.clone(),
+                    format!("{t} has no field `{}`", field.name),
+                    "unknown field",
+                );
+                if has_method {
+                    d = d.help(format!(
+                        "`{}` is a method: call it with `.{}()`",
+                        field.name, field.name
+                    ));
+                }
+                let _ = span;
+                self.err(d);
+                None
+            }
+        }
+    }
+
+    /// The element type of a list type; reports why not.
+    pub(crate) fn list_elem(&mut self, ty: TypeId, span: &Span) -> Option<TypeId> {
+        match ty_of(self.program, ty) {
+            Some(Type::List(t)) => Some(*t),
+            None => None,
+            Some(other) => {
+                let t = self.tname(ty);
+                let help = match other {
+                    Type::Map(..) => {
+                        "read a map with `.get(key)` and write it with `.set(key, value)`"
+                    }
+                    Type::Str => "read a byte of a string with `.byte_at(i)`",
+                    _ => "only lists are indexed with `[i]`",
+                };
+                self.err(
+                    Pending::new(
+                        "E0110",
+                        span.clone(),
+                        format!("cannot index into {t}"),
+                        format!("this is {t}"),
+                    )
+                    .help(help),
+                );
+                None
+            }
+        }
+    }
+
+    fn unary(&mut self, op: UnOp, a: &Expr, span: &Span, want: Want) -> Val {
+        if op == UnOp::Neg
+            && let ExprKind::Int(v) = a.kind
+        {
+            return self.int_literal(v, true, span, want);
+        }
+        if op == UnOp::Neg
+            && let ExprKind::Float(f) = a.kind
+        {
+            let k = self.constant(Constant::Float(-f));
+            let dst = self.dst(want, false);
+            self.e.emit(Instr::LoadConst { dst, constant: k });
+            return self.done(dst, Program::FLOAT, want);
+        }
+        let v = self.expr(a, None, Want::Any);
+        self.release(v);
+        let Some(src) = v.reg else {
+            return Val::none(ERROR);
+        };
+        let (instr_ty, ok) = match (op, v.ty) {
+            (UnOp::Neg, t) if t == Program::INT => (t, true),
+            (UnOp::Neg, t) if t == Program::FLOAT => (t, true),
+            (UnOp::Not, t) if t == Program::BOOL => (t, true),
+            _ => (ERROR, false),
+        };
+        if !ok {
+            let t = self.tname(v.ty);
+            let (sym, what) = match op {
+                UnOp::Neg => ("-", "Int or Float"),
+                UnOp::Not => ("!", "Bool"),
+            };
+            self.err(Pending::new(
+                "E0111",
+                a.span.clone(),
+                format!("`{sym}` cannot be applied to {t}"),
+                format!("this is {t}, not {what}"),
+            ));
+            return Val::none(ERROR);
+        }
+        let dst = self.dst(want, false);
+        self.e.emit(match (op, instr_ty) {
+            (UnOp::Neg, t) if t == Program::INT => Instr::NegInt { dst, a: src },
+            (UnOp::Neg, _) => Instr::NegFloat { dst, a: src },
+            (UnOp::Not, _) => Instr::NotBool { dst, a: src },
+        });
+        self.done(dst, instr_ty, want)
+    }
+
+    /// `l op b`, where `l` is already evaluated.
+    pub(crate) fn binary_on(
+        &mut self,
+        op: BinOp,
+        l: Val,
+        b: &Expr,
+        span: &Span,
+        want: Want,
+    ) -> Val {
+        if l.ty == Program::INT
+            && matches!(op, BinOp::Add | BinOp::Sub)
+            && let (Some(n), Some(a)) = (self.small_int(b), l.reg)
+        {
+            let n = if op == BinOp::Sub {
+                n.checked_neg()
+            } else {
+                Some(n)
+            };
+            if let Some(n) = n {
+                self.release(l);
+                let dst = self.dst(want, false);
+                self.e.emit(Instr::AddIntImm { dst, a, value: n });
+                return self.done(dst, Program::INT, want);
+            }
+        }
+        let hint = (l.ty != ERROR && l.ty != NEVER).then_some(l.ty);
+        let r = self.operand(b, hint);
+        let lspan = span.start..b.span.start;
+        self.binary_values(op, l, r, &lspan, &b.span, span, want)
+    }
+
+    /// The instruction of `l op r` on two evaluated operands.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn binary_values(
+        &mut self,
+        op: BinOp,
+        l: Val,
+        r: Val,
+        lspan: &Span,
+        rspan: &Span,
+        span: &Span,
+        want: Want,
+    ) -> Val {
+        self.release(l);
+        self.release(r);
+        let cmp = matches!(
+            op,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        );
+        let bad = [ERROR, NEVER];
+        let (Some(a), Some(b)) = (l.reg, r.reg) else {
+            return Val::none(if cmp { Program::BOOL } else { ERROR });
+        };
+        if bad.contains(&l.ty) || bad.contains(&r.ty) {
+            return Val::none(if cmp { Program::BOOL } else { ERROR });
+        }
+        let (lt, rt) = (l.ty, r.ty);
+        if lt != rt {
+            let (ln, rn) = (self.tname(lt), self.tname(rt));
+            // The left operand fixes the type the right one must have.
+            let mut d = Pending::new(
+                "E0100",
+                span.clone(),
+                format!("type mismatch: expected {ln}, found {rn}"),
+                format!("this is {rn}"),
+            );
+            if (lt == Program::INT && rt == Program::FLOAT)
+                || (lt == Program::FLOAT && rt == Program::INT)
+            {
+                d = d.help("convert one side: `i.to_float()` or `f.to_int()`");
+            } else if lt == Program::STR || rt == Program::STR {
+                d = d.help("build text with interpolation: \"{a}{b}\"");
+            } else if matches!(ty_of(self.program, lt), Some(Type::Option(_)))
+                || matches!(ty_of(self.program, rt), Some(Type::Option(_)))
+            {
+                d = d.help("take the value out of the Option first: `.unwrap()`, `.unwrap_or(default)` or `match`");
+            }
+            let _ = (lspan, rspan);
+            self.err(d);
+            return Val::none(if cmp { Program::BOOL } else { ERROR });
+        }
+        let int = lt == Program::INT;
+        let float = lt == Program::FLOAT;
+        let string = lt == Program::STR;
+        let boolean = lt == Program::BOOL;
+        let swap = matches!(op, BinOp::Gt | BinOp::Ge);
+        let (x, y) = if swap { (b, a) } else { (a, b) };
+        let dst_ref = string && op == BinOp::Add;
+        let instr = |dst: Reg| -> Option<(Instr, TypeId)> {
+            use BinOp::*;
+            let i = match op {
+                Add if int => Instr::AddInt { dst, a, b },
+                Sub if int => Instr::SubInt { dst, a, b },
+                Mul if int => Instr::MulInt { dst, a, b },
+                Div if int => Instr::DivInt { dst, a, b },
+                Rem if int => Instr::RemInt { dst, a, b },
+                BitAnd if int => Instr::AndInt { dst, a, b },
+                BitOr if int => Instr::OrInt { dst, a, b },
+                BitXor if int => Instr::XorInt { dst, a, b },
+                Shl if int => Instr::ShlInt { dst, a, b },
+                Shr if int => Instr::ShrInt { dst, a, b },
+                Add if float => Instr::AddFloat { dst, a, b },
+                Sub if float => Instr::SubFloat { dst, a, b },
+                Mul if float => Instr::MulFloat { dst, a, b },
+                Div if float => Instr::DivFloat { dst, a, b },
+                Rem if float => Instr::RemFloat { dst, a, b },
+                Add if string => Instr::ConcatStr { dst, a, b },
+                Eq if int || boolean => Instr::EqInt { dst, a, b },
+                Ne if int || boolean => Instr::NeInt { dst, a, b },
+                Lt | Gt if int => Instr::LtInt { dst, a: x, b: y },
+                Le | Ge if int => Instr::LeInt { dst, a: x, b: y },
+                Eq if float => Instr::EqFloat { dst, a, b },
+                Ne if float => Instr::NeFloat { dst, a, b },
+                Lt | Gt if float => Instr::LtFloat { dst, a: x, b: y },
+                Le | Ge if float => Instr::LeFloat { dst, a: x, b: y },
+                Eq if string => Instr::EqStr { dst, a, b },
+                Ne if string => Instr::NeStr { dst, a, b },
+                Lt | Gt if string => Instr::LtStr { dst, a: x, b: y },
+                Le | Ge if string => Instr::LeStr { dst, a: x, b: y },
+                _ => return None,
+            };
+            Some((i, if cmp { Program::BOOL } else { lt }))
+        };
+        let probe = instr(Reg(0));
+        let Some((_, ty)) = probe else {
+            let t = self.tname(lt);
+            let what = match op {
+                BinOp::Add => "`+` works on Int, Float and String",
+                BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => {
+                    "arithmetic works on Int and Float"
+                }
+                BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => {
+                    "bitwise operators work on Int"
+                }
+                BinOp::Eq | BinOp::Ne => "`==` and `!=` compare Int, Float, Bool and String",
+                _ => "ordering compares Int, Float and String",
+            };
+            let mut d = Pending::new(
+                "E0101",
+                span.clone(),
+                format!("`{}` cannot be applied to {t}", op.text()),
+                format!("both sides are {t}"),
+            )
+            .help(what);
+            if matches!(op, BinOp::Eq | BinOp::Ne)
+                && matches!(ty_of(self.program, lt), Some(Type::Option(_)))
+            {
+                d = d.help("test an Option with `.is_some()`, `.is_none()` or `match`");
+            }
+            self.err(d);
+            return Val::none(if cmp { Program::BOOL } else { ERROR });
+        };
+        let dst = self.dst(want, dst_ref);
+        if let Some((i, _)) = instr(dst) {
+            self.e.emit(i);
+        }
+        self.done(dst, ty, want)
+    }
+
+    // ---- conditions -------------------------------------------------------------
+
+    /// Emits a jump to `target` taken when `e` is `jump_if`; falls through
+    /// otherwise.
+    pub(crate) fn cond(&mut self, e: &Expr, jump_if: bool, target: Label) {
+        let old = self.set_line(&e.span);
+        match &e.kind {
+            ExprKind::Bool(b) => {
+                if *b == jump_if {
+                    self.e.jump(Instr::Jump { target: 0 }, target);
+                }
+            }
+            ExprKind::Unary(UnOp::Not, inner) => self.cond(inner, !jump_if, target),
+            ExprKind::Binary(BinOp::And, a, b) => {
+                if jump_if {
+                    let skip = self.e.label();
+                    self.cond(a, false, skip);
+                    self.cond(b, true, target);
+                    self.e.bind(skip);
+                } else {
+                    self.cond(a, false, target);
+                    self.cond(b, false, target);
+                }
+            }
+            ExprKind::Binary(BinOp::Or, a, b) => {
+                if jump_if {
+                    self.cond(a, true, target);
+                    self.cond(b, true, target);
+                } else {
+                    let skip = self.e.label();
+                    self.cond(a, true, skip);
+                    self.cond(b, false, target);
+                    self.e.bind(skip);
+                }
+            }
+            ExprKind::Binary(
+                op @ (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge),
+                a,
+                b,
+            ) => {
+                self.cond_compare(*op, a, b, jump_if, target, &e.span);
+            }
+            _ => {
+                let v = self.expr(e, Some(Program::BOOL), Want::Any);
+                if v.ty != Program::BOOL && v.ty != ERROR && v.ty != NEVER {
+                    let t = self.tname(v.ty);
+                    let mut d = Pending::new(
+                        "E0102",
+                        e.span.clone(),
+                        format!("a condition must be Bool, found {t}"),
+                        format!("this is {t}"),
+                    );
+                    if v.ty == Program::INT {
+                        d = d.help("compare it: `x != 0`");
+                    } else if matches!(ty_of(self.program, v.ty), Some(Type::Option(_))) {
+                        d = d.help("test it with `.is_some()`");
+                    }
+                    self.err(d);
+                }
+                self.release(v);
+                if let Some(cond) = v.reg {
+                    self.e.jump(
+                        if jump_if {
+                            Instr::JumpIf { cond, target: 0 }
+                        } else {
+                            Instr::JumpIfNot { cond, target: 0 }
+                        },
+                        target,
+                    );
+                }
+            }
+        }
+        self.e.line = old;
+    }
+
+    fn cond_compare(
+        &mut self,
+        op: BinOp,
+        a: &Expr,
+        b: &Expr,
+        jump_if: bool,
+        target: Label,
+        span: &Span,
+    ) {
+        // A literal on the left goes to the right, where it can be an immediate.
+        let (op, a, b) = if self.small_int(a).is_some() && self.small_int(b).is_none() {
+            let flipped = match op {
+                BinOp::Lt => BinOp::Gt,
+                BinOp::Le => BinOp::Ge,
+                BinOp::Gt => BinOp::Lt,
+                BinOp::Ge => BinOp::Le,
+                other => other,
+            };
+            (flipped, b, a)
+        } else {
+            (op, a, b)
+        };
+        let l = self.expr(a, None, Want::Any);
+        let fused =
+            l.ty == Program::INT || (l.ty == Program::BOOL && matches!(op, BinOp::Eq | BinOp::Ne));
+        if !fused {
+            let v = self.binary_on(op, l, b, span, Want::Any);
+            self.release(v);
+            if let Some(cond) = v.reg {
+                self.e.jump(
+                    if jump_if {
+                        Instr::JumpIf { cond, target: 0 }
+                    } else {
+                        Instr::JumpIfNot { cond, target: 0 }
+                    },
+                    target,
+                );
+            }
+            return;
+        }
+        let op = if jump_if {
+            op
+        } else {
+            match op {
+                BinOp::Eq => BinOp::Ne,
+                BinOp::Ne => BinOp::Eq,
+                BinOp::Lt => BinOp::Ge,
+                BinOp::Le => BinOp::Gt,
+                BinOp::Gt => BinOp::Le,
+                _ => BinOp::Lt,
+            }
+        };
+        let Some(x) = l.reg else { return };
+        if l.ty == Program::INT
+            && let Some(n) = self.small_int(b)
+        {
+            self.release(l);
+            let t = 0;
+            self.e.jump(
+                match op {
+                    BinOp::Eq => Instr::JumpEqIntImm {
+                        a: x,
+                        value: n,
+                        target: t,
+                    },
+                    BinOp::Ne => Instr::JumpNeIntImm {
+                        a: x,
+                        value: n,
+                        target: t,
+                    },
+                    BinOp::Lt => Instr::JumpLtIntImm {
+                        a: x,
+                        value: n,
+                        target: t,
+                    },
+                    BinOp::Le => Instr::JumpLeIntImm {
+                        a: x,
+                        value: n,
+                        target: t,
+                    },
+                    BinOp::Gt => Instr::JumpGtIntImm {
+                        a: x,
+                        value: n,
+                        target: t,
+                    },
+                    _ => Instr::JumpGeIntImm {
+                        a: x,
+                        value: n,
+                        target: t,
+                    },
+                },
+                target,
+            );
+            return;
+        }
+        let r = self.operand(b, Some(l.ty));
+        self.release(l);
+        self.release(r);
+        if r.ty != l.ty {
+            if r.ty != ERROR && r.ty != NEVER {
+                let (ln, rn) = (self.tname(l.ty), self.tname(r.ty));
+                self.err(Pending::new(
+                    "E0100",
+                    span.clone(),
+                    format!("type mismatch: expected {ln}, found {rn}"),
+                    format!("this is {rn}"),
+                ));
+            }
+            return;
+        }
+        let Some(y) = r.reg else { return };
+        let t = 0;
+        self.e.jump(
+            match op {
+                BinOp::Eq => Instr::JumpEqInt {
+                    a: x,
+                    b: y,
+                    target: t,
+                },
+                BinOp::Ne => Instr::JumpNeInt {
+                    a: x,
+                    b: y,
+                    target: t,
+                },
+                BinOp::Lt => Instr::JumpLtInt {
+                    a: x,
+                    b: y,
+                    target: t,
+                },
+                BinOp::Le => Instr::JumpLeInt {
+                    a: x,
+                    b: y,
+                    target: t,
+                },
+                BinOp::Gt => Instr::JumpGtInt {
+                    a: x,
+                    b: y,
+                    target: t,
+                },
+                _ => Instr::JumpGeInt {
+                    a: x,
+                    b: y,
+                    target: t,
+                },
+            },
+            target,
+        );
+    }
+
+    // ---- strings ------------------------------------------------------------------
+
+    /// The text form of an evaluated value, as a String value.
+    pub(crate) fn text_of(&mut self, v: Val, span: &Span) -> Val {
+        if v.ty == Program::STR || v.ty == ERROR || v.ty == NEVER {
+            return v;
+        }
+        if matches!(
+            ty_of(self.program, v.ty),
+            Some(Type::Task(_) | Type::Channel(_))
+        ) {
+            let t = self.tname(v.ty);
+            self.err(Pending::new(
+                "E0103",
+                span.clone(),
+                format!("a {t} has no text form"),
+                format!("this is {t}"),
+            ));
+            self.release(v);
+            return Val::none(ERROR);
+        }
+        let v = self.finish(v, Want::Any);
+        let Some(src) = v.reg else {
+            return Val::none(ERROR);
+        };
+        self.release(v);
+        let dst = self.e.alloc(true);
+        self.e.emit(if v.ty == Program::INT {
+            Instr::ToStrInt { dst, src }
+        } else if v.ty == Program::FLOAT {
+            Instr::ToStrFloat { dst, src }
+        } else {
+            Instr::ToStr { dst, src, ty: v.ty }
+        });
+        Val {
+            reg: Some(dst),
+            ty: Program::STR,
+            temp: true,
+        }
+    }
+
+    fn interpolate(&mut self, pieces: &[Piece], want: Want) -> Val {
+        if pieces.is_empty() {
+            return self.load_str("", want);
+        }
+        let n = pieces.len();
+        let mut acc: Option<Val> = None;
+        for (i, piece) in pieces.iter().enumerate() {
+            let last = i + 1 == n;
+            let p = match piece {
+                Piece::Text(t) if last && acc.is_none() => return self.load_str(t, want),
+                Piece::Text(t) => self.load_str(t, Want::Any),
+                Piece::Expr(e) => {
+                    let v = self.expr(e, None, Want::Any);
+                    self.text_of(v, &e.span)
+                }
+            };
+            acc = match acc {
+                None if last => return p,
+                None => Some(p),
+                Some(a) => {
+                    self.release(a);
+                    self.release(p);
+                    match (a.reg, p.reg) {
+                        (Some(x), Some(y)) => {
+                            let dst = if last {
+                                self.dst(want, true)
+                            } else {
+                                self.e.alloc(true)
+                            };
+                            self.e.emit(Instr::ConcatStr { dst, a: x, b: y });
+                            if last {
+                                return self.done(dst, Program::STR, want);
+                            }
+                            Some(Val {
+                                reg: Some(dst),
+                                ty: Program::STR,
+                                temp: true,
+                            })
+                        }
+                        _ => Some(Val::none(ERROR)),
+                    }
+                }
+            };
+        }
+        acc.unwrap_or(Val::none(ERROR))
+    }
+
+    // ---- if ----------------------------------------------------------------------
+
+    /// Takes a branch's value as the result of an `if` or `match`: the first
+    /// branch with a value decides the result register.
+    pub(crate) fn branch_result(&mut self, v: Val, result: &mut Option<Reg>) {
+        if result.is_some() {
+            return;
+        }
+        let Some(r) = v.reg else { return };
+        if v.temp {
+            *result = Some(r);
+        } else {
+            let own = self.e.alloc(self.is_ref(v.ty));
+            self.e.emit(Instr::Move { dst: own, src: r });
+            *result = Some(own);
+        }
+    }
+
+    fn if_expr(
+        &mut self,
+        cond: &Expr,
+        then: &Block,
+        els: Option<&Expr>,
+        expected: Option<TypeId>,
+        want: Want,
+    ) -> Val {
+        let else_l = self.e.label();
+        let end = self.e.label();
+        self.cond(cond, false, else_l);
+        let Some(els) = els else {
+            let v = self.block(then, None, Want::Discard);
+            self.release(v);
+            self.e.bind(else_l);
+            return Val::none(Program::UNIT);
+        };
+        if want == Want::Return {
+            let t = self.block(then, expected, Want::Return);
+            if let Some(exp) = expected {
+                let span = tail_span(then);
+                self.check(exp, t.ty, &span);
+            }
+            self.e.bind(else_l);
+            let concrete = |ty: TypeId| ty != NEVER && ty != ERROR;
+            let exp2 = expected.or(concrete(t.ty).then_some(t.ty));
+            let f = self.expr(els, exp2, Want::Return);
+            if let Some(exp) = expected
+                && !matches!(els.kind, ExprKind::If(..))
+            {
+                let span = match &els.kind {
+                    ExprKind::Block(b) => tail_span(b),
+                    _ => els.span.clone(),
+                };
+                self.check(exp, f.ty, &span);
+            }
+            let ty = match expected {
+                Some(exp) if t.ty != NEVER || f.ty != NEVER => exp,
+                _ if t.ty == NEVER => f.ty,
+                _ => t.ty,
+            };
+            return Val::none(ty);
+        }
+        if want == Want::Discard {
+            let t = self.block(then, None, Want::Discard);
+            self.e.jump(Instr::Jump { target: 0 }, end);
+            self.e.bind(else_l);
+            let f = self.expr(els, None, Want::Discard);
+            self.e.bind(end);
+            let ty = if t.ty == NEVER { f.ty } else { t.ty };
+            return Val::none(ty);
+        }
+        let mut result = match want {
+            Want::Into(r) => Some(r),
+            _ => None,
+        };
+        let branch_want = |r: Option<Reg>| r.map_or(Want::Any, Want::Into);
+        // `if c { None } else { Some(1) }`: the `then` branch takes its type
+        // from the `else` branch when it cannot tell its own.
+        let then_hint = match expected {
+            Some(t) => Some(t),
+            None if self.guess_block(then).is_none() => self.guess_type(els),
+            None => None,
+        };
+        let t = self.block(then, then_hint, branch_want(result));
+        if let Some(exp) = expected {
+            let span = then.stmts.last().map_or(then.span.clone(), |s| match s {
+                Stmt::Expr(e) => e.span.clone(),
+                _ => then.span.clone(),
+            });
+            self.check(exp, t.ty, &span);
+        }
+        self.branch_result(t, &mut result);
+        if t.ty != NEVER {
+            self.e.jump(Instr::Jump { target: 0 }, end);
+        }
+        self.e.bind(else_l);
+        let concrete = |ty: TypeId| ty != NEVER && ty != ERROR;
+        let exp2 = expected.or(concrete(t.ty).then_some(t.ty));
+        let f = self.expr(els, exp2, branch_want(result));
+        self.branch_result(f, &mut result);
+        self.e.bind(end);
+        let ty = match expected {
+            Some(exp) => {
+                let span = match &els.kind {
+                    ExprKind::Block(b) => match b.stmts.last() {
+                        Some(Stmt::Expr(e)) => e.span.clone(),
+                        _ => els.span.clone(),
+                    },
+                    _ => els.span.clone(),
+                };
+                if !matches!(els.kind, ExprKind::If(..)) {
+                    self.check(exp, f.ty, &span);
+                }
+                if t.ty == NEVER && f.ty == NEVER {
+                    NEVER
+                } else {
+                    exp
+                }
+            }
+            None if t.ty == NEVER => f.ty,
+            None => {
+                if !Self::compatible(t.ty, f.ty) {
+                    let (a, b) = (self.tname(t.ty), self.tname(f.ty));
+                    self.err(
+                        Pending::new(
+                            "E0112",
+                            els.span.clone(),
+                            format!("`if` and `else` have different types: {a} and {b}"),
+                            format!("this is {b}, but the `if` branch is {a}"),
+                        )
+                        .help("both branches of an `if` used as a value must have the same type"),
+                    );
+                    ERROR
+                } else {
+                    t.ty
+                }
+            }
+        };
+        Val {
+            reg: result,
+            ty,
+            temp: want == Want::Any && result.is_some(),
+        }
+    }
+
+    // ---- literals of structs, lists, containers ------------------------------------
+
+    fn struct_literal(
+        &mut self,
+        path: &[Ident],
+        fields: &[(Ident, Expr)],
+        span: &Span,
+        want: Want,
+    ) -> Val {
+        let Some(ty) = self.user_type(path) else {
+            for (_, e) in fields {
+                let v = self.expr(e, None, Want::Discard);
+                self.release(v);
+            }
+            return Val::none(ERROR);
+        };
+        let Some(Type::Struct(sid)) = ty_of(self.program, ty).cloned() else {
+            let name = &path[path.len() - 1].name;
+            self.err(
+                Pending::new(
+                    "E0203",
+                    span.clone(),
+                    format!("`{name}` is an enum, not a struct"),
+                    "not a struct",
+                )
+                .help(format!("make an enum value with `{name}.Variant`")),
+            );
+            return Val::none(ERROR);
+        };
+        let def = self.program.struct_def(sid).clone();
+        let classes: Vec<bool> = def.fields.iter().map(|f| self.is_ref(f.ty)).collect();
+        let base = self.e.alloc_window(&classes);
+        let mut seen = vec![false; def.fields.len()];
+        for (name, value) in fields {
+            match def.fields.iter().position(|f| f.name == name.name) {
+                Some(i) if seen[i] => {
+                    self.err(Pending::new(
+                        "E0204",
+                        name.span.clone(),
+                        format!("the field `{}` is given twice", name.name),
+                        "a second value for it",
+                    ));
+                    let v = self.expr(value, None, Want::Discard);
+                    self.release(v);
+                }
+                Some(i) => {
+                    seen[i] = true;
+                    let fty = def.fields[i].ty;
+                    let slot = cove_ir::op::Reg(base.0 + i as u16);
+                    let v = self.expr(value, Some(fty), Want::Into(slot));
+                    self.check(fty, v.ty, &value.span);
+                }
+                None => {
+                    let names: Vec<&str> = def.fields.iter().map(|f| f.name.as_str()).collect();
+                    let mut d = Pending::new(
+                        "E0202",
+                        name.span.clone(),
+                        format!("the struct `{}` has no field `{}`", def.name, name.name),
+                        "unknown field",
+                    );
+                    d = match closest(&name.name, names.iter().copied()) {
+                        Some(c) => d.help(format!("did you mean `{c}`?")),
+                        None => d.help(format!("its fields are: {}", names.join(", "))),
+                    };
+                    self.err_about(ty, d);
+                    let v = self.expr(value, None, Want::Discard);
+                    self.release(v);
+                }
+            }
+        }
+        let missing: Vec<&str> = def
+            .fields
+            .iter()
+            .zip(&seen)
+            .filter(|(_, s)| !**s)
+            .map(|(f, _)| f.name.as_str())
+            .collect();
+        if !missing.is_empty() && !self.is_broken(ty) {
+            let list = missing
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            self.err(
+                Pending::new(
+                    "E0205",
+                    span.clone(),
+                    format!(
+                        "missing field{} {list} in `{}`",
+                        if missing.len() > 1 { "s" } else { "" },
+                        def.name
+                    ),
+                    "every field needs a value",
+                )
+                .help(format!("add `{}: ...`", missing[0])),
+            );
+        }
+        for i in 0..classes.len() {
+            self.e.free(cove_ir::op::Reg(base.0 + i as u16));
+        }
+        let dst = self.dst(want, true);
+        self.e.emit(Instr::NewStruct {
+            dst,
+            ty: sid,
+            base,
+            count: classes.len() as u16,
+        });
+        self.done(dst, ty, want)
+    }
+
+    /// The struct or enum type a path names (`Point`, `geo.Point`); reports
+    /// why not.
+    pub(crate) fn user_type(&mut self, path: &[Ident]) -> Option<TypeId> {
+        let t = TypeExpr::Named {
+            path: path.to_vec(),
+            args: Vec::new(),
+            span: path[0].span.start..path[path.len() - 1].span.end,
+        };
+        let ty = self.resolve_type(&t);
+        match ty_of(self.program, ty) {
+            Some(Type::Struct(_) | Type::Enum(_)) => Some(ty),
+            None => None,
+            Some(_) => {
+                let name = &path[path.len() - 1];
+                self.err(Pending::new(
+                    "E0203",
+                    name.span.clone(),
+                    format!("`{}` is not a struct", name.name),
+                    "a builtin type",
+                ));
+                None
+            }
+        }
+    }
+
+    /// The type of `e` when it can be told without lowering it.
+    pub(crate) fn static_type(&self, e: &Expr) -> Option<TypeId> {
+        match &e.kind {
+            ExprKind::Int(_) => Some(Program::INT),
+            ExprKind::Float(_) => Some(Program::FLOAT),
+            ExprKind::Bool(_) => Some(Program::BOOL),
+            ExprKind::Str(_) => Some(Program::STR),
+            ExprKind::Name(n) => self.var(n).map(|(_, t, _)| t).filter(|t| *t != ERROR),
+            ExprKind::Unary(UnOp::Neg, inner) => self.static_type(inner),
+            _ => None,
+        }
+    }
+
+    fn list_literal(
+        &mut self,
+        items: &[Expr],
+        span: &Span,
+        expected: Option<TypeId>,
+        want: Want,
+    ) -> Val {
+        let from_context = expected.and_then(|t| match ty_of(self.program, t) {
+            Some(Type::List(e)) => Some(*e),
+            _ => None,
+        });
+        let mut first: Option<Val> = None;
+        let elem = match from_context
+            .or_else(|| items.first().and_then(|e| self.static_type(e)))
+            .or_else(|| items.iter().find_map(|e| self.guess_type(e)))
+        {
+            Some(t) => t,
+            None => match items.first() {
+                None => {
+                    if expected != Some(ERROR) {
+                        self.err(
+                            Pending::new(
+                                "E0113",
+                                span.clone(),
+                                "cannot tell the element type of this empty list",
+                                "the type of `[]` is unknown here",
+                            )
+                            .help("write `List[Int]()`, or annotate: `let xs: List[Int] = []`"),
+                        );
+                    }
+                    return Val::none(ERROR);
+                }
+                Some(e) => {
+                    let v = self.expr(e, None, Want::Any);
+                    first = Some(v);
+                    v.ty
+                }
+            },
+        };
+        if elem == ERROR || elem == NEVER {
+            if let Some(v) = first {
+                self.release(v);
+            }
+            for e in items.iter().skip(usize::from(first.is_some())) {
+                let v = self.expr(e, None, Want::Discard);
+                self.release(v);
+            }
+            return Val::none(ERROR);
+        }
+        let class = self.is_ref(elem);
+        let classes = vec![class; items.len()];
+        let base = self.e.alloc_window(&classes);
+        for (i, e) in items.iter().enumerate() {
+            let slot = cove_ir::op::Reg(base.0 + i as u16);
+            let v = match (i, first) {
+                (0, Some(v)) => self.finish(v, Want::Into(slot)),
+                _ => self.expr(e, Some(elem), Want::Into(slot)),
+            };
+            self.check(elem, v.ty, &e.span);
+        }
+        for i in 0..items.len() {
+            self.e.free(cove_ir::op::Reg(base.0 + i as u16));
+        }
+        let list_ty = self.program.intern_type(Type::List(elem));
+        let dst = self.dst(want, true);
+        self.e.emit(Instr::NewList {
+            dst,
+            ty: elem,
+            base,
+            count: items.len() as u16,
+        });
+        self.done(dst, list_ty, want)
+    }
+
+    fn new_container(&mut self, ty: &TypeExpr, args: &[Expr], span: &Span, want: Want) -> Val {
+        let t = self.resolve_type(ty);
+        if !args.is_empty() {
+            self.err(
+                Pending::new(
+                    "E0107",
+                    span.clone(),
+                    "a new container takes no arguments",
+                    "remove the arguments",
+                )
+                .help("make it empty, then add: `let xs = List[Int]()` and `xs.push(1)`; or write `[1, 2]`"),
+            );
+        }
+        let shape = ty_of(self.program, t).cloned();
+        let instr = |dst: Reg| match &shape {
+            Some(Type::List(e)) => Some(Instr::NewList {
+                dst,
+                ty: *e,
+                base: Reg(0),
+                count: 0,
+            }),
+            Some(Type::Map(k, v)) => Some(Instr::NewMap {
+                dst,
+                key: *k,
+                value: *v,
+            }),
+            Some(Type::Channel(e)) => Some(Instr::NewChannel { dst, ty: *e }),
+            _ => None,
+        };
+        if instr(Reg(0)).is_none() {
+            return Val::none(ERROR);
+        }
+        let dst = self.dst(want, true);
+        if let Some(i) = instr(dst) {
+            self.e.emit(i);
+        }
+        self.done(dst, t, want)
+    }
+
+    // ---- fields and variants -----------------------------------------------------
+
+    fn field(&mut self, base: &Expr, field: &Ident, span: &Span, want: Want) -> Val {
+        if self.names_module_or_type(base) {
+            // `Token.End`, `lexer.Token.End`, or a misuse of `module.item`.
+            if let Some((ty, eid, index, arity)) = self.variant_of(base, field) {
+                if arity != 0 {
+                    self.err(
+                        Pending::new(
+                            "E0206",
+                            span.clone(),
+                            format!(
+                                "the variant `{}` carries {arity} value{}",
+                                field.name,
+                                if arity == 1 { "" } else { "s" }
+                            ),
+                            "its payload is missing",
+                        )
+                        .help(format!(
+                            "write `{}.{}(...)`",
+                            path_text(base),
+                            field.name
+                        )),
+                    );
+                    return Val::none(ERROR);
+                }
+                let dst = self.dst(want, true);
+                self.e.emit(Instr::NewVariant {
+                    dst,
+                    ty: eid,
+                    variant: index,
+                    base: Reg(0),
+                    count: 0,
+                });
+                return self.done(dst, ty, want);
+            }
+            if let ExprKind::Name(m) = &base.kind
+                && let Some(&target) = self.scopes[self.module].imports.get(m)
+                && self.scopes[target].functions.contains_key(&field.name)
+            {
+                self.err(
+                    Pending::new(
+                        "E0201",
+                        span.clone(),
+                        format!("`{m}.{}` is a function, not a value", field.name),
+                        "functions cannot be stored or passed in Cove",
+                    )
+                    .help(format!("call it: `{m}.{}(...)`", field.name)),
+                );
+            }
+            return Val::none(ERROR);
+        }
+        let b = self.expr(base, None, Want::Any);
+        self.release(b);
+        let Some(obj) = b.reg else {
+            return Val::none(ERROR);
+        };
+        let Some((sid, index, fty)) = self.field_of(b.ty, field, span) else {
+            return Val::none(ERROR);
+        };
+        let dst = self.dst(want, self.is_ref(fty));
+        self.e.emit(Instr::GetField {
+            dst,
+            obj,
+            ty: sid,
+            field: index,
+        });
+        self.done(dst, fty, want)
+    }
+
+    fn return_expr(&mut self, value: Option<&Expr>, span: &Span) {
+        let result = self.result_type();
+        match value {
+            Some(v) if result == Program::UNIT => {
+                let val = self.expr(v, Some(Program::UNIT), Want::Discard);
+                self.check(Program::UNIT, val.ty, &v.span);
+                self.e.emit(Instr::ReturnUnit {});
+            }
+            Some(v) => {
+                let val = self.expr(v, Some(result), Want::Any);
+                self.check(result, val.ty, &v.span);
+                self.release(val);
+                if let Some(src) = val.reg {
+                    self.e.emit(Instr::Return { src });
+                }
+            }
+            None if result != Program::UNIT => {
+                let t = self.tname(result);
+                self.err(
+                    Pending::new(
+                        "E0408",
+                        span.clone(),
+                        format!("`return` needs a value of type {t} here"),
+                        "no value returned",
+                    )
+                    .help("write `return value`"),
+                );
+            }
+            None => self.e.emit(Instr::ReturnUnit {}),
+        }
+    }
+}
+
+impl FnCx<'_> {
+    /// The type of `e` where it can be told from its shape alone, without
+    /// lowering it: what lets an `if` or `match` whose first branch is
+    /// `None` or `[]` take its type from a later branch. Never a wrong type:
+    /// `None` where unsure.
+    pub(crate) fn guess_type(&mut self, e: &Expr) -> Option<TypeId> {
+        let t = match &e.kind {
+            ExprKind::Int(_) => Program::INT,
+            ExprKind::Float(_) => Program::FLOAT,
+            ExprKind::Bool(_) => Program::BOOL,
+            ExprKind::Str(_) => Program::STR,
+            ExprKind::Unit => Program::UNIT,
+            ExprKind::Name(n) => self.var(n).map(|(_, t, _)| t)?,
+            ExprKind::Call(callee, args) => match &callee.kind {
+                ExprKind::Name(n) if n == "Some" && args.len() == 1 && self.var(n).is_none() => {
+                    let inner = self.guess_type(&args[0])?;
+                    self.program.intern_type(Type::Option(inner))
+                }
+                ExprKind::Name(n) if self.var(n).is_none() => {
+                    let id = *self.scopes[self.module].functions.get(n)?;
+                    self.program.functions[id.index()].result
+                }
+                _ => return None,
+            },
+            ExprKind::List(items) => {
+                let first = self.guess_type(items.first()?)?;
+                self.program.intern_type(Type::List(first))
+            }
+            ExprKind::StructLit(path, _) if path.len() == 1 => {
+                *self.scopes[self.module].types.get(&path[0].name)?
+            }
+            ExprKind::Block(b) => self.guess_block(b)?,
+            ExprKind::Binary(op, a, _) => match op {
+                BinOp::Eq
+                | BinOp::Ne
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+                | BinOp::And
+                | BinOp::Or => Program::BOOL,
+                _ => self
+                    .guess_type(a)
+                    .filter(|t| [Program::INT, Program::FLOAT, Program::STR].contains(t))?,
+            },
+            ExprKind::Unary(UnOp::Not, _) => Program::BOOL,
+            _ => return None,
+        };
+        (t != ERROR && t != NEVER).then_some(t)
+    }
+
+    /// The type of a block's value where its shape tells it.
+    pub(crate) fn guess_block(&mut self, b: &Block) -> Option<TypeId> {
+        match b.stmts.last() {
+            Some(Stmt::Expr(e)) if b.stmts.len() == 1 => self.guess_type(e),
+            _ => None,
+        }
+    }
+}
+
+/// The span of a block's value: its last expression, or the whole block.
+fn tail_span(b: &Block) -> Span {
+    match b.stmts.last() {
+        Some(Stmt::Expr(e)) => e.span.clone(),
+        _ => b.span.clone(),
+    }
+}
+
+/// `Token` or `lexer.Token`: the text of a path written as names and dots.
+fn path_text(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Name(n) => n.clone(),
+        ExprKind::Field(base, f) => format!("{}.{}", path_text(base), f.name),
+        _ => "...".to_string(),
+    }
+}
+
+/// The value of an integer literal, negated or not, that fits an Int.
+pub(crate) fn int_literal_value(e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Int(Some(v)) => i64::try_from(*v).ok(),
+        ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
+            ExprKind::Int(Some(v)) if v == 1u64 << 63 => Some(i64::MIN),
+            ExprKind::Int(Some(v)) => i64::try_from(v).ok().map(|x| -x),
+            _ => None,
+        },
+        _ => None,
+    }
+}

@@ -1,0 +1,783 @@
+//! `match`: lowering arms to tests and jumps, and checking exhaustiveness.
+//!
+//! Arms are tested in order, each pattern compiled to a chain of tests that
+//! jump to the next arm on failure: a literal to one fused compare against
+//! an immediate, a variant to a compare of its tag (read once for the whole
+//! `match` when the scrutinee is an enum), `Some`/`None` to `jump-none` /
+//! `jump-some`. A linear chain rather than a jump table, because the IR has
+//! no indexed jump and enums in Cove programs have few variants.
+//!
+//! Exhaustiveness is checked with the usefulness algorithm of Maranget
+//! ("Warnings for pattern matching", 2007) over a small constructor view of
+//! the patterns: a `match` is exhaustive when a wildcard row is not useful
+//! after all its arms. That handles nested patterns (`Some(Token.End)`)
+//! exactly, where a per-variant count would not.
+
+use cove_ir::op::{Instr, Reg};
+use cove_ir::program::{Constant, Program};
+use cove_ir::types::{Type, TypeId};
+
+use super::{FnCx, Val, Want};
+use crate::ast::*;
+use crate::diagnostics::Pending;
+use crate::emit::Label;
+use crate::resolve::{ERROR, NEVER, ty_of};
+
+/// A constructor of the exhaustiveness view.
+#[derive(Debug, Clone, PartialEq)]
+enum Ctor {
+    Variant(u16),
+    Some,
+    None,
+    Bool(bool),
+    Int(i64),
+    Str(String),
+}
+
+/// A pattern as the exhaustiveness check sees it.
+#[derive(Debug, Clone)]
+enum Pat {
+    Wild,
+    Ctor(Ctor, Vec<Pat>),
+}
+
+impl FnCx<'_> {
+    pub(crate) fn match_expr(
+        &mut self,
+        scrutinee: &Expr,
+        arms: &[Arm],
+        span: &Span,
+        expected: Option<TypeId>,
+        want: Want,
+    ) -> Val {
+        let s = self.expr(scrutinee, None, Want::Any);
+        let sty = s.ty;
+        let end = self.e.label();
+        let mut result = match want {
+            Want::Into(r) => Some(r),
+            _ => None,
+        };
+        // The arms' type is the context's, or else the first arm whose shape
+        // tells it (so `0 => None, n => Some(n)` is an Option[Int]).
+        let mut result_ty: Option<TypeId> = match expected {
+            Some(t) => Some(t),
+            None if want != Want::Discard => arms.iter().find_map(|a| self.guess_type(&a.body)),
+            None => None,
+        };
+        let is_enum = matches!(ty_of(self.program, sty), Some(Type::Enum(_)));
+        let tag = match s.reg {
+            Some(obj)
+                if is_enum
+                    && arms
+                        .iter()
+                        .any(|a| matches!(a.pattern.kind, PatternKind::Variant(..))) =>
+            {
+                let t = self.e.alloc(false);
+                self.e.emit(Instr::Tag { dst: t, obj });
+                Some(t)
+            }
+            _ => None,
+        };
+        // When the arms are exhaustive, a value that reaches the last arm
+        // matches it: its tests are left out (its bindings are not).
+        let view: Vec<Vec<Pat>> = arms
+            .iter()
+            .map(|a| vec![self.pat_view(&a.pattern, sty)])
+            .collect();
+        let last_always_matches =
+            sty != ERROR && !arms.is_empty() && !self.useful(&view, &[Pat::Wild], &[sty]);
+        let mut rows = Vec::with_capacity(arms.len());
+        for (i, arm) in arms.iter().enumerate() {
+            let next = self.e.label();
+            self.push_scope();
+            let old = self.set_line(&arm.pattern.span);
+            self.skip_tests = last_always_matches && i + 1 == arms.len();
+            let pat = self.pattern(&arm.pattern, s.reg, sty, next, tag, false);
+            self.skip_tests = false;
+            rows.push(vec![pat]);
+            let body_want = match want {
+                Want::Discard | Want::Return => want,
+                _ => result.map_or(Want::Any, Want::Into),
+            };
+            let v = self.expr(&arm.body, result_ty, body_want);
+            let kept = self.pop_scope(v.reg);
+            let v = Val {
+                temp: v.temp || kept,
+                ..v
+            };
+            if want == Want::Discard || want == Want::Return {
+                self.release(v);
+                if want == Want::Return
+                    && let Some(t) = result_ty
+                {
+                    self.check(t, v.ty, &arm.body.span);
+                } else if want == Want::Return && v.ty != NEVER && v.ty != ERROR {
+                    result_ty = Some(v.ty);
+                }
+            } else {
+                match result_ty {
+                    Some(t) if t != ERROR => {
+                        if !Self::compatible(t, v.ty) {
+                            if expected.is_some() {
+                                self.check(t, v.ty, &arm.body.span);
+                            } else {
+                                let (a, b) = (self.tname(t), self.tname(v.ty));
+                                self.err(
+                                    Pending::new(
+                                        "E0112",
+                                        arm.body.span.clone(),
+                                        format!("`match` arms have different types: {a} and {b}"),
+                                        format!("this is {b}, but an earlier arm is {a}"),
+                                    )
+                                    .help("every arm of a `match` used as a value must have the same type"),
+                                );
+                            }
+                        }
+                    }
+                    Some(_) => {}
+                    None => {
+                        if v.ty != NEVER {
+                            result_ty = Some(v.ty);
+                        }
+                    }
+                }
+                self.branch_result(v, &mut result);
+            }
+            if v.ty != NEVER && want != Want::Return {
+                self.e.jump(Instr::Jump { target: 0 }, end);
+            }
+            self.e.bind(next);
+            self.e.line = old;
+        }
+        self.e.bind(end);
+        if let Some(t) = tag {
+            self.e.free(t);
+        }
+        self.release(s);
+        if sty != ERROR && sty != NEVER && !self.is_broken(sty) {
+            self.exhaustive(&rows, sty, span, scrutinee);
+        }
+        let ty = match result_ty {
+            Some(t) => t,
+            None if arms.is_empty() => Program::UNIT,
+            None => NEVER,
+        };
+        if want == Want::Discard || want == Want::Return {
+            return Val::none(ty);
+        }
+        Val {
+            reg: result,
+            ty,
+            temp: want == Want::Any && result.is_some(),
+        }
+    }
+
+    /// Declares the names a pattern binds with the error type, so a pattern
+    /// already reported does not make its arm report unknown names too.
+    fn bind_unknown(&mut self, p: &Pattern) {
+        match &p.kind {
+            PatternKind::Bind(name) => {
+                let r = self.e.alloc(false);
+                self.e.free(r);
+                self.declare(name, ERROR, r, false, false);
+            }
+            PatternKind::Variant(_, Some(subs)) => {
+                for s in subs {
+                    self.bind_unknown(s);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn unknown_pattern(&mut self, p: &Pattern) -> Pat {
+        self.bind_unknown(p);
+        Pat::Wild
+    }
+
+    fn pattern_mismatch(&mut self, p: &Pattern, what: &str, ty: TypeId) {
+        if ty == ERROR || ty == NEVER {
+            return;
+        }
+        let t = self.tname(ty);
+        self.err(Pending::new(
+            "E0502",
+            p.span.clone(),
+            format!("this pattern matches {what}, but the value is {t}"),
+            format!("expected a pattern for {t}"),
+        ));
+    }
+
+    /// Emits the tests of `p` against the value in `reg` (jumping to
+    /// `fail` when it does not match) and binds its names. `owned`: whether
+    /// a name bound to `reg` itself takes the register over.
+    fn pattern(
+        &mut self,
+        p: &Pattern,
+        reg: Option<Reg>,
+        ty: TypeId,
+        fail: Label,
+        tag: Option<Reg>,
+        owned: bool,
+    ) -> Pat {
+        match &p.kind {
+            PatternKind::Wildcard | PatternKind::Error => Pat::Wild,
+            PatternKind::Bind(name) => {
+                if let Some(Type::Enum(eid)) = ty_of(self.program, ty)
+                    && let def = self.program.enum_def(*eid)
+                    && def.variants.iter().any(|v| &v.name == name)
+                {
+                    let e = def.name.clone();
+                    self.err(
+                        Pending::new(
+                            "E0501",
+                            p.span.clone(),
+                            format!(
+                                "a variant in a pattern is named through its enum: `{e}.{name}`"
+                            ),
+                            "this would bind a new variable",
+                        )
+                        .help(format!("write `{e}.{name}`")),
+                    );
+                    return Pat::Wild;
+                }
+                if let Some(r) = reg {
+                    self.declare(name, ty, r, false, owned);
+                }
+                Pat::Wild
+            }
+            PatternKind::Int(v, neg) => {
+                if ty != Program::INT {
+                    self.pattern_mismatch(p, "Int values", ty);
+                    return Pat::Wild;
+                }
+                let value = match v {
+                    Some(v) if *neg && *v == 1u64 << 63 => i64::MIN,
+                    Some(v) if *v <= i64::MAX as u64 => {
+                        if *neg {
+                            -(*v as i64)
+                        } else {
+                            *v as i64
+                        }
+                    }
+                    _ => {
+                        self.err(Pending::new(
+                            "E0109",
+                            p.span.clone(),
+                            "this integer literal does not fit in an Int",
+                            "larger than 9223372036854775807",
+                        ));
+                        return Pat::Wild;
+                    }
+                };
+                if let Some(a) = reg
+                    && !self.skip_tests
+                {
+                    match i32::try_from(value) {
+                        Ok(n) => self.e.jump(
+                            Instr::JumpNeIntImm {
+                                a,
+                                value: n,
+                                target: 0,
+                            },
+                            fail,
+                        ),
+                        Err(_) => {
+                            let k = self.constant(Constant::Int(value));
+                            let t = self.e.alloc(false);
+                            self.e.emit(Instr::LoadConst {
+                                dst: t,
+                                constant: k,
+                            });
+                            self.e.jump(Instr::JumpNeInt { a, b: t, target: 0 }, fail);
+                            self.e.free(t);
+                        }
+                    }
+                }
+                Pat::Ctor(Ctor::Int(value), Vec::new())
+            }
+            PatternKind::Bool(b) => {
+                if ty != Program::BOOL {
+                    self.pattern_mismatch(p, "Bool values", ty);
+                    return Pat::Wild;
+                }
+                if let Some(cond) = reg
+                    && !self.skip_tests
+                {
+                    self.e.jump(
+                        if *b {
+                            Instr::JumpIfNot { cond, target: 0 }
+                        } else {
+                            Instr::JumpIf { cond, target: 0 }
+                        },
+                        fail,
+                    );
+                }
+                Pat::Ctor(Ctor::Bool(*b), Vec::new())
+            }
+            PatternKind::Str(s) => {
+                if ty != Program::STR {
+                    self.pattern_mismatch(p, "String values", ty);
+                    return Pat::Wild;
+                }
+                if let Some(a) = reg
+                    && !self.skip_tests
+                {
+                    let text = self.load_str(s, Want::Any);
+                    if let Some(b) = text.reg {
+                        let c = self.e.alloc(false);
+                        self.e.emit(Instr::EqStr { dst: c, a, b });
+                        self.e.jump(Instr::JumpIfNot { cond: c, target: 0 }, fail);
+                        self.e.free(c);
+                    }
+                    self.release(text);
+                }
+                Pat::Ctor(Ctor::Str(s.clone()), Vec::new())
+            }
+            PatternKind::Variant(path, subs) => {
+                self.variant_pattern(p, path, subs.as_deref(), reg, ty, fail, tag)
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn variant_pattern(
+        &mut self,
+        p: &Pattern,
+        path: &[Ident],
+        subs: Option<&[Pattern]>,
+        reg: Option<Reg>,
+        ty: TypeId,
+        fail: Label,
+        tag: Option<Reg>,
+    ) -> Pat {
+        let first = path[0].name.as_str();
+        if path.len() == 1 && (first == "Some" || first == "None") {
+            let inner = match ty_of(self.program, ty) {
+                Some(Type::Option(i)) => *i,
+                _ => {
+                    self.pattern_mismatch(p, "Option values", ty);
+                    return self.unknown_pattern(p);
+                }
+            };
+            if first == "None" {
+                if subs.is_some() {
+                    self.err(Pending::new(
+                        "E0503",
+                        p.span.clone(),
+                        "`None` carries no value",
+                        "remove the parentheses",
+                    ));
+                }
+                if let Some(opt) = reg
+                    && !self.skip_tests
+                {
+                    self.e.jump(Instr::JumpSome { opt, target: 0 }, fail);
+                }
+                return Pat::Ctor(Ctor::None, Vec::new());
+            }
+            let sub = match subs {
+                Some([one]) => one,
+                _ => {
+                    self.err(
+                        Pending::new(
+                            "E0503",
+                            p.span.clone(),
+                            "`Some` in a pattern takes exactly one pattern",
+                            "write `Some(x)` or `Some(_)`",
+                        )
+                        .help("write `Some(x)` to bind the value, `Some(_)` to ignore it"),
+                    );
+                    return self.unknown_pattern(p);
+                }
+            };
+            if let Some(opt) = reg
+                && !self.skip_tests
+            {
+                self.e.jump(Instr::JumpNone { opt, target: 0 }, fail);
+            }
+            let inner_pat = self.sub_pattern(sub, inner, fail, |dst| {
+                reg.map(|opt| Instr::Unwrap {
+                    dst,
+                    opt,
+                    ty: inner,
+                })
+            });
+            return Pat::Ctor(Ctor::Some, vec![inner_pat]);
+        }
+        if path.len() == 1 {
+            self.err(
+                Pending::new(
+                    "E0504",
+                    p.span.clone(),
+                    format!("unknown pattern `{first}`"),
+                    "not a variant",
+                )
+                .help(
+                    "name a variant through its enum, as in `Token.Word(x)`; \
+                     an Option is matched with `Some(x)` and `None`",
+                ),
+            );
+            return self.unknown_pattern(p);
+        }
+        let Some(enum_ty) = self.user_type(&path[..path.len() - 1]) else {
+            return self.unknown_pattern(p);
+        };
+        let Some(Type::Enum(eid)) = ty_of(self.program, enum_ty).cloned() else {
+            let name = self.tname(enum_ty);
+            self.err(Pending::new(
+                "E0208",
+                p.span.clone(),
+                format!("`{name}` is a struct, so it has no variants to match"),
+                "not an enum",
+            ));
+            return self.unknown_pattern(p);
+        };
+        if enum_ty != ty {
+            let name = self.tname(enum_ty);
+            self.pattern_mismatch(p, &format!("{name} values"), ty);
+            return self.unknown_pattern(p);
+        }
+        let vname = &path[path.len() - 1];
+        let def = self.program.enum_def(eid).clone();
+        let Some(index) = def.variants.iter().position(|v| v.name == vname.name) else {
+            let names: Vec<&str> = def.variants.iter().map(|v| v.name.as_str()).collect();
+            self.err_about(
+                enum_ty,
+                Pending::new(
+                    "E0207",
+                    vname.span.clone(),
+                    format!("the enum `{}` has no variant `{}`", def.name, vname.name),
+                    "unknown variant",
+                )
+                .help(format!("its variants are: {}", names.join(", "))),
+            );
+            return self.unknown_pattern(p);
+        };
+        let fields = def.variants[index].fields.clone();
+        let subs: Vec<Pattern> = match subs {
+            Some(s) => s.to_vec(),
+            None => Vec::new(),
+        };
+        if subs.len() != fields.len() {
+            let n = fields.len();
+            self.err_about(
+                enum_ty,
+                Pending::new(
+                    "E0503",
+                    p.span.clone(),
+                    format!(
+                        "`{}.{}` carries {n} value{}, but the pattern has {}",
+                        def.name,
+                        vname.name,
+                        if n == 1 { "" } else { "s" },
+                        subs.len()
+                    ),
+                    "wrong number of patterns",
+                )
+                .help(if n == 0 {
+                    format!("write `{}.{}` without parentheses", def.name, vname.name)
+                } else {
+                    format!(
+                        "write `{}.{}({})`",
+                        def.name,
+                        vname.name,
+                        vec!["_"; n].join(", ")
+                    )
+                }),
+            );
+            return self.unknown_pattern(p);
+        }
+        let index = index as u16;
+        if let Some(obj) = reg
+            && !self.skip_tests
+        {
+            match tag {
+                Some(t) => self.e.jump(
+                    Instr::JumpNeIntImm {
+                        a: t,
+                        value: i32::from(index),
+                        target: 0,
+                    },
+                    fail,
+                ),
+                None => {
+                    let t = self.e.alloc(false);
+                    self.e.emit(Instr::Tag { dst: t, obj });
+                    self.e.jump(
+                        Instr::JumpNeIntImm {
+                            a: t,
+                            value: i32::from(index),
+                            target: 0,
+                        },
+                        fail,
+                    );
+                    self.e.free(t);
+                }
+            }
+        }
+        let mut pats = Vec::with_capacity(subs.len());
+        for (k, (sub, fty)) in subs.iter().zip(&fields).enumerate() {
+            let pat = self.sub_pattern(sub, *fty, fail, |dst| {
+                reg.map(|obj| Instr::GetPayload {
+                    dst,
+                    obj,
+                    ty: eid,
+                    variant: index,
+                    field: k as u16,
+                })
+            });
+            pats.push(pat);
+        }
+        Pat::Ctor(Ctor::Variant(index), pats)
+    }
+
+    /// A pattern inside a variant or `Some`: extracts the part with
+    /// `extract` into a register of its own (unless the pattern is `_`) and
+    /// matches it.
+    fn sub_pattern(
+        &mut self,
+        sub: &Pattern,
+        ty: TypeId,
+        fail: Label,
+        extract: impl FnOnce(Reg) -> Option<Instr>,
+    ) -> Pat {
+        if matches!(sub.kind, PatternKind::Wildcard | PatternKind::Error) {
+            return Pat::Wild;
+        }
+        let r = self.e.alloc(self.is_ref(ty));
+        let reg = match extract(r) {
+            Some(i) => {
+                self.e.emit(i);
+                Some(r)
+            }
+            None => None,
+        };
+        let binds = matches!(sub.kind, PatternKind::Bind(_));
+        let pat = self.pattern(sub, reg, ty, fail, None, true);
+        if !binds || reg.is_none() {
+            self.e.free(r);
+        }
+        pat
+    }
+
+    // ---- exhaustiveness --------------------------------------------------------------
+
+    /// The exhaustiveness view of a pattern, without emitting code or
+    /// reporting anything (a pattern in error is a wildcard).
+    fn pat_view(&self, p: &Pattern, ty: TypeId) -> Pat {
+        match &p.kind {
+            PatternKind::Int(Some(v), neg) => {
+                let value = if *neg {
+                    if *v == 1u64 << 63 {
+                        Some(i64::MIN)
+                    } else {
+                        i64::try_from(*v).ok().map(|x| -x)
+                    }
+                } else {
+                    i64::try_from(*v).ok()
+                };
+                value.map_or(Pat::Wild, |v| Pat::Ctor(Ctor::Int(v), Vec::new()))
+            }
+            PatternKind::Bool(b) => Pat::Ctor(Ctor::Bool(*b), Vec::new()),
+            PatternKind::Str(s) => Pat::Ctor(Ctor::Str(s.clone()), Vec::new()),
+            PatternKind::Variant(path, subs) => {
+                let first = path[0].name.as_str();
+                if path.len() == 1 {
+                    return match (first, subs.as_deref(), ty_of(self.program, ty)) {
+                        ("None", None, Some(Type::Option(_))) => Pat::Ctor(Ctor::None, Vec::new()),
+                        ("Some", Some([one]), Some(Type::Option(inner))) => {
+                            Pat::Ctor(Ctor::Some, vec![self.pat_view(one, *inner)])
+                        }
+                        _ => Pat::Wild,
+                    };
+                }
+                let scope = &self.scopes[self.module];
+                let enum_ty = match path.len() {
+                    2 => scope.types.get(first).copied(),
+                    3 => scope
+                        .imports
+                        .get(first)
+                        .and_then(|&m| self.scopes[m].types.get(&path[1].name).copied()),
+                    _ => None,
+                };
+                let Some(Type::Enum(eid)) = enum_ty
+                    .filter(|t| *t == ty)
+                    .and_then(|t| ty_of(self.program, t))
+                else {
+                    return Pat::Wild;
+                };
+                let def = self.program.enum_def(*eid);
+                let vname = &path[path.len() - 1].name;
+                let Some(index) = def.variants.iter().position(|v| &v.name == vname) else {
+                    return Pat::Wild;
+                };
+                let fields = &def.variants[index].fields;
+                let subs = subs.as_deref().unwrap_or(&[]);
+                if subs.len() != fields.len() {
+                    return Pat::Wild;
+                }
+                let args = subs
+                    .iter()
+                    .zip(fields)
+                    .map(|(s, t)| self.pat_view(s, *t))
+                    .collect();
+                Pat::Ctor(Ctor::Variant(index as u16), args)
+            }
+            _ => Pat::Wild,
+        }
+    }
+
+    fn exhaustive(&mut self, rows: &[Vec<Pat>], ty: TypeId, span: &Span, scrutinee: &Expr) {
+        if !self.useful(rows, &[Pat::Wild], &[ty]) {
+            return;
+        }
+        let missing: Vec<String> = match self.all_ctors(ty) {
+            Some(all) => all
+                .into_iter()
+                .filter(|c| {
+                    let q = Pat::Ctor(c.clone(), vec![Pat::Wild; self.arity(ty, c)]);
+                    self.useful(rows, &[q], &[ty])
+                })
+                .map(|c| self.ctor_text(ty, &c))
+                .collect(),
+            None => vec!["_".to_string()],
+        };
+        let t = self.tname(ty);
+        let list = missing
+            .iter()
+            .map(|m| format!("`{m}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let head = span.start..scrutinee.span.end;
+        self.err(
+            Pending::new(
+                "E0500",
+                head,
+                format!("this `match` does not cover every {t}: {list} not covered"),
+                format!("the arms miss {list}"),
+            )
+            .help(format!(
+                "add an arm for {list}, or a `_ =>` arm for the rest"
+            )),
+        );
+    }
+
+    fn ctor_text(&self, ty: TypeId, c: &Ctor) -> String {
+        match c {
+            Ctor::Variant(i) => match ty_of(self.program, ty) {
+                Some(Type::Enum(eid)) => {
+                    let def = self.program.enum_def(*eid);
+                    let v = &def.variants[*i as usize];
+                    if v.fields.is_empty() {
+                        format!("{}.{}", def.name, v.name)
+                    } else {
+                        format!(
+                            "{}.{}({})",
+                            def.name,
+                            v.name,
+                            vec!["_"; v.fields.len()].join(", ")
+                        )
+                    }
+                }
+                _ => "_".into(),
+            },
+            Ctor::Some => "Some(_)".into(),
+            Ctor::None => "None".into(),
+            Ctor::Bool(b) => b.to_string(),
+            Ctor::Int(v) => v.to_string(),
+            Ctor::Str(s) => format!("{s:?}"),
+        }
+    }
+
+    /// Every constructor of `ty` if there are finitely many.
+    fn all_ctors(&self, ty: TypeId) -> Option<Vec<Ctor>> {
+        match ty_of(self.program, ty) {
+            Some(Type::Enum(eid)) => {
+                let n = self.program.enum_def(*eid).variants.len();
+                Some((0..n as u16).map(Ctor::Variant).collect())
+            }
+            Some(Type::Option(_)) => Some(vec![Ctor::Some, Ctor::None]),
+            Some(Type::Bool) => Some(vec![Ctor::Bool(true), Ctor::Bool(false)]),
+            _ => None,
+        }
+    }
+
+    fn arity(&self, ty: TypeId, c: &Ctor) -> usize {
+        self.ctor_types(ty, c).len()
+    }
+
+    fn ctor_types(&self, ty: TypeId, c: &Ctor) -> Vec<TypeId> {
+        match (c, ty_of(self.program, ty)) {
+            (Ctor::Variant(i), Some(Type::Enum(eid))) => self
+                .program
+                .enum_def(*eid)
+                .variants
+                .get(*i as usize)
+                .map(|v| v.fields.clone())
+                .unwrap_or_default(),
+            (Ctor::Some, Some(Type::Option(inner))) => vec![*inner],
+            _ => Vec::new(),
+        }
+    }
+
+    fn specialize(rows: &[Vec<Pat>], c: &Ctor, arity: usize) -> Vec<Vec<Pat>> {
+        rows.iter()
+            .filter_map(|row| match &row[0] {
+                Pat::Ctor(c2, args) if c2 == c => {
+                    let mut r = args.clone();
+                    r.extend_from_slice(&row[1..]);
+                    Some(r)
+                }
+                Pat::Ctor(..) => None,
+                Pat::Wild => {
+                    let mut r = vec![Pat::Wild; arity];
+                    r.extend_from_slice(&row[1..]);
+                    Some(r)
+                }
+            })
+            .collect()
+    }
+
+    /// Whether a value matching `q` could reach past all of `rows`.
+    fn useful(&self, rows: &[Vec<Pat>], q: &[Pat], tys: &[TypeId]) -> bool {
+        let Some(head) = q.first() else {
+            return rows.is_empty();
+        };
+        let ty = tys[0];
+        let recurse = |c: &Ctor, args: Vec<Pat>| {
+            let arity = self.arity(ty, c);
+            let spec = Self::specialize(rows, c, arity);
+            let mut q2 = args;
+            q2.extend_from_slice(&q[1..]);
+            let mut tys2 = self.ctor_types(ty, c);
+            tys2.extend_from_slice(&tys[1..]);
+            self.useful(&spec, &q2, &tys2)
+        };
+        match head {
+            Pat::Ctor(c, args) => recurse(c, args.clone()),
+            Pat::Wild => {
+                let heads: Vec<&Ctor> = rows
+                    .iter()
+                    .filter_map(|r| match &r[0] {
+                        Pat::Ctor(c, _) => Some(c),
+                        Pat::Wild => None,
+                    })
+                    .collect();
+                match self.all_ctors(ty) {
+                    Some(all) if all.iter().all(|c| heads.contains(&c)) => all
+                        .iter()
+                        .any(|c| recurse(c, vec![Pat::Wild; self.arity(ty, c)])),
+                    _ => {
+                        let default: Vec<Vec<Pat>> = rows
+                            .iter()
+                            .filter(|r| matches!(r[0], Pat::Wild))
+                            .map(|r| r[1..].to_vec())
+                            .collect();
+                        self.useful(&default, &q[1..], &tys[1..])
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1073 @@
+//! Type checking and lowering of function bodies, in one walk.
+//!
+//! Each function body is checked and lowered to `cove_ir` in the same pass:
+//! the type of an expression is known the moment its code is emitted, which
+//! is exactly when the lowering needs it to pick a typed opcode and a
+//! register class. A separate typed tree would cost a second walk and a
+//! second copy of every node for no information the single walk lacks. On a
+//! type error the walk carries on with the [`ERROR`](crate::resolve::ERROR)
+//! type (compatible with everything), so every independent error of a body
+//! is reported; the code emitted for a body with errors is thrown away.
+//!
+//! Values are produced *into a destination* ([`Want`]): an assignment
+//! lowers its right-hand side straight into the variable's register, a call
+//! argument straight into its slot of the argument window. Every
+//! expression writes its destination only with its last instruction (or in
+//! mutually exclusive branches), after it has read all its operands, so
+//! `x = y + x` and `s = "{a}{s}"` are safe without a temporary.
+
+mod call;
+mod expr;
+mod matching;
+
+use cove_ir::op::{Instr, Reg};
+use cove_ir::program::{FunctionId, Local, Program};
+use cove_ir::types::TypeId;
+
+use crate::ast::*;
+use crate::diagnostics::Pending;
+use crate::emit::{Emitter, Label};
+use crate::resolve::{ERROR, ModuleScope, NEVER, is_ref, resolve_type, type_name};
+
+/// Where an expression's value should go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Want {
+    /// Nowhere: it is evaluated for its effects.
+    Discard,
+    /// Any register; a new temporary if it is not already in one.
+    Any,
+    /// This register, which the caller owns.
+    Into(Reg),
+    /// Returned from the function: the value of a function body's tail
+    /// position. `if` and `match` pass it on to their branches, so each
+    /// branch returns its value itself instead of jumping to a join point
+    /// that moves it into a register and returns that.
+    Return,
+}
+
+/// An expression's value: its register (none for `()` when discarded, for
+/// `!` and for errors), its type, and whether the caller must free it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Val {
+    pub reg: Option<Reg>,
+    pub ty: TypeId,
+    pub temp: bool,
+}
+
+impl Val {
+    fn none(ty: TypeId) -> Val {
+        Val {
+            reg: None,
+            ty,
+            temp: false,
+        }
+    }
+}
+
+/// A variable in scope.
+#[derive(Debug, Clone)]
+struct Var {
+    name: String,
+    ty: TypeId,
+    reg: Reg,
+    mutable: bool,
+    /// Whether the scope frees the register when it ends (false for a
+    /// `match` binding that names the scrutinee's own register).
+    owned: bool,
+    /// Its entry in the function's debug locals.
+    debug: Option<usize>,
+}
+
+/// The labels `break` and `continue` jump to.
+#[derive(Debug, Clone, Copy)]
+struct LoopCx {
+    brk: Label,
+    cont: Label,
+}
+
+/// The state of lowering one function.
+pub(crate) struct FnCx<'a> {
+    pub program: &'a mut Program,
+    constants: &'a mut ConstIndex,
+    pub scopes: &'a [ModuleScope],
+    pub module: usize,
+    pub errors: &'a mut Vec<Pending>,
+    pub e: Emitter,
+    line_starts: &'a [usize],
+    vars: Vec<Var>,
+    scope_marks: Vec<usize>,
+    loops: Vec<LoopCx>,
+    locals: Vec<Local>,
+    result: TypeId,
+    /// While lowering the last arm of an exhaustive `match`: emit the
+    /// pattern's bindings but not its tests, which cannot fail.
+    skip_tests: bool,
+    /// How many loops (bodies and conditions) enclose the code being lowered.
+    in_loop: usize,
+    /// Constants pinned in registers for operands inside loops: (type, bits).
+    consts: Vec<((TypeId, u64), Reg)>,
+}
+
+/// The byte offsets at which each line of `source` starts.
+pub(crate) fn line_starts(source: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
+}
+
+/// The constant pool's index: `Program::intern_constant` searches the pool
+/// linearly, which is quadratic over a program with thousands of string
+/// literals; this finds a constant in one hash lookup.
+#[derive(Debug, Default)]
+pub(crate) struct ConstIndex(std::collections::HashMap<ConstKey, cove_ir::program::ConstId>);
+
+/// A constant as a hashable key (a Float by its bits).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum ConstKey {
+    Int(i64),
+    Float(u64),
+    Str(String),
+}
+
+impl ConstIndex {
+    /// The id of `c` in `program`'s pool, adding it if it is new.
+    pub(crate) fn intern(
+        &mut self,
+        program: &mut Program,
+        c: cove_ir::program::Constant,
+    ) -> cove_ir::program::ConstId {
+        use cove_ir::program::{ConstId, Constant};
+        let key = match &c {
+            Constant::Int(i) => ConstKey::Int(*i),
+            Constant::Float(f) => ConstKey::Float(f.to_bits()),
+            Constant::Str(s) => ConstKey::Str(s.clone()),
+        };
+        *self.0.entry(key).or_insert_with(|| {
+            program.constants.push(c);
+            ConstId(program.constants.len() as u32 - 1)
+        })
+    }
+}
+
+/// Checks and lowers the body of `decl` into function `id` of the program.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn lower_function(
+    program: &mut Program,
+    constants: &mut ConstIndex,
+    scopes: &[ModuleScope],
+    module: usize,
+    line_starts: &[usize],
+    errors: &mut Vec<Pending>,
+    decl: &FnDecl,
+    id: FunctionId,
+) {
+    let params = program.functions[id.index()].params.clone();
+    let result = program.functions[id.index()].result;
+    let mut cx = FnCx {
+        program,
+        constants,
+        scopes,
+        module,
+        errors,
+        e: Emitter::new(),
+        line_starts,
+        vars: Vec::new(),
+        scope_marks: Vec::new(),
+        loops: Vec::new(),
+        locals: Vec::new(),
+        result,
+        skip_tests: false,
+        in_loop: 0,
+        consts: Vec::new(),
+    };
+    cx.set_line(&decl.name.span);
+    cx.push_scope();
+    for ((name, _), &ty) in decl.params.iter().zip(&params) {
+        let class = is_ref(cx.program, ty);
+        let reg = cx.e.alloc(class);
+        if cx.vars.iter().any(|v| v.name == name.name) {
+            cx.err(Pending::new(
+                "E0401",
+                name.span.clone(),
+                format!("the parameter `{}` is declared twice", name.name),
+                "a second parameter of this name",
+            ));
+        }
+        cx.declare(&name.name, ty, reg, false, true);
+    }
+    let unit = result == Program::UNIT;
+    let (expected, want) = if unit {
+        (None, Want::Discard)
+    } else {
+        (Some(result), Want::Return)
+    };
+    let value = cx.block(&decl.body, expected, want);
+    if !unit {
+        match decl.body.stmts.last() {
+            Some(Stmt::Expr(last)) => {
+                cx.check(result, value.ty, &last.span);
+            }
+            _ if value.ty != NEVER => {
+                let end = decl.body.span.end.saturating_sub(1);
+                cx.err(
+                    Pending::new(
+                        "E0402",
+                        end..decl.body.span.end,
+                        format!(
+                            "`{}` must return {}, but its body ends without a value",
+                            decl.name.name,
+                            type_name(cx.program, result)
+                        ),
+                        format!(
+                            "a value of type {} is expected here",
+                            type_name(cx.program, result)
+                        ),
+                    )
+                    .help("end the body with an expression, or `return` a value"),
+                );
+            }
+            _ => {}
+        }
+    }
+    let body_end = cx.e.pc();
+    let end_line = cx.line_of(decl.body.span.end.saturating_sub(1));
+    cx.e.line = end_line;
+    let terminated = matches!(
+        cx.e.code.last(),
+        Some(Instr::Return { .. } | Instr::ReturnUnit {} | Instr::Jump { .. })
+    ) && !cx.e.label_here();
+    if !terminated {
+        if unit {
+            cx.e.emit(Instr::ReturnUnit {});
+        } else {
+            let reg = match value.reg {
+                Some(r) => r,
+                None => {
+                    // The body ends in `return` or an error: the landing
+                    // instruction is never reached, but must be valid.
+                    let class = is_ref(cx.program, result);
+                    let r = cx.e.alloc(class);
+                    cx.e.emit(if class {
+                        Instr::LoadNone { dst: r }
+                    } else {
+                        Instr::LoadInt { dst: r, value: 0 }
+                    });
+                    r
+                }
+            };
+            cx.e.emit(Instr::Return { src: reg });
+        }
+    }
+    cx.pop_scope(None);
+    // Variables of the body's outer scope are still live at the return.
+    let end = cx.e.pc();
+    for local in &mut cx.locals {
+        if local.live.end >= body_end {
+            local.live.end = end;
+        }
+    }
+    if cx.e.overflowed {
+        cx.err(Pending::new(
+            "E0403",
+            decl.name.span.clone(),
+            format!("`{}` needs more than 65535 registers", decl.name.name),
+            "this function is too large",
+        ));
+    }
+    let shift = cx.e.prologue.len() as u32;
+    let mut locals = std::mem::take(&mut cx.locals);
+    for local in &mut locals {
+        if local.live.start > 0 {
+            local.live.start += shift;
+        }
+        local.live.end += shift;
+    }
+    let emitter = std::mem::take(&mut cx.e);
+    let (code, lines, refs, registers) = emitter.finish();
+    let f = &mut program_of(cx).functions[id.index()];
+    f.code = code;
+    f.lines = lines;
+    f.refs = refs;
+    f.registers = registers;
+    f.locals = locals;
+}
+
+fn program_of<'a>(cx: FnCx<'a>) -> &'a mut Program {
+    cx.program
+}
+
+impl FnCx<'_> {
+    // ---- small helpers -------------------------------------------------------
+
+    /// The id of a constant in the pool.
+    pub(crate) fn constant(&mut self, c: cove_ir::program::Constant) -> cove_ir::program::ConstId {
+        self.constants.intern(self.program, c)
+    }
+
+    pub(crate) fn err(&mut self, d: Pending) {
+        self.errors.push(d);
+    }
+
+    /// Reports `d`, a complaint about the members of type `ty`, unless
+    /// `ty`'s declaration did not parse (its members are then unknown).
+    pub(crate) fn err_about(&mut self, ty: TypeId, d: Pending) {
+        if !self.is_broken(ty) {
+            self.errors.push(d);
+        }
+    }
+
+    /// Whether `ty` is a struct or enum whose declaration did not parse.
+    pub(crate) fn is_broken(&self, ty: TypeId) -> bool {
+        self.scopes.iter().any(|s| s.broken_types.contains(&ty))
+    }
+
+    pub(crate) fn line_of(&self, at: usize) -> u32 {
+        match self.line_starts.binary_search(&at) {
+            Ok(i) => i as u32 + 1,
+            Err(i) => i as u32,
+        }
+    }
+
+    /// Makes `span`'s line the line of the next instructions; returns the
+    /// previous one to restore.
+    pub(crate) fn set_line(&mut self, span: &Span) -> u32 {
+        let old = self.e.line;
+        self.e.line = self.line_of(span.start);
+        old
+    }
+
+    pub(crate) fn tname(&self, ty: TypeId) -> String {
+        type_name(self.program, ty)
+    }
+
+    /// Whether a value of type `found` may stand where `expected` is wanted.
+    pub(crate) fn compatible(expected: TypeId, found: TypeId) -> bool {
+        expected == found
+            || expected == ERROR
+            || found == ERROR
+            || found == NEVER
+            || expected == NEVER
+    }
+
+    /// Reports a mismatch unless `found` fits `expected`.
+    pub(crate) fn check(&mut self, expected: TypeId, found: TypeId, span: &Span) -> bool {
+        if Self::compatible(expected, found) {
+            return true;
+        }
+        let (e, f) = (self.tname(expected), self.tname(found));
+        let mut d = Pending::new(
+            "E0100",
+            span.clone(),
+            format!("type mismatch: expected {e}, found {f}"),
+            format!("this is {f}"),
+        );
+        if expected == Program::FLOAT && found == Program::INT {
+            d = d.help("convert with `.to_float()`");
+        } else if expected == Program::INT && found == Program::FLOAT {
+            d = d.help("convert with `.to_int()`");
+        } else if expected == Program::STR && (found == Program::INT || found == Program::FLOAT) {
+            d = d.help("make text of it with interpolation: \"{x}\"");
+        } else if let Some(cove_ir::types::Type::Option(inner)) =
+            crate::resolve::ty_of(self.program, expected)
+        {
+            if *inner == found {
+                d = d.help("wrap it: `Some(...)`");
+            }
+        } else if let Some(cove_ir::types::Type::Option(inner)) =
+            crate::resolve::ty_of(self.program, found)
+        {
+            if *inner == expected {
+                d = d.help(
+                    "take the value out with `.unwrap()`, `.unwrap_or(default)` or a `match`",
+                );
+            }
+        }
+        self.err(d);
+        false
+    }
+
+    pub(crate) fn is_ref(&self, ty: TypeId) -> bool {
+        is_ref(self.program, ty)
+    }
+
+    pub(crate) fn resolve_type(&mut self, t: &TypeExpr) -> TypeId {
+        resolve_type(self.program, self.scopes, self.module, t, self.errors)
+    }
+
+    pub(crate) fn release(&mut self, v: Val) {
+        if v.temp
+            && let Some(r) = v.reg
+        {
+            self.e.free(r);
+        }
+    }
+
+    /// A register to compute a value of class `is_ref` into.
+    pub(crate) fn dst(&mut self, want: Want, is_ref: bool) -> Reg {
+        match want {
+            Want::Into(r) => r,
+            _ => self.e.alloc(is_ref),
+        }
+    }
+
+    /// The value computed into `reg` (from [`FnCx::dst`]), as `want` asked.
+    pub(crate) fn done(&mut self, reg: Reg, ty: TypeId, want: Want) -> Val {
+        match want {
+            Want::Return => {
+                self.e.emit(Instr::Return { src: reg });
+                self.e.free(reg);
+                Val::none(ty)
+            }
+            Want::Into(_) => Val {
+                reg: Some(reg),
+                ty,
+                temp: false,
+            },
+            Want::Any => Val {
+                reg: Some(reg),
+                ty,
+                temp: true,
+            },
+            Want::Discard => {
+                self.e.free(reg);
+                Val::none(ty)
+            }
+        }
+    }
+
+    /// Puts an already computed value where `want` asks.
+    pub(crate) fn finish(&mut self, v: Val, want: Want) -> Val {
+        match want {
+            Want::Return => {
+                let v = self.finish(v, Want::Any);
+                if let Some(src) = v.reg {
+                    self.e.emit(Instr::Return { src });
+                }
+                self.release(v);
+                Val::none(v.ty)
+            }
+            Want::Discard => {
+                self.release(v);
+                Val::none(v.ty)
+            }
+            Want::Any => match v.reg {
+                Some(_) => v,
+                None if v.ty == NEVER || v.ty == ERROR => v,
+                None => {
+                    let r = self.e.alloc(false);
+                    self.e.emit(Instr::LoadInt { dst: r, value: 0 });
+                    Val {
+                        reg: Some(r),
+                        ty: v.ty,
+                        temp: true,
+                    }
+                }
+            },
+            Want::Into(dst) => match v.reg {
+                Some(src) => {
+                    if src != dst {
+                        self.e.emit(Instr::Move { dst, src });
+                    }
+                    self.release(v);
+                    Val {
+                        reg: Some(dst),
+                        ty: v.ty,
+                        temp: false,
+                    }
+                }
+                None if v.ty == NEVER || v.ty == ERROR => v,
+                None => {
+                    self.e.emit(Instr::LoadInt { dst, value: 0 });
+                    Val {
+                        reg: Some(dst),
+                        ty: v.ty,
+                        temp: false,
+                    }
+                }
+            },
+        }
+    }
+
+    /// The value in a register of its own that the caller may keep: a
+    /// temporary as it is, anything else copied.
+    pub(crate) fn owned(&mut self, v: Val) -> Option<Reg> {
+        let v = self.finish(v, Want::Any);
+        let r = v.reg?;
+        if v.temp {
+            return Some(r);
+        }
+        let class = self.is_ref(v.ty);
+        let own = self.e.alloc(class);
+        self.e.emit(Instr::Move { dst: own, src: r });
+        Some(own)
+    }
+
+    // ---- scopes ----------------------------------------------------------------
+
+    pub(crate) fn push_scope(&mut self) {
+        self.scope_marks.push(self.vars.len());
+    }
+
+    /// Ends the innermost scope, freeing the registers its variables own
+    /// except `keep`; true if `keep` was one of them (the caller now owns it).
+    pub(crate) fn pop_scope(&mut self, keep: Option<Reg>) -> bool {
+        let mark = self.scope_marks.pop().unwrap_or(0);
+        let end = self.e.pc();
+        let mut kept = false;
+        let ended: Vec<Var> = self.vars.drain(mark..).collect();
+        for v in ended {
+            if let Some(i) = v.debug {
+                self.locals[i].live.end = end;
+            }
+            if v.owned {
+                if Some(v.reg) == keep {
+                    kept = true;
+                } else if !self.vars.iter().any(|o| o.reg == v.reg) {
+                    self.e.free(v.reg);
+                }
+            }
+        }
+        kept
+    }
+
+    pub(crate) fn declare(&mut self, name: &str, ty: TypeId, reg: Reg, mutable: bool, owned: bool) {
+        let debug = if ty == ERROR || ty == NEVER || name == "_" {
+            None
+        } else {
+            let pc = self.e.pc();
+            self.locals.push(Local {
+                name: name.to_string(),
+                ty,
+                register: reg,
+                live: pc..pc,
+            });
+            Some(self.locals.len() - 1)
+        };
+        self.vars.push(Var {
+            name: name.to_string(),
+            ty,
+            reg,
+            mutable,
+            owned,
+            debug,
+        });
+    }
+
+    /// The innermost variable named `name`: its register, type and mutability.
+    pub(crate) fn var(&self, name: &str) -> Option<(Reg, TypeId, bool)> {
+        self.vars
+            .iter()
+            .rev()
+            .find(|v| v.name == name)
+            .map(|v| (v.reg, v.ty, v.mutable))
+    }
+
+    /// Every variable name in scope, for "did you mean" hints.
+    pub(crate) fn var_names(&self) -> Vec<String> {
+        self.vars.iter().map(|v| v.name.clone()).collect()
+    }
+
+    // ---- blocks and statements ------------------------------------------------
+
+    pub(crate) fn block(&mut self, b: &Block, expected: Option<TypeId>, want: Want) -> Val {
+        self.push_scope();
+        let n = b.stmts.len();
+        let mut value = None;
+        for (i, s) in b.stmts.iter().enumerate() {
+            match s {
+                Stmt::Expr(e) if i + 1 == n => value = Some(self.expr(e, expected, want)),
+                _ => self.stmt(s),
+            }
+        }
+        let value = match value {
+            Some(v) => v,
+            None => self.finish(Val::none(Program::UNIT), want),
+        };
+        let kept = self.pop_scope(value.reg);
+        Val {
+            temp: value.temp || kept,
+            ..value
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Expr(e) => {
+                let v = self.expr(e, None, Want::Discard);
+                self.release(v);
+            }
+            Stmt::Let {
+                mutable,
+                name,
+                ty,
+                value,
+            } => {
+                let old = self.set_line(&name.span);
+                let annotated = ty.as_ref().map(|t| self.resolve_type(t));
+                let v = self.expr(value, annotated, Want::Any);
+                let ty = match annotated {
+                    Some(t) => {
+                        self.check(t, v.ty, &value.span);
+                        t
+                    }
+                    None => v.ty,
+                };
+                let ty = if ty == NEVER { ERROR } else { ty };
+                self.e.line = self.line_of(name.span.start);
+                let reg = match v.reg {
+                    Some(_) => self.owned(v),
+                    None if ty == ERROR => None,
+                    None => self.owned(Val::none(ty)),
+                };
+                let reg = reg.unwrap_or_else(|| {
+                    let r = self.e.alloc(self.is_ref(ty));
+                    self.e.emit(Instr::LoadInt { dst: r, value: 0 });
+                    r
+                });
+                self.declare(&name.name, ty, reg, *mutable, true);
+                self.e.line = old;
+            }
+            Stmt::Assign {
+                target,
+                op,
+                value,
+                span,
+            } => {
+                let old = self.set_line(span);
+                self.assign(target, *op, value, span);
+                self.e.line = old;
+            }
+            Stmt::While { cond, body } => self.while_loop(cond, body),
+            Stmt::For { name, iter, body } => self.for_loop(name, iter, body),
+        }
+    }
+
+    pub(crate) fn assign(&mut self, target: &Expr, op: Option<BinOp>, value: &Expr, span: &Span) {
+        // `x op= v` is `x = x op v`, with the span of the whole statement.
+        let rhs_owned;
+        let rhs = match op {
+            None => value,
+            Some(op) => {
+                rhs_owned = Expr {
+                    kind: ExprKind::Binary(op, Box::new(target.clone()), Box::new(value.clone())),
+                    span: span.clone(),
+                };
+                &rhs_owned
+            }
+        };
+        match &target.kind {
+            ExprKind::Name(name) => match self.var(name) {
+                Some((reg, ty, mutable)) => {
+                    if !mutable {
+                        self.err(
+                            Pending::new(
+                                "E0404",
+                                target.span.clone(),
+                                format!("cannot assign to `{name}`: it is declared with `let`"),
+                                "assigned here",
+                            )
+                            .help(format!("declare it with `var {name}` to change it")),
+                        );
+                    }
+                    let v = self.expr(rhs, Some(ty), Want::Into(reg));
+                    self.check(ty, v.ty, &rhs.span);
+                }
+                None => {
+                    self.unknown_name(name, &target.span);
+                    let v = self.expr(value, None, Want::Discard);
+                    self.release(v);
+                }
+            },
+            ExprKind::Field(base, field) if !self.names_module_or_type(base) => {
+                let b = self.expr(base, None, Want::Any);
+                let Some((sid, index, fty)) = self.field_of(b.ty, field, &base.span) else {
+                    self.release(b);
+                    let v = self.expr(value, None, Want::Discard);
+                    self.release(v);
+                    return;
+                };
+                let v = match op {
+                    None => self.operand(rhs, Some(fty)),
+                    Some(_) => self.expr(rhs, Some(fty), Want::Any),
+                };
+                self.check(fty, v.ty, &rhs.span);
+                let v = self.finish(v, Want::Any);
+                if let (Some(obj), Some(src)) = (b.reg, v.reg) {
+                    self.e.emit(Instr::SetField {
+                        obj,
+                        ty: sid,
+                        field: index,
+                        src,
+                    });
+                }
+                self.release(v);
+                self.release(b);
+            }
+            ExprKind::Index(base, index) => {
+                let b = self.expr(base, None, Want::Any);
+                let Some(elem) = self.list_elem(b.ty, &base.span) else {
+                    self.release(b);
+                    let v = self.expr(value, None, Want::Discard);
+                    self.release(v);
+                    return;
+                };
+                let i = self.expr(index, Some(Program::INT), Want::Any);
+                self.check(Program::INT, i.ty, &index.span);
+                let v = match op {
+                    None => self.operand(value, Some(elem)),
+                    Some(op) => {
+                        // Read the element once, combine, write it back.
+                        let cur = match (b.reg, i.reg) {
+                            (Some(list), Some(index)) => {
+                                let r = self.e.alloc(self.is_ref(elem));
+                                self.e.emit(Instr::GetList {
+                                    dst: r,
+                                    list,
+                                    index,
+                                    ty: elem,
+                                });
+                                Val {
+                                    reg: Some(r),
+                                    ty: elem,
+                                    temp: true,
+                                }
+                            }
+                            _ => Val::none(ERROR),
+                        };
+                        self.binary_on(op, cur, value, span, Want::Any)
+                    }
+                };
+                self.check(elem, v.ty, &value.span);
+                let v = self.finish(v, Want::Any);
+                if let (Some(list), Some(index), Some(src)) = (b.reg, i.reg, v.reg) {
+                    self.e.emit(Instr::SetList {
+                        list,
+                        index,
+                        src,
+                        ty: elem,
+                    });
+                }
+                self.release(v);
+                self.release(i);
+                self.release(b);
+            }
+            _ => {
+                self.err(
+                    Pending::new(
+                        "E0405",
+                        target.span.clone(),
+                        "cannot assign to this expression",
+                        "not a variable, field or list element",
+                    )
+                    .help("the left of `=` is a `var`, `x.field` or `list[i]`"),
+                );
+                let v = self.expr(value, None, Want::Discard);
+                self.release(v);
+            }
+        }
+    }
+
+    fn while_loop(&mut self, cond: &Expr, body: &Block) {
+        let old = self.set_line(&cond.span);
+        let top = self.e.label();
+        let check = self.e.label();
+        let exit = self.e.label();
+        let forever = matches!(cond.kind, ExprKind::Bool(true));
+        if !forever {
+            self.e.jump(Instr::Jump { target: 0 }, check);
+        }
+        self.e.bind(top);
+        self.loops.push(LoopCx {
+            brk: exit,
+            cont: check,
+        });
+        self.in_loop += 1;
+        let v = self.block(body, None, Want::Discard);
+        self.release(v);
+        self.loops.pop();
+        self.e.bind(check);
+        self.set_line(&cond.span);
+        self.cond(cond, true, top);
+        self.in_loop -= 1;
+        self.e.bind(exit);
+        self.e.line = old;
+    }
+
+    fn for_loop(&mut self, name: &Ident, iter: &Expr, body: &Block) {
+        let old = self.set_line(&iter.span);
+        let top = self.e.label();
+        let cont = self.e.label();
+        let exit = self.e.label();
+        self.push_scope();
+        if let ExprKind::Range(start, end) = &iter.kind {
+            let i = self.e.alloc(false);
+            let s = self.expr(start, Some(Program::INT), Want::Into(i));
+            self.check(Program::INT, s.ty, &start.span);
+            // The end is read once, before the first round.
+            let limit = match self.small_int(end) {
+                Some(n) => Err(n),
+                None => {
+                    let v = self.expr(end, Some(Program::INT), Want::Any);
+                    self.check(Program::INT, v.ty, &end.span);
+                    let copy = match (v.reg, v.temp) {
+                        (Some(r), false) if self.is_mutable_reg(r) => {
+                            let c = self.e.alloc(false);
+                            self.e.emit(Instr::Move { dst: c, src: r });
+                            Some(c)
+                        }
+                        (Some(r), false) => {
+                            // An immutable variable: read in place, never freed here.
+                            let _ = r;
+                            None
+                        }
+                        (Some(r), true) => Some(r),
+                        (None, _) => None,
+                    };
+                    Ok((copy.or(v.reg).unwrap_or(i), copy))
+                }
+            };
+            let first = self.small_int(start);
+            match limit {
+                // `for i in 0..10`: the first round always runs.
+                Err(n) if first.is_some_and(|f| f < n) => {}
+                Err(n) => self.e.jump(
+                    Instr::JumpGeIntImm {
+                        a: i,
+                        value: n,
+                        target: 0,
+                    },
+                    exit,
+                ),
+                Ok((r, _)) => self.e.jump(
+                    Instr::JumpGeInt {
+                        a: i,
+                        b: r,
+                        target: 0,
+                    },
+                    exit,
+                ),
+            }
+            self.e.bind(top);
+            self.declare(&name.name, Program::INT, i, false, true);
+            self.loops.push(LoopCx { brk: exit, cont });
+            self.in_loop += 1;
+            let v = self.block(body, None, Want::Discard);
+            self.in_loop -= 1;
+            self.release(v);
+            self.loops.pop();
+            self.e.bind(cont);
+            self.set_line(&iter.span);
+            self.e.emit(Instr::AddIntImm {
+                dst: i,
+                a: i,
+                value: 1,
+            });
+            match limit {
+                Err(n) => self.e.jump(
+                    Instr::JumpLtIntImm {
+                        a: i,
+                        value: n,
+                        target: 0,
+                    },
+                    top,
+                ),
+                Ok((r, copy)) => {
+                    self.e.jump(
+                        Instr::JumpLtInt {
+                            a: i,
+                            b: r,
+                            target: 0,
+                        },
+                        top,
+                    );
+                    if let Some(c) = copy {
+                        self.e.free(c);
+                    }
+                }
+            }
+        } else {
+            let list = self.expr(iter, None, Want::Any);
+            let elem = match crate::resolve::ty_of(self.program, list.ty) {
+                Some(cove_ir::types::Type::List(t)) => *t,
+                _ => {
+                    if list.ty != ERROR {
+                        let t = self.tname(list.ty);
+                        self.err(
+                            Pending::new(
+                                "E0406",
+                                iter.span.clone(),
+                                format!("`for` cannot loop over {t}"),
+                                format!("this is {t}"),
+                            )
+                            .help("loop over a list, or a range such as `0..n`"),
+                        );
+                    }
+                    ERROR
+                }
+            };
+            // A `var` holding the list may be reassigned by the body: loop
+            // over the list it held when the loop started.
+            let list_reg = match (list.reg, list.temp) {
+                (Some(r), false) if self.is_mutable_reg(r) => {
+                    let c = self.e.alloc(true);
+                    self.e.emit(Instr::Move { dst: c, src: r });
+                    Some((c, true))
+                }
+                (Some(r), temp) => Some((r, temp)),
+                (None, _) => None,
+            };
+            let index = self.e.alloc(false);
+            let len = self.e.alloc(false);
+            self.e.emit(Instr::LoadInt {
+                dst: index,
+                value: 0,
+            });
+            if let Some((l, _)) = list_reg {
+                self.e.emit(Instr::LenList { dst: len, list: l });
+            }
+            let check = self.e.label();
+            self.e.jump(Instr::Jump { target: 0 }, check);
+            self.e.bind(top);
+            let x = self.e.alloc(self.is_ref(elem));
+            if let Some((l, _)) = list_reg {
+                self.e.emit(Instr::GetList {
+                    dst: x,
+                    list: l,
+                    index,
+                    ty: elem,
+                });
+            }
+            self.declare(&name.name, elem, x, false, true);
+            self.loops.push(LoopCx { brk: exit, cont });
+            self.in_loop += 1;
+            let v = self.block(body, None, Want::Discard);
+            self.in_loop -= 1;
+            self.release(v);
+            self.loops.pop();
+            self.e.bind(cont);
+            self.set_line(&iter.span);
+            self.e.emit(Instr::AddIntImm {
+                dst: index,
+                a: index,
+                value: 1,
+            });
+            self.e.bind(check);
+            self.e.jump(
+                Instr::JumpLtInt {
+                    a: index,
+                    b: len,
+                    target: 0,
+                },
+                top,
+            );
+            self.e.free(index);
+            self.e.free(len);
+            if let Some((l, true)) = list_reg {
+                self.e.free(l);
+            }
+        }
+        self.e.bind(exit);
+        self.pop_scope(None);
+        self.e.line = old;
+    }
+
+    /// Whether `r` is the register of a `var`.
+    pub(crate) fn is_mutable_reg(&self, r: Reg) -> bool {
+        self.vars.iter().any(|v| v.reg == r && v.mutable)
+    }
+
+    /// An operand of an operator: a literal inside a loop comes from a
+    /// register pinned for the whole function and loaded once in the
+    /// prologue, so the loop does not reload it every round.
+    pub(crate) fn operand(&mut self, e: &Expr, hint: Option<TypeId>) -> Val {
+        if self.in_loop > 0
+            && let Some(mut key) = literal_bits(e)
+        {
+            if key.0 == Program::INT && hint == Some(Program::FLOAT) {
+                key = (Program::FLOAT, (key.1 as i64 as f64).to_bits());
+            }
+            let reg = match self.consts.iter().find(|(k, _)| *k == key) {
+                Some((_, r)) => *r,
+                None => {
+                    let r = self.e.pin(false);
+                    let (ty, bits) = key;
+                    let load = match i32::try_from(bits as i64) {
+                        Ok(small) if ty != Program::FLOAT => Instr::LoadInt {
+                            dst: r,
+                            value: small,
+                        },
+                        _ => {
+                            let k = self.constant(if ty == Program::INT {
+                                cove_ir::program::Constant::Int(bits as i64)
+                            } else {
+                                cove_ir::program::Constant::Float(f64::from_bits(bits))
+                            });
+                            Instr::LoadConst {
+                                dst: r,
+                                constant: k,
+                            }
+                        }
+                    };
+                    self.e.prologue.push(load);
+                    self.consts.push((key, r));
+                    r
+                }
+            };
+            return Val {
+                reg: Some(reg),
+                ty: key.0,
+                temp: false,
+            };
+        }
+        self.expr(e, hint, Want::Any)
+    }
+
+    /// The value of an integer literal that fits an immediate.
+    pub(crate) fn small_int(&self, e: &Expr) -> Option<i32> {
+        match &e.kind {
+            ExprKind::Int(Some(v)) => i32::try_from(*v).ok(),
+            ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
+                ExprKind::Int(Some(v)) if v <= i32::MAX as u64 => Some(-(v as i32)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub(crate) fn enter_loop_target(&mut self, is_break: bool, span: &Span) -> Option<Label> {
+        match self.loops.last() {
+            Some(l) => Some(if is_break { l.brk } else { l.cont }),
+            None => {
+                let word = if is_break { "break" } else { "continue" };
+                self.err(Pending::new(
+                    "E0407",
+                    span.clone(),
+                    format!("`{word}` outside of a loop"),
+                    format!("`{word}` is only meaningful inside `while` or `for`"),
+                ));
+                None
+            }
+        }
+    }
+
+    pub(crate) fn result_type(&self) -> TypeId {
+        self.result
+    }
+}
+
+/// The type and bits of an Int or Float literal (negated or not).
+pub(crate) fn literal_bits(e: &Expr) -> Option<(TypeId, u64)> {
+    match &e.kind {
+        ExprKind::Int(Some(v)) if *v <= i64::MAX as u64 => Some((Program::INT, *v)),
+        ExprKind::Float(f) => Some((Program::FLOAT, f.to_bits())),
+        ExprKind::Bool(b) => Some((Program::BOOL, u64::from(*b))),
+        ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
+            ExprKind::Int(Some(v)) if v <= 1u64 << 63 => {
+                Some((Program::INT, (v as i64).wrapping_neg() as u64))
+            }
+            ExprKind::Float(f) => Some((Program::FLOAT, (-f).to_bits())),
+            _ => None,
+        },
+        _ => None,
+    }
+}

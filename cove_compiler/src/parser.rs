@@ -1,0 +1,1359 @@
+//! The parser: tokens to a syntax tree, reporting every syntax error.
+//!
+//! Hand-written recursive descent with precedence climbing for binary
+//! operators: the grammar is small, and a hand-written parser is what lets
+//! errors be phrased for people ("expected `)` to close this call") and
+//! recovery be precise. After an error the parser is in *panic mode*: it
+//! reports nothing more until it has skipped to the end of the statement
+//! (a newline or a `}` at the same nesting), then carries on, so one run
+//! reports every independent mistake of a file and not the echoes of one.
+//!
+//! Nesting is bounded by [`MAX_DEPTH`]: every recursive rule, and every
+//! step of a left-nested chain (`a + b + c ...`, `a.b.c ...`), counts
+//! against it, so the depth of any tree the parser returns is bounded and
+//! the passes that walk it recursively cannot overflow the native stack.
+
+use crate::ast::*;
+use crate::diagnostics::Pending;
+use crate::lexer::{StrPart, Tok, Token, lex};
+
+/// How deeply expressions, blocks, types and patterns may nest.
+pub const MAX_DEPTH: usize = 200;
+
+/// Parses a whole file; syntax errors go to `errors`.
+pub fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
+    let tokens = lex(source, 0..source.len(), errors);
+    let mut p = Parser {
+        source,
+        toks: tokens,
+        pos: 0,
+        errors,
+        panicking: false,
+        depth: 0,
+        too_deep: false,
+        no_struct: false,
+    };
+    let file = p.file();
+    if p.too_deep {
+        // The rest of a file nested past the limit would only report echoes.
+        return File::default();
+    }
+    file
+}
+
+struct Parser<'s, 'e> {
+    source: &'s str,
+    toks: Vec<Token>,
+    pos: usize,
+    errors: &'e mut Vec<Pending>,
+    /// Set by an error, cleared when the parser has resynchronised.
+    panicking: bool,
+    depth: usize,
+    /// Once nesting overflowed, nothing more of the file is reported: the
+    /// rest would be echoes.
+    too_deep: bool,
+    /// In the head of `if`, `while`, `for` and `match`, `Name {` opens the
+    /// body, not a struct literal.
+    no_struct: bool,
+}
+
+fn binop(tok: &Tok) -> Option<(BinOp, u8)> {
+    Some(match tok {
+        Tok::OrOr => (BinOp::Or, 1),
+        Tok::AndAnd => (BinOp::And, 2),
+        Tok::EqEq => (BinOp::Eq, 3),
+        Tok::NotEq => (BinOp::Ne, 3),
+        Tok::Lt => (BinOp::Lt, 3),
+        Tok::Le => (BinOp::Le, 3),
+        Tok::Gt => (BinOp::Gt, 3),
+        Tok::Ge => (BinOp::Ge, 3),
+        Tok::Pipe => (BinOp::BitOr, 4),
+        Tok::Caret => (BinOp::BitXor, 5),
+        Tok::Amp => (BinOp::BitAnd, 6),
+        Tok::Shl => (BinOp::Shl, 7),
+        Tok::Shr => (BinOp::Shr, 7),
+        Tok::Plus => (BinOp::Add, 8),
+        Tok::Minus => (BinOp::Sub, 8),
+        Tok::Star => (BinOp::Mul, 9),
+        Tok::Slash => (BinOp::Div, 9),
+        Tok::Percent => (BinOp::Rem, 9),
+        _ => return None,
+    })
+}
+
+fn is_capitalized(name: &str) -> bool {
+    name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+}
+
+impl Parser<'_, '_> {
+    // ---- token plumbing ---------------------------------------------------
+
+    fn tok(&self) -> &Tok {
+        &self.toks[self.pos].tok
+    }
+
+    fn span(&self) -> Span {
+        self.toks[self.pos].span.clone()
+    }
+
+    fn nth(&self, ahead: usize) -> &Tok {
+        let i = (self.pos + ahead).min(self.toks.len() - 1);
+        &self.toks[i].tok
+    }
+
+    fn prev_end(&self) -> usize {
+        if self.pos == 0 {
+            0
+        } else {
+            self.toks[self.pos - 1].span.end
+        }
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.toks[self.pos].clone();
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn at(&self, tok: &Tok) -> bool {
+        self.tok() == tok
+    }
+
+    fn eat(&mut self, tok: &Tok) -> bool {
+        if self.at(tok) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Lets the `{` after a declaration's or statement's head start the
+    /// next line (`fn main()` then `{`, as Rust and Swift allow): those
+    /// positions need a block, so a newline there cannot end anything.
+    fn brace_on_next_line(&mut self) {
+        let mut ahead = 0;
+        while matches!(self.nth(ahead), Tok::Newline) {
+            ahead += 1;
+        }
+        if ahead > 0 && matches!(self.nth(ahead), Tok::LBrace) {
+            self.skip_newlines();
+        }
+    }
+
+    fn skip_newlines(&mut self) {
+        while self.at(&Tok::Newline) {
+            self.bump();
+        }
+    }
+
+    fn error(&mut self, d: Pending) {
+        if !self.panicking && !self.too_deep {
+            self.errors.push(d);
+        }
+        self.panicking = true;
+    }
+
+    /// Reports that `what` was expected where the current token is.
+    fn expected(&mut self, what: &str) {
+        let found = self.tok().describe();
+        let span = self.span();
+        let (span, label) = if matches!(self.tok(), Tok::Newline | Tok::Eof) {
+            let end = self.prev_end();
+            (end..end, format!("expected {what} here"))
+        } else {
+            (span, format!("expected {what}"))
+        };
+        self.error(Pending::new(
+            "E0010",
+            span,
+            format!("expected {what}, found {found}"),
+            label,
+        ));
+    }
+
+    fn expect(&mut self, tok: Tok, what: &str) -> bool {
+        if self.eat(&tok) {
+            true
+        } else {
+            self.expected(what);
+            false
+        }
+    }
+
+    fn ident(&mut self, what: &str) -> Option<Ident> {
+        if let Tok::Ident(name) = self.tok() {
+            let name = name.clone();
+            let span = self.bump().span;
+            Some(Ident { name, span })
+        } else {
+            self.expected(what);
+            None
+        }
+    }
+
+    /// Counts one level of nesting; false (after a diagnostic) if too deep.
+    fn enter(&mut self) -> bool {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            if !self.too_deep {
+                let span = self.span();
+                self.errors.push(
+                    Pending::new(
+                        "E0013",
+                        span,
+                        format!("this is nested too deeply: more than {MAX_DEPTH} levels"),
+                        "nesting limit reached here",
+                    )
+                    .help("split the expression with `let` bindings or helper functions"),
+                );
+                self.too_deep = true;
+            }
+            return false;
+        }
+        true
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// Skips to the end of the current statement: a newline or a `}` that
+    /// closes the enclosing block (left in place), stepping over nested
+    /// brackets.
+    fn sync_statement(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.tok() {
+                Tok::Eof => break,
+                Tok::Newline if depth == 0 => break,
+                Tok::RBrace if depth == 0 => break,
+                Tok::LBrace | Tok::LParen | Tok::LBrack => depth += 1,
+                Tok::RBrace | Tok::RParen | Tok::RBrack => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            self.bump();
+        }
+        self.panicking = false;
+    }
+
+    /// Skips to the start of the next item at the top level.
+    fn sync_item(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.tok() {
+                Tok::Eof => break,
+                Tok::LBrace | Tok::LParen | Tok::LBrack => depth += 1,
+                Tok::RBrace | Tok::RParen | Tok::RBrack => depth = depth.saturating_sub(1),
+                Tok::Fn | Tok::Struct | Tok::Enum | Tok::Export | Tok::Import if depth == 0 => {
+                    let line_start = self.pos == 0
+                        || matches!(self.toks[self.pos - 1].tok, Tok::Newline | Tok::RBrace);
+                    if line_start {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+        self.panicking = false;
+    }
+
+    // ---- items --------------------------------------------------------------
+
+    fn file(&mut self) -> File {
+        let mut file = File::default();
+        loop {
+            self.skip_newlines();
+            if self.at(&Tok::Eof) {
+                break;
+            }
+            let before = self.pos;
+            match self.tok() {
+                Tok::Import => {
+                    let start = self.bump().span.start;
+                    if let Some(name) = self.ident("a module name after `import`") {
+                        file.imports.push(name);
+                    }
+                    let _ = start;
+                    self.end_of_item();
+                }
+                Tok::Export | Tok::Fn | Tok::Struct | Tok::Enum => {
+                    let exported = self.eat(&Tok::Export);
+                    match self.tok() {
+                        Tok::Fn => {
+                            if let Some(f) = self.function(exported) {
+                                file.items.push(Item::Fn(f));
+                            }
+                        }
+                        Tok::Struct => {
+                            if let Some(s) = self.struct_decl(exported) {
+                                file.items.push(Item::Struct(s));
+                            }
+                        }
+                        Tok::Enum => {
+                            if let Some(e) = self.enum_decl(exported) {
+                                file.items.push(Item::Enum(e));
+                            }
+                        }
+                        _ => self.expected("`fn`, `struct` or `enum` after `export`"),
+                    }
+                    self.end_of_item();
+                }
+                _ => {
+                    let span = self.span();
+                    let found = self.tok().describe();
+                    self.error(
+                        Pending::new(
+                            "E0012",
+                            span,
+                            format!("expected `fn`, `struct`, `enum` or `import`, found {found}"),
+                            "only declarations may appear at the top level",
+                        )
+                        .help("statements go inside a function, such as `fn main() { ... }`"),
+                    );
+                }
+            }
+            if self.panicking || self.pos == before {
+                if self.pos == before {
+                    self.bump();
+                }
+                self.sync_item();
+            }
+        }
+        file
+    }
+
+    fn end_of_item(&mut self) {
+        if self.panicking {
+            return;
+        }
+        if !matches!(self.tok(), Tok::Newline | Tok::Eof) {
+            self.expected("the end of the line");
+        }
+    }
+
+    fn function(&mut self, exported: bool) -> Option<FnDecl> {
+        self.bump();
+        let name = self.ident("a function name after `fn`")?;
+        let mut params = Vec::new();
+        // A header that does not parse still declares the function, marked
+        // broken, so calls to it are not also reported as unknown names.
+        let broken = |name: Ident, params: Vec<(Ident, TypeExpr)>, at: Span| FnDecl {
+            exported,
+            name,
+            params,
+            result: Some(TypeExpr::Error(at.clone())),
+            body: Block {
+                stmts: Vec::new(),
+                span: at,
+            },
+            broken: true,
+        };
+        if !self.expect(Tok::LParen, "`(` to start the parameters") {
+            return Some(broken(name, params, self.span()));
+        }
+        while !self.at(&Tok::RParen) {
+            let Some(pname) = self.ident("a parameter name") else {
+                return Some(broken(name, params, self.span()));
+            };
+            if !self.expect(Tok::Colon, "`:` and the parameter's type") {
+                return Some(broken(name, params, self.span()));
+            }
+            let ty = self.type_expr();
+            params.push((pname, ty));
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if !self.expect(Tok::RParen, "`)` to close the parameters") {
+            return Some(broken(name, params, self.span()));
+        }
+        let result = if self.eat(&Tok::Arrow) {
+            Some(self.type_expr())
+        } else {
+            None
+        };
+        self.brace_on_next_line();
+        if !self.at(&Tok::LBrace) {
+            self.expected("`{` to start the function body");
+            return Some(broken(name, params, self.span()));
+        }
+        let body = self.block();
+        Some(FnDecl {
+            exported,
+            name,
+            params,
+            result,
+            body,
+            broken: false,
+        })
+    }
+
+    fn struct_decl(&mut self, exported: bool) -> Option<StructDecl> {
+        self.bump();
+        let name = self.ident("a struct name after `struct`")?;
+        // A declaration that stops parsing part way keeps what it had, marked
+        // broken, so its uses are not reported as unknown too.
+        let mut fields = Vec::new();
+        self.brace_on_next_line();
+        let mut broken = !self.expect(Tok::LBrace, "`{` to start the fields");
+        while !broken {
+            self.skip_newlines();
+            if self.eat(&Tok::RBrace) {
+                break;
+            }
+            let Some(fname) = self.ident("a field name") else {
+                broken = true;
+                break;
+            };
+            if !self.expect(Tok::Colon, "`:` and the field's type") {
+                broken = true;
+                break;
+            }
+            let ty = self.type_expr();
+            fields.push((fname, ty));
+            if !self.eat(&Tok::Comma) && !self.at(&Tok::Newline) && !self.at(&Tok::RBrace) {
+                self.expected("`,` or `}` after the field");
+                broken = true;
+            }
+        }
+        Some(StructDecl {
+            exported,
+            name,
+            fields,
+            broken,
+        })
+    }
+
+    fn enum_decl(&mut self, exported: bool) -> Option<EnumDecl> {
+        self.bump();
+        let name = self.ident("an enum name after `enum`")?;
+        let mut variants = Vec::new();
+        self.brace_on_next_line();
+        let mut broken = !self.expect(Tok::LBrace, "`{` to start the variants");
+        while !broken {
+            self.skip_newlines();
+            if self.eat(&Tok::RBrace) {
+                break;
+            }
+            let Some(vname) = self.ident("a variant name") else {
+                broken = true;
+                break;
+            };
+            let mut payload = Vec::new();
+            if self.eat(&Tok::LParen) {
+                while !self.at(&Tok::RParen) {
+                    payload.push(self.type_expr());
+                    if self.panicking || !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+                if self.panicking || !self.expect(Tok::RParen, "`)` to close the payload") {
+                    broken = true;
+                }
+            }
+            variants.push((vname, payload));
+            if !broken
+                && !self.eat(&Tok::Comma)
+                && !self.at(&Tok::Newline)
+                && !self.at(&Tok::RBrace)
+            {
+                self.expected("`,` or `}` after the variant");
+                broken = true;
+            }
+        }
+        Some(EnumDecl {
+            exported,
+            name,
+            variants,
+            broken,
+        })
+    }
+
+    // ---- types ----------------------------------------------------------------
+
+    fn type_expr(&mut self) -> TypeExpr {
+        let start = self.span().start;
+        if !self.enter() {
+            return TypeExpr::Error(self.span());
+        }
+        let ty = self.type_inner(start);
+        self.leave();
+        ty
+    }
+
+    fn type_inner(&mut self, start: usize) -> TypeExpr {
+        if self.at(&Tok::LParen) {
+            self.bump();
+            if self.expect(Tok::RParen, "`)`: the only type in parentheses is `()`") {
+                return TypeExpr::Unit(start..self.prev_end());
+            }
+            return TypeExpr::Error(start..self.prev_end());
+        }
+        let Tok::Ident(_) = self.tok() else {
+            self.expected("a type");
+            return TypeExpr::Error(self.span());
+        };
+        let mut path = Vec::new();
+        if let Some(first) = self.ident("a type") {
+            path.push(first);
+        }
+        if self.at(&Tok::Dot) {
+            self.bump();
+            match self.ident("a type name after `.`") {
+                Some(second) => path.push(second),
+                None => return TypeExpr::Error(start..self.prev_end()),
+            }
+        }
+        let mut args = Vec::new();
+        if self.eat(&Tok::LBrack) {
+            while !self.at(&Tok::RBrack) {
+                args.push(self.type_expr());
+                if self.panicking {
+                    return TypeExpr::Error(start..self.prev_end());
+                }
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+            if !self.expect(Tok::RBrack, "`]` to close the type arguments") {
+                return TypeExpr::Error(start..self.prev_end());
+            }
+        }
+        TypeExpr::Named {
+            path,
+            args,
+            span: start..self.prev_end(),
+        }
+    }
+
+    // ---- blocks and statements ----------------------------------------------
+
+    /// `{ statements }`, from its `{`.
+    fn block(&mut self) -> Block {
+        let start = self.span().start;
+        if !self.enter() {
+            self.skip_block_tokens();
+            return Block {
+                stmts: Vec::new(),
+                span: start..self.prev_end(),
+            };
+        }
+        let saved = std::mem::replace(&mut self.no_struct, false);
+        let block = self.block_inner(start);
+        self.no_struct = saved;
+        self.leave();
+        block
+    }
+
+    /// Skips a `{ ... }` whole, after nesting overflowed.
+    fn skip_block_tokens(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.tok() {
+                Tok::Eof => break,
+                Tok::LBrace => depth += 1,
+                Tok::RBrace => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        self.bump();
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    fn block_inner(&mut self, start: usize) -> Block {
+        let mut stmts = Vec::new();
+        if !self.expect(Tok::LBrace, "`{`") {
+            return Block {
+                stmts,
+                span: start..self.prev_end(),
+            };
+        }
+        loop {
+            self.skip_newlines();
+            if self.at(&Tok::RBrace) || self.at(&Tok::Eof) {
+                break;
+            }
+            let before = self.pos;
+            if let Some(stmt) = self.statement() {
+                stmts.push(stmt);
+            }
+            if !self.panicking && !matches!(self.tok(), Tok::Newline | Tok::RBrace | Tok::Eof) {
+                let span = self.span();
+                let found = self.tok().describe();
+                self.error(
+                    Pending::new(
+                        "E0017",
+                        span,
+                        format!("expected the end of the statement, found {found}"),
+                        "a new statement starts on a new line",
+                    )
+                    .help("put each statement on its own line"),
+                );
+            }
+            if self.panicking {
+                self.sync_statement();
+            }
+            if self.pos == before {
+                self.bump();
+            }
+        }
+        if !self.at(&Tok::RBrace) {
+            let span = start..start + 1;
+            self.error(
+                Pending::new("E0010", span, "this `{` is never closed", "opened here")
+                    .help("add a `}` where the block should end"),
+            );
+            return Block {
+                stmts,
+                span: start..self.prev_end(),
+            };
+        }
+        self.bump();
+        Block {
+            stmts,
+            span: start..self.prev_end(),
+        }
+    }
+
+    fn statement(&mut self) -> Option<Stmt> {
+        match self.tok() {
+            Tok::Let | Tok::Var => {
+                let mutable = matches!(self.bump().tok, Tok::Var);
+                let name = self.ident("a variable name")?;
+                let ty = if self.eat(&Tok::Colon) {
+                    Some(self.type_expr())
+                } else {
+                    None
+                };
+                if !self.at(&Tok::Assign) {
+                    let d = Pending::new(
+                        "E0010",
+                        self.prev_end()..self.prev_end(),
+                        format!(
+                            "expected `=` and a value for `{}`, found {}",
+                            name.name,
+                            self.tok().describe()
+                        ),
+                        "a variable needs a value when it is declared",
+                    );
+                    self.error(d);
+                    return None;
+                }
+                self.bump();
+                let value = self.expr();
+                Some(Stmt::Let {
+                    mutable,
+                    name,
+                    ty,
+                    value,
+                })
+            }
+            Tok::While => {
+                self.bump();
+                let cond = self.head_expr();
+                self.brace_on_next_line();
+                if !self.at(&Tok::LBrace) {
+                    self.expected("`{` to start the loop body");
+                    return None;
+                }
+                let body = self.block();
+                Some(Stmt::While { cond, body })
+            }
+            Tok::For => {
+                self.bump();
+                let name = self.ident("a loop variable after `for`")?;
+                if !self.expect(Tok::In, "`in`") {
+                    return None;
+                }
+                let saved = std::mem::replace(&mut self.no_struct, true);
+                let iter = self.expr();
+                self.no_struct = saved;
+                self.brace_on_next_line();
+                if !self.at(&Tok::LBrace) {
+                    self.expected("`{` to start the loop body");
+                    return None;
+                }
+                let body = self.block();
+                Some(Stmt::For { name, iter, body })
+            }
+            Tok::Fn => {
+                let span = self.span();
+                self.error(
+                    Pending::new(
+                        "E0016",
+                        span,
+                        "functions cannot be declared inside a function",
+                        "a nested `fn`",
+                    )
+                    .help("move this function to the top level of the file"),
+                );
+                None
+            }
+            Tok::Struct | Tok::Enum | Tok::Import | Tok::Export => {
+                let span = self.span();
+                let found = self.tok().describe();
+                self.error(
+                    Pending::new(
+                        "E0016",
+                        span,
+                        format!("{found} cannot appear inside a function"),
+                        "declarations belong at the top level",
+                    )
+                    .help("move it to the top level of the file"),
+                );
+                None
+            }
+            _ => {
+                let target = self.expr();
+                let op = match self.tok() {
+                    Tok::Assign => None,
+                    Tok::PlusEq => Some(BinOp::Add),
+                    Tok::MinusEq => Some(BinOp::Sub),
+                    Tok::StarEq => Some(BinOp::Mul),
+                    Tok::SlashEq => Some(BinOp::Div),
+                    Tok::PercentEq => Some(BinOp::Rem),
+                    _ => return Some(Stmt::Expr(target)),
+                };
+                self.bump();
+                let value = self.expr();
+                let span = target.span.start..value.span.end;
+                Some(Stmt::Assign {
+                    target,
+                    op,
+                    value,
+                    span,
+                })
+            }
+        }
+    }
+
+    // ---- expressions ---------------------------------------------------------
+
+    /// The expression after `if`, `while` or `match`: no struct literals.
+    fn head_expr(&mut self) -> Expr {
+        let saved = std::mem::replace(&mut self.no_struct, true);
+        let e = self.expr();
+        self.no_struct = saved;
+        e
+    }
+
+    fn error_expr(&self, span: Span) -> Expr {
+        Expr {
+            kind: ExprKind::Error,
+            span,
+        }
+    }
+
+    pub(crate) fn expr(&mut self) -> Expr {
+        if !self.enter() {
+            let span = self.span();
+            self.bump();
+            return self.error_expr(span);
+        }
+        let mut e = self.binary(1);
+        if self.at(&Tok::DotDot) {
+            self.bump();
+            let end = self.binary(1);
+            e = Expr {
+                span: e.span.start..end.span.end,
+                kind: ExprKind::Range(Box::new(e), Box::new(end)),
+            };
+        }
+        self.leave();
+        e
+    }
+
+    fn binary(&mut self, min: u8) -> Expr {
+        let mut lhs = self.unary();
+        let mut chain = 0;
+        while let Some((op, prec)) = binop(self.tok()) {
+            if prec < min {
+                break;
+            }
+            self.bump();
+            chain += 1;
+            if !self.enter() {
+                break;
+            }
+            let rhs = self.binary(prec + 1);
+            let span = lhs.span.start..rhs.span.end;
+            lhs = Expr {
+                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                span,
+            };
+        }
+        self.depth -= chain.min(self.depth);
+        lhs
+    }
+
+    fn unary(&mut self) -> Expr {
+        let op = match self.tok() {
+            Tok::Minus => UnOp::Neg,
+            Tok::Bang => UnOp::Not,
+            _ => return self.postfix(),
+        };
+        let start = self.bump().span.start;
+        if !self.enter() {
+            return self.error_expr(start..self.prev_end());
+        }
+        let operand = self.unary();
+        self.leave();
+        Expr {
+            span: start..operand.span.end,
+            kind: ExprKind::Unary(op, Box::new(operand)),
+        }
+    }
+
+    fn postfix(&mut self) -> Expr {
+        let mut e = self.primary();
+        let mut chain = 0;
+        loop {
+            let start = e.span.start;
+            match self.tok() {
+                Tok::Dot => {
+                    self.bump();
+                    let Some(name) = self.ident("a field or method name after `.`") else {
+                        break;
+                    };
+                    let qualified_struct = !self.no_struct
+                        && self.at(&Tok::LBrace)
+                        && is_capitalized(&name.name)
+                        && matches!(e.kind, ExprKind::Name(_));
+                    if qualified_struct {
+                        let ExprKind::Name(module) = &e.kind else {
+                            break;
+                        };
+                        let path = vec![
+                            Ident {
+                                name: module.clone(),
+                                span: e.span.clone(),
+                            },
+                            name,
+                        ];
+                        e = self.struct_literal(path, start);
+                        continue;
+                    }
+                    e = Expr {
+                        span: start..name.span.end,
+                        kind: ExprKind::Field(Box::new(e), name),
+                    };
+                }
+                Tok::LParen => {
+                    let args = self.args(Tok::RParen, "`)` to close the call");
+                    e = Expr {
+                        span: start..self.prev_end(),
+                        kind: ExprKind::Call(Box::new(e), args),
+                    };
+                }
+                Tok::LBrack => {
+                    self.bump();
+                    let saved = std::mem::replace(&mut self.no_struct, false);
+                    let index = self.expr();
+                    self.no_struct = saved;
+                    self.expect(Tok::RBrack, "`]` to close the index");
+                    e = Expr {
+                        span: start..self.prev_end(),
+                        kind: ExprKind::Index(Box::new(e), Box::new(index)),
+                    };
+                }
+                _ => break,
+            }
+            chain += 1;
+            if !self.enter() {
+                break;
+            }
+        }
+        self.depth -= chain.min(self.depth);
+        e
+    }
+
+    /// `(a, b, c)` or `[a, b, c]` from the opening bracket.
+    fn args(&mut self, close: Tok, what: &str) -> Vec<Expr> {
+        self.bump();
+        let saved = std::mem::replace(&mut self.no_struct, false);
+        let mut args = Vec::new();
+        loop {
+            self.skip_newlines();
+            if self.at(&close) || self.at(&Tok::Eof) {
+                break;
+            }
+            args.push(self.expr());
+            if self.panicking {
+                break;
+            }
+            self.skip_newlines();
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        self.skip_newlines();
+        self.no_struct = saved;
+        if !self.panicking {
+            self.expect(close, what);
+        }
+        args
+    }
+
+    fn struct_literal(&mut self, path: Vec<Ident>, start: usize) -> Expr {
+        self.bump();
+        let saved = std::mem::replace(&mut self.no_struct, false);
+        let mut fields = Vec::new();
+        loop {
+            self.skip_newlines();
+            if self.at(&Tok::RBrace) || self.at(&Tok::Eof) {
+                break;
+            }
+            let Some(name) = self.ident("a field name") else {
+                break;
+            };
+            let value = if self.eat(&Tok::Colon) {
+                self.expr()
+            } else {
+                // `Point { x, y }` is shorthand for `Point { x: x, y: y }`.
+                Expr {
+                    kind: ExprKind::Name(name.name.clone()),
+                    span: name.span.clone(),
+                }
+            };
+            fields.push((name, value));
+            self.skip_newlines();
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        self.skip_newlines();
+        self.no_struct = saved;
+        if !self.panicking {
+            self.expect(Tok::RBrace, "`}` to close the struct literal");
+        }
+        Expr {
+            span: start..self.prev_end(),
+            kind: ExprKind::StructLit(path, fields),
+        }
+    }
+
+    fn primary(&mut self) -> Expr {
+        let span = self.span();
+        let start = span.start;
+        match self.tok().clone() {
+            Tok::Int(v) => {
+                self.bump();
+                Expr {
+                    kind: ExprKind::Int(v),
+                    span,
+                }
+            }
+            Tok::Float(v) => {
+                self.bump();
+                Expr {
+                    kind: ExprKind::Float(v),
+                    span,
+                }
+            }
+            Tok::True | Tok::False => {
+                let b = matches!(self.bump().tok, Tok::True);
+                Expr {
+                    kind: ExprKind::Bool(b),
+                    span,
+                }
+            }
+            Tok::Str(parts) => {
+                self.bump();
+                let pieces = self.interpolation(parts);
+                Expr {
+                    kind: ExprKind::Str(pieces),
+                    span,
+                }
+            }
+            Tok::Ident(name) => {
+                self.bump();
+                if matches!(name.as_str(), "List" | "Map" | "Channel") && self.at(&Tok::LBrack) {
+                    self.pos -= 1;
+                    let ty = self.type_expr();
+                    if !self.at(&Tok::LParen) {
+                        self.expected(&format!("`()` to make a new {name}"));
+                        return self.error_expr(start..self.prev_end());
+                    }
+                    let args = self.args(Tok::RParen, "`)`");
+                    return Expr {
+                        span: start..self.prev_end(),
+                        kind: ExprKind::New(ty, args),
+                    };
+                }
+                if !self.no_struct && self.at(&Tok::LBrace) && is_capitalized(&name) {
+                    let path = vec![Ident {
+                        name,
+                        span: span.clone(),
+                    }];
+                    return self.struct_literal(path, start);
+                }
+                Expr {
+                    kind: ExprKind::Name(name),
+                    span,
+                }
+            }
+            Tok::LParen => {
+                self.bump();
+                if self.eat(&Tok::RParen) {
+                    return Expr {
+                        kind: ExprKind::Unit,
+                        span: start..self.prev_end(),
+                    };
+                }
+                let saved = std::mem::replace(&mut self.no_struct, false);
+                let mut e = self.expr();
+                self.no_struct = saved;
+                self.expect(Tok::RParen, "`)` to close the parenthesis");
+                e.span = start..self.prev_end();
+                e
+            }
+            Tok::LBrack => {
+                let items = self.args(Tok::RBrack, "`]` to close the list");
+                Expr {
+                    kind: ExprKind::List(items),
+                    span: start..self.prev_end(),
+                }
+            }
+            Tok::LBrace => {
+                let block = self.block();
+                Expr {
+                    span: block.span.clone(),
+                    kind: ExprKind::Block(block),
+                }
+            }
+            Tok::If => self.if_expr(),
+            Tok::Match => self.match_expr(),
+            Tok::Return => {
+                self.bump();
+                let value = if self.starts_expr() {
+                    Some(Box::new(self.expr()))
+                } else {
+                    None
+                };
+                Expr {
+                    kind: ExprKind::Return(value),
+                    span: start..self.prev_end(),
+                }
+            }
+            Tok::Break => {
+                self.bump();
+                Expr {
+                    kind: ExprKind::Break,
+                    span,
+                }
+            }
+            Tok::Continue => {
+                self.bump();
+                Expr {
+                    kind: ExprKind::Continue,
+                    span,
+                }
+            }
+            Tok::Spawn => {
+                self.bump();
+                let call = self.postfix();
+                Expr {
+                    span: start..call.span.end,
+                    kind: ExprKind::Spawn(Box::new(call)),
+                }
+            }
+            _ => {
+                self.expected("an expression");
+                self.error_expr(span)
+            }
+        }
+    }
+
+    fn starts_expr(&self) -> bool {
+        !matches!(
+            self.tok(),
+            Tok::Newline | Tok::RBrace | Tok::RParen | Tok::RBrack | Tok::Comma | Tok::Eof
+        )
+    }
+
+    fn interpolation(&mut self, parts: Vec<StrPart>) -> Vec<Piece> {
+        let mut pieces = Vec::new();
+        for part in parts {
+            match part {
+                StrPart::Text(t) => pieces.push(Piece::Text(t)),
+                StrPart::Code(range) => {
+                    let tokens = lex(self.source, range.clone(), self.errors);
+                    let saved_toks = std::mem::replace(&mut self.toks, tokens);
+                    let saved_pos = std::mem::replace(&mut self.pos, 0);
+                    let saved_struct = std::mem::replace(&mut self.no_struct, false);
+                    let e = self.expr();
+                    if !self.at(&Tok::Eof) && !self.panicking {
+                        let span = self.span();
+                        let found = self.tok().describe();
+                        self.error(Pending::new(
+                            "E0010",
+                            span,
+                            format!("expected `}}` to end the interpolation, found {found}"),
+                            "one expression goes between the braces",
+                        ));
+                    }
+                    self.toks = saved_toks;
+                    self.pos = saved_pos;
+                    self.no_struct = saved_struct;
+                    // An error inside the string must not swallow what follows it.
+                    self.panicking = false;
+                    pieces.push(Piece::Expr(e));
+                }
+            }
+        }
+        pieces
+    }
+
+    fn if_expr(&mut self) -> Expr {
+        let start = self.bump().span.start;
+        let cond = self.head_expr();
+        self.brace_on_next_line();
+        if !self.at(&Tok::LBrace) {
+            self.expected("`{` after the condition of `if`");
+            return self.error_expr(start..self.prev_end());
+        }
+        let then = self.block();
+        // `else` may start the next line: `}\nelse {`.
+        let mut ahead = 0;
+        while matches!(self.nth(ahead), Tok::Newline) {
+            ahead += 1;
+        }
+        let els = if matches!(self.nth(ahead), Tok::Else) {
+            self.skip_newlines();
+            self.bump();
+            self.brace_on_next_line();
+            if self.at(&Tok::If) {
+                if !self.enter() {
+                    return self.error_expr(start..self.prev_end());
+                }
+                let e = self.if_expr();
+                self.leave();
+                Some(Box::new(e))
+            } else if self.at(&Tok::LBrace) {
+                let block = self.block();
+                Some(Box::new(Expr {
+                    span: block.span.clone(),
+                    kind: ExprKind::Block(block),
+                }))
+            } else {
+                self.expected("`{` or `if` after `else`");
+                None
+            }
+        } else {
+            None
+        };
+        Expr {
+            kind: ExprKind::If(Box::new(cond), then, els),
+            span: start..self.prev_end(),
+        }
+    }
+
+    fn match_expr(&mut self) -> Expr {
+        let start = self.bump().span.start;
+        let scrutinee = self.head_expr();
+        self.brace_on_next_line();
+        if !self.expect(Tok::LBrace, "`{` to start the arms of `match`") {
+            return self.error_expr(start..self.prev_end());
+        }
+        let saved = std::mem::replace(&mut self.no_struct, false);
+        let mut arms = Vec::new();
+        loop {
+            self.skip_newlines();
+            if self.at(&Tok::RBrace) || self.at(&Tok::Eof) {
+                break;
+            }
+            let before = self.pos;
+            let pattern = self.pattern();
+            if !self.panicking {
+                self.expect(Tok::FatArrow, "`=>` after the pattern");
+            }
+            if !self.panicking {
+                let body = self.arm_body();
+                arms.push(Arm { pattern, body });
+            }
+            if !self.panicking
+                && !self.eat(&Tok::Comma)
+                && !matches!(self.tok(), Tok::Newline | Tok::RBrace)
+            {
+                self.expected("`,` or a new line after the arm");
+            }
+            if self.panicking {
+                // The arm is unreadable: keep a placeholder that matches
+                // anything, so the `match` is not also called non-exhaustive.
+                arms.push(Arm {
+                    pattern: Pattern {
+                        kind: PatternKind::Error,
+                        span: self.span(),
+                    },
+                    body: self.error_expr(self.span()),
+                });
+                self.sync_statement();
+            }
+            if self.pos == before {
+                self.bump();
+            }
+        }
+        self.no_struct = saved;
+        if !self.at(&Tok::RBrace) {
+            self.error(Pending::new(
+                "E0010",
+                start..start + 5,
+                "this `match` is never closed",
+                "add a `}` after its last arm",
+            ));
+        } else {
+            self.bump();
+        }
+        Expr {
+            kind: ExprKind::Match(Box::new(scrutinee), arms),
+            span: start..self.prev_end(),
+        }
+    }
+
+    /// An arm's body: an expression, or an assignment (`total += v`).
+    fn arm_body(&mut self) -> Expr {
+        let target = self.expr();
+        let op = match self.tok() {
+            Tok::Assign => None,
+            Tok::PlusEq => Some(BinOp::Add),
+            Tok::MinusEq => Some(BinOp::Sub),
+            Tok::StarEq => Some(BinOp::Mul),
+            Tok::SlashEq => Some(BinOp::Div),
+            Tok::PercentEq => Some(BinOp::Rem),
+            _ => return target,
+        };
+        self.bump();
+        let value = self.expr();
+        Expr {
+            span: target.span.start..value.span.end,
+            kind: ExprKind::Assign(Box::new(target), op, Box::new(value)),
+        }
+    }
+
+    fn pattern(&mut self) -> Pattern {
+        let span = self.span();
+        if !self.enter() {
+            self.bump();
+            return Pattern {
+                kind: PatternKind::Error,
+                span,
+            };
+        }
+        let p = self.pattern_inner(span);
+        self.leave();
+        p
+    }
+
+    fn pattern_inner(&mut self, span: Span) -> Pattern {
+        let start = span.start;
+        let kind = match self.tok().clone() {
+            Tok::Int(v) => {
+                self.bump();
+                PatternKind::Int(v, false)
+            }
+            Tok::Minus if matches!(self.nth(1), Tok::Int(_)) => {
+                self.bump();
+                let Tok::Int(v) = self.bump().tok else {
+                    return Pattern {
+                        kind: PatternKind::Error,
+                        span,
+                    };
+                };
+                PatternKind::Int(v, true)
+            }
+            Tok::True => {
+                self.bump();
+                PatternKind::Bool(true)
+            }
+            Tok::False => {
+                self.bump();
+                PatternKind::Bool(false)
+            }
+            Tok::Str(parts) => {
+                self.bump();
+                let mut text = String::new();
+                for part in parts {
+                    match part {
+                        StrPart::Text(t) => text.push_str(&t),
+                        StrPart::Code(_) => {
+                            self.error(Pending::new(
+                                "E0015",
+                                span.clone(),
+                                "a string pattern cannot interpolate",
+                                "interpolation in a pattern",
+                            ));
+                        }
+                    }
+                }
+                PatternKind::Str(text)
+            }
+            Tok::Ident(name) => {
+                self.bump();
+                if name == "_" {
+                    PatternKind::Wildcard
+                } else {
+                    let mut path = vec![Ident {
+                        name,
+                        span: span.clone(),
+                    }];
+                    while self.at(&Tok::Dot) {
+                        self.bump();
+                        match self.ident("a variant name after `.`") {
+                            Some(i) => path.push(i),
+                            None => {
+                                return Pattern {
+                                    kind: PatternKind::Error,
+                                    span: start..self.prev_end(),
+                                };
+                            }
+                        }
+                    }
+                    if self.at(&Tok::LParen) {
+                        self.bump();
+                        let mut subs = Vec::new();
+                        while !self.at(&Tok::RParen) && !self.at(&Tok::Eof) {
+                            subs.push(self.pattern());
+                            if self.panicking || !self.eat(&Tok::Comma) {
+                                break;
+                            }
+                        }
+                        if !self.panicking {
+                            self.expect(Tok::RParen, "`)` to close the pattern");
+                        }
+                        PatternKind::Variant(path, Some(subs))
+                    } else if path.len() == 1 && path[0].name != "None" {
+                        PatternKind::Bind(path.pop().map(|i| i.name).unwrap_or_default())
+                    } else {
+                        PatternKind::Variant(path, None)
+                    }
+                }
+            }
+            _ => {
+                let found = self.tok().describe();
+                self.error(
+                    Pending::new(
+                        "E0015",
+                        span.clone(),
+                        format!("expected a pattern, found {found}"),
+                        "not a pattern",
+                    )
+                    .help("a pattern is `_`, a name, a literal, `Some(x)`, `None` or `Enum.Variant(x)`"),
+                );
+                PatternKind::Error
+            }
+        };
+        Pattern {
+            kind,
+            span: start..self.prev_end(),
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! The IR the compiler emits for programs that cover every construct of
+//! the language, one snapshot a program (`tests/programs/*.cove`).
+
+mod common;
+
+use std::path::Path;
+
+fn compile(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/programs")
+        .join(format!("{name}.cove"));
+    let source = std::fs::read_to_string(&path).unwrap();
+    match cove_compiler::compile_module(name, &source) {
+        Ok(program) => common::dump(&program),
+        Err(d) => panic!("{name} did not compile:\n{d}"),
+    }
+}
+
+macro_rules! snapshot {
+    ($($test:ident: $file:literal,)*) => {$(
+        #[test]
+        fn $test() {
+            insta::assert_snapshot!($file, compile($file));
+        }
+    )*};
+}
+
+snapshot! {
+    the_seed_program_lowers_to_a_fused_loop: "seed",
+    int_arithmetic_loops_and_calls_lower_to_typed_opcodes: "arithmetic_and_loops",
+    for_loops_over_ranges_and_lists_use_fused_compares: "for_loops",
+    structs_and_enums_lower_to_fields_tags_and_payloads: "structs_and_enums",
+    options_and_literal_matches_lower_to_tests_and_jumps: "options_and_matches",
+    string_and_container_methods_resolve_to_catalogue_builtins: "strings_and_builtins",
+    spawn_join_and_channels_lower_to_tasks: "tasks_and_channels",
+    if_expressions_blocks_and_literals_evaluate_into_their_destination: "expressions",
+    a_formatter_written_in_cove_compiles: "formatter",
+    benchmark_style_loops_compile_to_tight_code: "bench_like",
+    recursive_enums_and_structs_compile: "recursive_types",
+}

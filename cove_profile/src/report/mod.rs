@@ -1,0 +1,530 @@
+//! Reports: a profile read against the program it ran.
+//!
+//! The profiler holds function ids and program counters and nothing else; a
+//! report is where they meet the [`Program`] and become instructions, opcodes,
+//! callees and source lines. [`Report::new`] takes one copy of the profile
+//! and groups it once, and each format — an aligned [text table](Report::table),
+//! [JSON](Report::json), [callgrind](Report::callgrind),
+//! [folded stacks](Report::folded) and a [flame graph](Report::svg) — renders
+//! from that.
+//!
+//! Every grouping is a sum of the flat rows, so it is as exact as they are:
+//! counts and heap figures exactly, time as a ratio. Rows are sorted by the
+//! figure asked for, largest first, and ties keep the order of the thing's
+//! own identity (function, then pc; opcode; path, then line), so an
+//! unchanged program reports the same order twice.
+
+mod callgrind;
+mod flame;
+mod folded;
+pub(crate) mod json;
+mod text;
+
+use std::collections::BTreeMap;
+
+use cove_ir::op::{Instr, Opcode};
+use cove_ir::program::{FunctionId, Program};
+
+use crate::context::ROOT;
+use crate::cost::Cost;
+use crate::profiler::{Floor, Profiler};
+use crate::shard::TaskProfile;
+
+pub use json::{
+    CallEntry, FunctionEntry, Group, InstructionEntry, Profile, ProfileError, SCHEMA_VERSION,
+    StackEntry, TaskEntry,
+};
+pub(crate) use text::thousands;
+
+/// What a table groups the instructions of a run by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum By {
+    /// Each instruction: function and program counter, printed with its
+    /// source line.
+    Instruction,
+    /// Each function, with its self and its inclusive cost.
+    Function,
+    /// Each opcode (`add.int`, `call-builtin`, ...).
+    Opcode,
+    /// The function a `call` or `spawn` names, or the builtin a
+    /// `call-builtin` names: the cost of the calling instructions
+    /// themselves, which for a builtin is the whole of it.
+    Callee,
+    /// Each source line.
+    Line,
+    /// Each caller → callee pair, with the calls made and their inclusive
+    /// cost.
+    Call,
+}
+
+impl By {
+    /// Every grouping, in the order a full report prints them.
+    pub const ALL: [By; 6] = [
+        By::Function,
+        By::Call,
+        By::Instruction,
+        By::Line,
+        By::Opcode,
+        By::Callee,
+    ];
+
+    /// The grouping a word names: `instruction`, `function`, `opcode`,
+    /// `callee`, `line` or `call`.
+    pub fn from_name(name: &str) -> Option<By> {
+        Some(match name {
+            "instruction" | "instructions" | "instr" => By::Instruction,
+            "function" | "functions" | "fn" => By::Function,
+            "opcode" | "opcodes" | "op" => By::Opcode,
+            "callee" | "callees" => By::Callee,
+            "line" | "lines" => By::Line,
+            "call" | "calls" => By::Call,
+            _ => return None,
+        })
+    }
+
+    /// The word [`By::from_name`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            By::Instruction => "instruction",
+            By::Function => "function",
+            By::Opcode => "opcode",
+            By::Callee => "callee",
+            By::Line => "line",
+            By::Call => "call",
+        }
+    }
+}
+
+/// One of the four figures a row carries: what a flame graph's widths, a
+/// folded file's counts or a table's order are made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Metric {
+    /// Instructions executed.
+    Ran,
+    /// Nanoseconds, floor included.
+    Nanos,
+    /// Heap words handed out.
+    Words,
+    /// Heap objects handed out.
+    Allocations,
+}
+
+impl Metric {
+    /// Every metric.
+    pub const ALL: [Metric; 4] = [
+        Metric::Ran,
+        Metric::Nanos,
+        Metric::Words,
+        Metric::Allocations,
+    ];
+
+    /// This figure of `cost`.
+    pub fn of(self, cost: &Cost) -> u64 {
+        match self {
+            Metric::Ran => cost.ran,
+            Metric::Nanos => cost.nanos,
+            Metric::Words => cost.words,
+            Metric::Allocations => cost.allocations,
+        }
+    }
+
+    /// The metric a word names: `ran`, `nanos`, `words` or `allocations`.
+    pub fn from_name(name: &str) -> Option<Metric> {
+        Some(match name {
+            "ran" | "instructions" | "count" => Metric::Ran,
+            "nanos" | "ns" | "time" => Metric::Nanos,
+            "words" => Metric::Words,
+            "allocations" | "allocs" => Metric::Allocations,
+            _ => return None,
+        })
+    }
+
+    /// The word [`Metric::from_name`] reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Ran => "ran",
+            Metric::Nanos => "nanos",
+            Metric::Words => "words",
+            Metric::Allocations => "allocations",
+        }
+    }
+
+    /// What one unit of it is, for a flame graph's tooltip.
+    pub(crate) fn unit(self) -> &'static str {
+        match self {
+            Metric::Ran => "instructions",
+            Metric::Nanos => "ns",
+            Metric::Words => "words",
+            Metric::Allocations => "allocations",
+        }
+    }
+}
+
+/// One instruction of the run, with everything a format prints of it.
+#[derive(Debug, Clone)]
+pub(crate) struct InstructionRow {
+    pub(crate) function: FunctionId,
+    pub(crate) pc: u32,
+    pub(crate) instr: Option<Instr>,
+    pub(crate) line: Option<u32>,
+    pub(crate) cost: Cost,
+}
+
+/// One function of the run.
+#[derive(Debug, Clone)]
+pub(crate) struct FunctionRow {
+    pub(crate) function: FunctionId,
+    /// Frames of it pushed.
+    pub(crate) calls: u64,
+    /// Its own instructions.
+    pub(crate) own: Cost,
+    /// Its own instructions and everything they called, each instruction
+    /// once however deep a recursion went.
+    pub(crate) inclusive: Cost,
+}
+
+/// One caller → callee pair.
+#[derive(Debug, Clone)]
+pub(crate) struct EdgeRow {
+    pub(crate) caller: FunctionId,
+    pub(crate) callee: FunctionId,
+    pub(crate) calls: u64,
+    /// What the calls cost, callee and all it called, each instruction once
+    /// even where the pair recurs on a path.
+    pub(crate) inclusive: Cost,
+}
+
+/// A row of a grouping, ready to print.
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
+    /// What the row is: an instruction, a function name, an opcode.
+    pub(crate) label: String,
+    /// Where: a source location, or the source text of a line.
+    pub(crate) place: String,
+    pub(crate) cost: Cost,
+    /// For functions and calls: the cost with everything called.
+    pub(crate) inclusive: Option<Cost>,
+    /// For functions and calls: how many calls.
+    pub(crate) calls: Option<u64>,
+}
+
+/// A profile read against its program, ready to render in any format.
+#[derive(Debug)]
+pub struct Report<'a> {
+    program: &'a Program,
+    floor: Floor,
+    real_time: bool,
+    follows_tasks: bool,
+    tasks: Vec<TaskProfile>,
+    total: Cost,
+    instructions: Vec<InstructionRow>,
+    functions: Vec<FunctionRow>,
+    edges: Vec<EdgeRow>,
+}
+
+impl<'a> Report<'a> {
+    /// Reads `profiler`'s profile against `program`, the program it ran.
+    ///
+    /// A function id or program counter the program does not have (a
+    /// profile read against the wrong program) is printed as unknown rather
+    /// than trusted.
+    pub fn new(program: &'a Program, profiler: &Profiler) -> Report<'a> {
+        let tasks = profiler.snapshot();
+        let mut total = Cost::default();
+        let mut flat: BTreeMap<(FunctionId, u32), Cost> = BTreeMap::new();
+        for task in &tasks {
+            total.add(&task.total);
+            for (at, cost) in &task.rows {
+                flat.entry(*at).or_default().add(cost);
+            }
+        }
+        let instructions = flat
+            .into_iter()
+            .map(|((function, pc), cost)| InstructionRow {
+                function,
+                pc,
+                instr: program
+                    .functions
+                    .get(function.index())
+                    .and_then(|f| f.code.get(pc as usize))
+                    .copied(),
+                line: program.line_of(function, pc),
+                cost,
+            })
+            .collect();
+        let (functions, edges) = calling_context(&tasks);
+        Report {
+            program,
+            floor: profiler.floor(),
+            real_time: profiler.is_real_time(),
+            follows_tasks: profiler.follows_tasks(),
+            tasks,
+            total,
+            instructions,
+            functions,
+            edges,
+        }
+    }
+
+    /// What the whole profile cost.
+    pub fn total(&self) -> Cost {
+        self.total
+    }
+
+    /// The floor measured when the profile began.
+    pub fn floor(&self) -> Floor {
+        self.floor
+    }
+
+    /// The program the profile is read against.
+    pub fn program(&self) -> &'a Program {
+        self.program
+    }
+
+    /// The rows of one grouping, in identity order (not yet sorted).
+    pub(crate) fn rows(&self, by: By) -> Vec<Row> {
+        match by {
+            By::Instruction => self
+                .instructions
+                .iter()
+                .map(|row| Row {
+                    label: self.instruction_text(row.function, row.pc),
+                    place: self.location(row.function, row.line),
+                    cost: row.cost,
+                    inclusive: None,
+                    calls: None,
+                })
+                .collect(),
+            By::Function => self
+                .functions
+                .iter()
+                .map(|row| Row {
+                    label: self.program.function_name(row.function).to_string(),
+                    place: self.location(row.function, self.program.line_of(row.function, 0)),
+                    cost: row.own,
+                    inclusive: Some(row.inclusive),
+                    calls: Some(row.calls),
+                })
+                .collect(),
+            By::Call => self
+                .edges
+                .iter()
+                .map(|row| Row {
+                    label: format!(
+                        "{} -> {}",
+                        self.program.function_name(row.caller),
+                        self.program.function_name(row.callee)
+                    ),
+                    place: String::new(),
+                    cost: Cost::default(),
+                    inclusive: Some(row.inclusive),
+                    calls: Some(row.calls),
+                })
+                .collect(),
+            By::Opcode => {
+                let mut per: BTreeMap<Option<Opcode>, Cost> = BTreeMap::new();
+                for row in &self.instructions {
+                    per.entry(row.instr.map(|i| i.opcode()))
+                        .or_default()
+                        .add(&row.cost);
+                }
+                per.into_iter()
+                    .map(|(opcode, cost)| Row {
+                        label: opcode.map_or("<unknown>", |o| o.mnemonic()).to_string(),
+                        place: String::new(),
+                        cost,
+                        inclusive: None,
+                        calls: None,
+                    })
+                    .collect()
+            }
+            By::Callee => {
+                let mut per: BTreeMap<(u8, String), Cost> = BTreeMap::new();
+                for row in &self.instructions {
+                    let key = match row.instr {
+                        Some(Instr::Call { func, .. }) => {
+                            (0, self.program.function_name(func).to_string())
+                        }
+                        Some(Instr::CallBuiltin { builtin, .. }) => (1, builtin.name().to_string()),
+                        Some(Instr::Spawn { func, .. }) => {
+                            (2, self.program.function_name(func).to_string())
+                        }
+                        _ => continue,
+                    };
+                    per.entry(key).or_default().add(&row.cost);
+                }
+                per.into_iter()
+                    .map(|((kind, name), cost)| Row {
+                        label: name,
+                        place: ["call", "call-builtin", "spawn"][kind as usize].to_string(),
+                        cost,
+                        inclusive: None,
+                        calls: None,
+                    })
+                    .collect()
+            }
+            By::Line => {
+                let mut per: BTreeMap<(String, u32), (FunctionId, Cost)> = BTreeMap::new();
+                for row in &self.instructions {
+                    let Some(line) = row.line else { continue };
+                    let path = self.path_of(row.function).to_string();
+                    per.entry((path, line))
+                        .or_insert((row.function, Cost::default()))
+                        .1
+                        .add(&row.cost);
+                }
+                per.into_iter()
+                    .map(|((path, line), (function, cost))| Row {
+                        label: format!("{path}:{line}"),
+                        place: self.source_line(function, line).trim().to_string(),
+                        cost,
+                        inclusive: None,
+                        calls: None,
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// One instruction as the printer renders it, or a placeholder for one
+    /// the program does not have.
+    pub(crate) fn instruction_text(&self, function: FunctionId, pc: u32) -> String {
+        cove_ir::print::one(self.program, function, pc)
+    }
+
+    /// `path:line`, or the function's path alone.
+    pub(crate) fn location(&self, function: FunctionId, line: Option<u32>) -> String {
+        match line {
+            Some(line) => format!("{}:{line}", self.path_of(function)),
+            None => self.path_of(function).to_string(),
+        }
+    }
+
+    /// The path of the module that defines `function`.
+    pub(crate) fn path_of(&self, function: FunctionId) -> &'a str {
+        let program = self.program;
+        program
+            .functions
+            .get(function.index())
+            .and_then(|f| program.module(&f.module))
+            .map_or("<unknown>", |m| m.path.as_str())
+    }
+
+    /// The text of a source line of `function`'s module.
+    pub(crate) fn source_line(&self, function: FunctionId, line: u32) -> &'a str {
+        let program = self.program;
+        program
+            .functions
+            .get(function.index())
+            .and_then(|f| program.module(&f.module))
+            .and_then(|m| m.line_text(line))
+            .unwrap_or("")
+    }
+
+    /// Every path of calls with its self cost, per task, each path as its
+    /// function names outermost first.
+    pub(crate) fn stacks(&self) -> Vec<(Vec<&'a str>, Cost)> {
+        let mut all = Vec::new();
+        for task in &self.tasks {
+            for (id, node) in task.tree.nodes.iter().enumerate().skip(1) {
+                let path = task
+                    .tree
+                    .path(id as u32)
+                    .into_iter()
+                    .map(|f| self.program.function_name(f))
+                    .collect();
+                all.push((path, node.cost));
+            }
+        }
+        all
+    }
+}
+
+/// Per-function self and inclusive cost and caller → callee pairs, from
+/// every task's calling-context tree.
+///
+/// A function's inclusive cost adds the subtrees of its outermost
+/// activations only (nodes with no ancestor of the same function), so each
+/// instruction is counted once however deep a recursion went; a caller →
+/// callee pair's likewise adds only the subtrees of its outermost
+/// occurrences on a path, so `fib -> fib` is what fib's calls to itself
+/// cost, each instruction once, and never more than the run. A depth-first
+/// walk keeps how many times each function and each pair is on the current
+/// path.
+fn calling_context(tasks: &[TaskProfile]) -> (Vec<FunctionRow>, Vec<EdgeRow>) {
+    let mut functions: BTreeMap<FunctionId, FunctionRow> = BTreeMap::new();
+    let mut edges: BTreeMap<(FunctionId, FunctionId), EdgeRow> = BTreeMap::new();
+    for task in tasks {
+        let tree = &task.tree;
+        let inclusive = tree.inclusive();
+        let mut on_path: BTreeMap<FunctionId, u32> = BTreeMap::new();
+        let mut pairs_on_path: BTreeMap<(FunctionId, FunctionId), u32> = BTreeMap::new();
+        // (node, whether its children were pushed)
+        let mut walk: Vec<(u32, bool)> = tree.nodes[ROOT as usize]
+            .children
+            .iter()
+            .rev()
+            .map(|(_, n)| (*n, false))
+            .collect();
+        while let Some((id, done)) = walk.pop() {
+            let node = &tree.nodes[id as usize];
+            let pair = (node.parent != ROOT)
+                .then(|| (tree.nodes[node.parent as usize].function, node.function));
+            if done {
+                if let Some(n) = on_path.get_mut(&node.function) {
+                    *n -= 1;
+                }
+                if let Some(n) = pair.and_then(|pair| pairs_on_path.get_mut(&pair)) {
+                    *n -= 1;
+                }
+                continue;
+            }
+            let row = functions.entry(node.function).or_insert(FunctionRow {
+                function: node.function,
+                calls: 0,
+                own: Cost::default(),
+                inclusive: Cost::default(),
+            });
+            row.calls += node.calls;
+            row.own.add(&node.cost);
+            let depth = on_path.entry(node.function).or_insert(0);
+            if *depth == 0 {
+                row.inclusive.add(&inclusive[id as usize]);
+            }
+            *depth += 1;
+            if let Some((caller, callee)) = pair {
+                let edge = edges.entry((caller, callee)).or_insert(EdgeRow {
+                    caller,
+                    callee,
+                    calls: 0,
+                    inclusive: Cost::default(),
+                });
+                edge.calls += node.calls;
+                let depth = pairs_on_path.entry((caller, callee)).or_insert(0);
+                if *depth == 0 {
+                    edge.inclusive.add(&inclusive[id as usize]);
+                }
+                *depth += 1;
+            }
+            walk.push((id, true));
+            walk.extend(node.children.iter().rev().map(|(_, n)| (*n, false)));
+        }
+    }
+    (
+        functions.into_values().collect(),
+        edges.into_values().collect(),
+    )
+}
+
+/// Sorts rows by `metric` (the inclusive figure where a row has one and
+/// no self figure), largest first; ties keep their identity order.
+pub(crate) fn sort_rows(rows: &mut [Row], metric: Metric) {
+    rows.sort_by_key(|row| {
+        let cost = if row.cost.is_empty() {
+            row.inclusive.unwrap_or_default()
+        } else {
+            row.cost
+        };
+        std::cmp::Reverse(metric.of(&cost))
+    });
+}
