@@ -51,10 +51,14 @@ fn the_unwatched_and_watched_runs_give_the_same_result_and_count() {
     assert_eq!(plain.instructions(), watched.instructions());
 }
 
+/// The frames' function names, the innermost frame's locals, the depth and
+/// the line, as one stop showed them.
+type Seen = (Vec<String>, Vec<(String, Value)>, usize, Option<u32>);
+
 /// Records what the stop before one `return` in `add` shows.
 #[derive(Default)]
 struct Inspector {
-    seen: Mutex<Option<(Vec<String>, Vec<(String, Value)>, usize, Option<u32>)>>,
+    seen: Mutex<Option<Seen>>,
 }
 
 impl Debugger for Inspector {
