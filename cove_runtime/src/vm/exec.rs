@@ -515,15 +515,22 @@ impl<'env> Machine<'env> {
                     // SAFETY: `check` proved `args..args+count` inside the
                     // caller's frame and `count` within the callee's; the
                     // callee's window was just made to fit in the stack.
+                    //
+                    // Word by word, with volatile stores: a frame is a
+                    // handful of registers, and a loop the compiler turned
+                    // into calls to `memcpy` and `memset` would cost more
+                    // than the copy.
                     unsafe {
                         let stack = self.stack.as_mut_ptr();
-                        std::ptr::copy_nonoverlapping(
-                            stack.add(from),
-                            stack.add(callee_base),
-                            count,
-                        );
-                        std::ptr::write_bytes(stack.add(callee_base + count), 0, size - count);
-                        regs = stack.add(callee_base);
+                        let window = stack.add(callee_base);
+                        let args = stack.add(from);
+                        for i in 0..count {
+                            window.add(i).write_volatile(args.add(i).read());
+                        }
+                        for i in count..size {
+                            window.add(i).write_volatile(0);
+                        }
+                        regs = window;
                     }
                     self.frames.push(CallFrame {
                         func: callee,
