@@ -1,6 +1,46 @@
-//! The `cove` command.
+//! The `cove` command: run, check, disassemble and profile Cove programs.
+//!
+//! This crate is glue and presentation. The compiler turns a file into a
+//! program, the runtime runs it, the profiler watches it through the
+//! debugger seam and renders its reports; what lives here is the grammar of
+//! the command line ([`cli`]), where output goes, colours, Ctrl-C, the
+//! progress line, and one exit status per way a command can end
+//! ([`status`]). No language or VM logic: a question about what a program
+//! means is the compiler's, and about what a run did is the runtime's.
 
-fn main() {
-    eprintln!("cove: the command line is not built yet (issue 6)");
-    std::process::exit(2);
+mod bench;
+mod check;
+mod cli;
+mod compile;
+#[cfg(feature = "profiler")]
+mod diff;
+mod disasm;
+mod interrupt;
+#[cfg(feature = "profiler")]
+mod profile;
+#[cfg(feature = "profiler")]
+mod progress;
+mod run;
+mod status;
+mod style;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let status = match &cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Check(args) => check::check(args),
+        Command::Disasm(args) => disasm::disasm(args),
+        #[cfg(feature = "profiler")]
+        Command::Profile(args) => profile::profile(args),
+        #[cfg(feature = "profiler")]
+        Command::Diff(args) => diff::diff(args),
+        Command::BenchRun(args) => bench::bench_run(args),
+    };
+    status.into()
 }

@@ -20,6 +20,9 @@ use crate::lexer::{StrPart, Tok, Token, lex};
 /// How deeply expressions, blocks, types and patterns may nest.
 pub const MAX_DEPTH: usize = 200;
 
+/// How many `else if` branches one chain may have.
+pub const MAX_ELSE_CHAIN: usize = 1000;
+
 /// Parses a whole file; syntax errors go to `errors`.
 pub fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
     let tokens = lex(source, 0..source.len(), errors);
@@ -32,6 +35,7 @@ pub fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
         depth: 0,
         too_deep: false,
         no_struct: false,
+        else_chain: 0,
     };
     let file = p.file();
     if p.too_deep {
@@ -55,6 +59,8 @@ struct Parser<'s, 'e> {
     /// In the head of `if`, `while`, `for` and `match`, `Name {` opens the
     /// body, not a struct literal.
     no_struct: bool,
+    /// The `else if` links of the chains being parsed.
+    else_chain: usize,
 }
 
 fn binop(tok: &Tok) -> Option<(BinOp, u8)> {
@@ -127,6 +133,19 @@ impl Parser<'_, '_> {
             true
         } else {
             false
+        }
+    }
+
+    /// Lets the `{` after a declaration's or statement's head start the
+    /// next line (`fn main()` then `{`, as Rust and Swift allow): those
+    /// positions need a block, so a newline there cannot end anything.
+    fn brace_on_next_line(&mut self) {
+        let mut ahead = 0;
+        while matches!(self.nth(ahead), Tok::Newline) {
+            ahead += 1;
+        }
+        if ahead > 0 && matches!(self.nth(ahead), Tok::LBrace) {
+            self.skip_newlines();
         }
     }
 
@@ -260,11 +279,10 @@ impl Parser<'_, '_> {
             let before = self.pos;
             match self.tok() {
                 Tok::Import => {
-                    let start = self.bump().span.start;
+                    self.bump();
                     if let Some(name) = self.ident("a module name after `import`") {
                         file.imports.push(name);
                     }
-                    let _ = start;
                     self.end_of_item();
                 }
                 Tok::Export | Tok::Fn | Tok::Struct | Tok::Enum => {
@@ -363,6 +381,7 @@ impl Parser<'_, '_> {
         } else {
             None
         };
+        self.brace_on_next_line();
         if !self.at(&Tok::LBrace) {
             self.expected("`{` to start the function body");
             return Some(broken(name, params, self.span()));
@@ -384,6 +403,7 @@ impl Parser<'_, '_> {
         // A declaration that stops parsing part way keeps what it had, marked
         // broken, so its uses are not reported as unknown too.
         let mut fields = Vec::new();
+        self.brace_on_next_line();
         let mut broken = !self.expect(Tok::LBrace, "`{` to start the fields");
         while !broken {
             self.skip_newlines();
@@ -417,6 +437,7 @@ impl Parser<'_, '_> {
         self.bump();
         let name = self.ident("an enum name after `enum`")?;
         let mut variants = Vec::new();
+        self.brace_on_next_line();
         let mut broken = !self.expect(Tok::LBrace, "`{` to start the variants");
         while !broken {
             self.skip_newlines();
@@ -644,6 +665,7 @@ impl Parser<'_, '_> {
             Tok::While => {
                 self.bump();
                 let cond = self.head_expr();
+                self.brace_on_next_line();
                 if !self.at(&Tok::LBrace) {
                     self.expected("`{` to start the loop body");
                     return None;
@@ -660,6 +682,7 @@ impl Parser<'_, '_> {
                 let saved = std::mem::replace(&mut self.no_struct, true);
                 let iter = self.expr();
                 self.no_struct = saved;
+                self.brace_on_next_line();
                 if !self.at(&Tok::LBrace) {
                     self.expected("`{` to start the loop body");
                     return None;
@@ -1098,6 +1121,7 @@ impl Parser<'_, '_> {
     fn if_expr(&mut self) -> Expr {
         let start = self.bump().span.start;
         let cond = self.head_expr();
+        self.brace_on_next_line();
         if !self.at(&Tok::LBrace) {
             self.expected("`{` after the condition of `if`");
             return self.error_expr(start..self.prev_end());
@@ -1111,12 +1135,32 @@ impl Parser<'_, '_> {
         let els = if matches!(self.nth(ahead), Tok::Else) {
             self.skip_newlines();
             self.bump();
+            self.brace_on_next_line();
             if self.at(&Tok::If) {
-                if !self.enter() {
+                // An `else if` chain is long rather than deep to a reader (a
+                // dispatch on many cases), so it has a limit of its own.
+                self.else_chain += 1;
+                if self.else_chain > MAX_ELSE_CHAIN {
+                    if !self.too_deep {
+                        let span = self.span();
+                        self.errors.push(
+                            Pending::new(
+                                "E0013",
+                                span,
+                                format!(
+                                    "this `else if` chain is longer than {MAX_ELSE_CHAIN} branches"
+                                ),
+                                "chain limit reached here",
+                            )
+                            .help("dispatch with a `match`, or split the chain into functions"),
+                        );
+                        self.too_deep = true;
+                    }
+                    self.else_chain -= 1;
                     return self.error_expr(start..self.prev_end());
                 }
                 let e = self.if_expr();
-                self.leave();
+                self.else_chain -= 1;
                 Some(Box::new(e))
             } else if self.at(&Tok::LBrace) {
                 let block = self.block();
@@ -1140,6 +1184,7 @@ impl Parser<'_, '_> {
     fn match_expr(&mut self) -> Expr {
         let start = self.bump().span.start;
         let scrutinee = self.head_expr();
+        self.brace_on_next_line();
         if !self.expect(Tok::LBrace, "`{` to start the arms of `match`") {
             return self.error_expr(start..self.prev_end());
         }

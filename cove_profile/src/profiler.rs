@@ -91,7 +91,6 @@ const BATCHES: usize = 15;
 /// assert_eq!(profiler.counted(), 4);
 /// assert_eq!(profiler.hottest()[0].0, (FunctionId(0), 1));
 /// ```
-#[derive(Debug)]
 pub struct Profiler {
     timer: Timer,
     follows: bool,
@@ -102,6 +101,20 @@ pub struct Profiler {
     /// The shards of spawned tasks, `spawned[task - 1]`, made as tasks first
     /// stop.
     spawned: RwLock<Vec<Arc<Mutex<Shard>>>>,
+}
+
+impl std::fmt::Debug for Profiler {
+    /// A summary: the tables themselves can be millions of cells, which is
+    /// what the reports are for.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Profiler")
+            .field("clock", &self.timer)
+            .field("follows_tasks", &self.follows)
+            .field("floor", &self.floor)
+            .field("tasks", &self.tasks())
+            .field("total", &self.total())
+            .finish()
+    }
 }
 
 impl Default for Profiler {
@@ -363,6 +376,18 @@ mod tests {
     }
 
     #[test]
+    fn a_profiler_debug_prints_as_a_summary_not_its_tables() {
+        let profiler = Profiler::with_clock(SteppingClock::new(1));
+        profiler.record(&at(0, 0, 0, 1));
+        let text = format!("{profiler:?}");
+        assert!(
+            text.contains("tasks: [0]") && text.contains("ran: 1"),
+            "{text}"
+        );
+        assert!(!text.contains("table"), "{text}");
+    }
+
+    #[test]
     fn ties_are_broken_by_the_instructions_identity() {
         let profiler = Profiler::with_clock(SteppingClock::new(1));
         for pc in [3, 1, 2, 1, 3] {
@@ -398,6 +423,43 @@ mod tests {
         assert_eq!(rows[2].1.words, 2, "task 1's heap moved by two");
         assert_eq!(profiler.tasks(), vec![0, 1]);
         assert!(profiler.follows_tasks());
+    }
+
+    #[test]
+    fn a_sample_far_beyond_any_program_is_recorded_without_a_giant_table() {
+        let profiler = Profiler::with_clock(SteppingClock::new(1));
+        profiler.record(&at(0, u32::MAX - 1, u32::MAX, 1));
+        profiler.record(&at(0, 0, 0, 1));
+        let rows = profiler.rows();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[1].0, (FunctionId(u32::MAX - 1), u32::MAX));
+        assert_eq!(rows[1].1.nanos, 1);
+    }
+
+    #[test]
+    fn tasks_recorded_from_many_threads_at_once_lose_nothing() {
+        let profiler = Profiler::with_clock(SteppingClock::new(1)).following_tasks();
+        std::thread::scope(|scope| {
+            for task in 0..4 {
+                let profiler = &profiler;
+                scope.spawn(move || {
+                    for i in 0..10_000u32 {
+                        profiler.record(&Sample {
+                            allocated_words: u64::from(i),
+                            ..at(task, task, i % 7, 1)
+                        });
+                    }
+                });
+            }
+        });
+        assert_eq!(profiler.counted(), 40_000);
+        assert_eq!(profiler.tasks(), vec![0, 1, 2, 3]);
+        assert_eq!(
+            profiler.total().words,
+            4 * 9_999,
+            "each task's heap moved by its own counter"
+        );
+        assert_eq!(profiler.by_function().len(), 4);
     }
 
     #[test]

@@ -1,6 +1,49 @@
-//! `cargo xtask`: project chores.
+//! `cargo xtask`: project chores, run as `cargo xtask TASK`.
+//!
+//! The `cargo xtask` convention: a binary in the workspace, reached through
+//! an alias in `.cargo/config.toml`, so chores are Rust with no tool to
+//! install. It builds and runs the other crates as processes and is never
+//! a dependency of them.
+//!
+//! Tasks:
+//! - `bench-overhead`: what a profiler costs a run (see [`overhead`]).
 
-fn main() {
-    eprintln!("usage: cargo xtask <task> (no tasks yet)");
-    std::process::exit(2);
+mod build;
+mod native;
+mod overhead;
+mod stats;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask TASK
+
+tasks:
+  bench-overhead [--reps N] [PROGRAM [ARGS...]]
+      what a profiler costs a run: the rejected design off, a no-op
+      debugger and the profiler against today's unprofiled run, and the
+      native instruction counts of an unprofiled run with and without the
+      profiler linked in";
+
+fn main() -> ExitCode {
+    let words: Vec<String> = std::env::args().skip(1).collect();
+    match words.first().map(String::as_str) {
+        Some("bench-overhead") => match overhead::Options::parse(&words[1..]) {
+            Ok(options) => match overhead::run(&options) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(why) => {
+                    eprintln!("bench-overhead: {why}");
+                    ExitCode::FAILURE
+                }
+            },
+            Err(usage) => {
+                eprintln!("{usage}");
+                ExitCode::from(2)
+            }
+        },
+        _ => {
+            eprintln!("{USAGE}");
+            ExitCode::from(2)
+        }
+    }
 }

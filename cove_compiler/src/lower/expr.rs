@@ -18,6 +18,10 @@ use crate::diagnostics::Pending;
 use crate::emit::Label;
 use crate::resolve::{ERROR, NEVER, ty_of};
 
+/// The most elements a list literal, and the most arguments a call, may
+/// have: each takes a register of the frame while the value is built.
+pub(crate) const MAX_LITERAL: usize = 16_384;
+
 /// The edit distance of two short names, for "did you mean" hints.
 pub(crate) fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -78,7 +82,7 @@ impl FnCx<'_> {
         if expected == Some(Program::FLOAT)
             && let Some(i) = int_literal_value(e)
         {
-            let k = self.program.intern_constant(Constant::Float(i as f64));
+            let k = self.constant(Constant::Float(i as f64));
             let dst = self.dst(want, false);
             self.e.emit(Instr::LoadConst { dst, constant: k });
             return self.done(dst, Program::FLOAT, want);
@@ -86,7 +90,7 @@ impl FnCx<'_> {
         match &e.kind {
             ExprKind::Int(v) => self.int_literal(*v, false, &e.span, want),
             ExprKind::Float(f) => {
-                let k = self.program.intern_constant(Constant::Float(*f));
+                let k = self.constant(Constant::Float(*f));
                 let dst = self.dst(want, false);
                 self.e.emit(Instr::LoadConst { dst, constant: k });
                 self.done(dst, Program::FLOAT, want)
@@ -137,7 +141,7 @@ impl FnCx<'_> {
                     }
                     let hint = (r.ty == Program::FLOAT).then_some(Program::FLOAT);
                     let l = self.operand(a, hint);
-                    return self.binary_values(*op, l, r, &a.span, &b.span, &e.span, want);
+                    return self.binary_values(*op, l, r, &e.span, want);
                 }
                 let l = self.operand(a, None);
                 self.binary_on(*op, l, b, &e.span, want)
@@ -201,7 +205,7 @@ impl FnCx<'_> {
                 }
                 Val::none(NEVER)
             }
-            ExprKind::Spawn(call) => self.spawn(call, &e.span, want),
+            ExprKind::Spawn(call) => self.spawn(call, want),
             ExprKind::Assign(target, op, value) => {
                 self.assign(target, *op, value, &e.span);
                 Val::none(Program::UNIT)
@@ -232,7 +236,7 @@ impl FnCx<'_> {
         match i32::try_from(value) {
             Ok(small) => self.e.emit(Instr::LoadInt { dst, value: small }),
             Err(_) => {
-                let k = self.program.intern_constant(Constant::Int(value));
+                let k = self.constant(Constant::Int(value));
                 self.e.emit(Instr::LoadConst { dst, constant: k });
             }
         }
@@ -240,9 +244,7 @@ impl FnCx<'_> {
     }
 
     pub(crate) fn load_str(&mut self, text: &str, want: Want) -> Val {
-        let k = self
-            .program
-            .intern_constant(Constant::Str(text.to_string()));
+        let k = self.constant(Constant::Str(text.to_string()));
         let dst = self.dst(want, true);
         self.e.emit(Instr::LoadConst { dst, constant: k });
         self.done(dst, Program::STR, want)
@@ -353,7 +355,6 @@ impl FnCx<'_> {
         &mut self,
         ty: TypeId,
         field: &Ident,
-        span: &Span,
     ) -> Option<(StructId, u16, TypeId)> {
         match ty_of(self.program, ty) {
             Some(Type::Struct(sid)) => {
@@ -394,7 +395,6 @@ impl FnCx<'_> {
                         field.name, field.name
                     ));
                 }
-                let _ = span;
                 self.err(d);
                 None
             }
@@ -438,7 +438,7 @@ impl FnCx<'_> {
         if op == UnOp::Neg
             && let ExprKind::Float(f) = a.kind
         {
-            let k = self.program.intern_constant(Constant::Float(-f));
+            let k = self.constant(Constant::Float(-f));
             let dst = self.dst(want, false);
             self.e.emit(Instr::LoadConst { dst, constant: k });
             return self.done(dst, Program::FLOAT, want);
@@ -504,8 +504,7 @@ impl FnCx<'_> {
         }
         let hint = (l.ty != ERROR && l.ty != NEVER).then_some(l.ty);
         let r = self.operand(b, hint);
-        let lspan = span.start..b.span.start;
-        self.binary_values(op, l, r, &lspan, &b.span, span, want)
+        self.binary_values(op, l, r, span, want)
     }
 
     /// The instruction of `l op r` on two evaluated operands.
@@ -515,8 +514,6 @@ impl FnCx<'_> {
         op: BinOp,
         l: Val,
         r: Val,
-        lspan: &Span,
-        rspan: &Span,
         span: &Span,
         want: Want,
     ) -> Val {
@@ -536,11 +533,12 @@ impl FnCx<'_> {
         let (lt, rt) = (l.ty, r.ty);
         if lt != rt {
             let (ln, rn) = (self.tname(lt), self.tname(rt));
+            // The left operand fixes the type the right one must have.
             let mut d = Pending::new(
-                "E0101",
+                "E0100",
                 span.clone(),
-                format!("`{}` cannot combine {ln} and {rn}", op.text()),
-                format!("{ln} {} {rn}", op.text()),
+                format!("type mismatch: expected {ln}, found {rn}"),
+                format!("this is {rn}"),
             );
             if (lt == Program::INT && rt == Program::FLOAT)
                 || (lt == Program::FLOAT && rt == Program::INT)
@@ -553,7 +551,6 @@ impl FnCx<'_> {
             {
                 d = d.help("take the value out of the Option first: `.unwrap()`, `.unwrap_or(default)` or `match`");
             }
-            let _ = (lspan, rspan);
             self.err(d);
             return Val::none(if cmp { Program::BOOL } else { ERROR });
         }
@@ -812,10 +809,10 @@ impl FnCx<'_> {
             if r.ty != ERROR && r.ty != NEVER {
                 let (ln, rn) = (self.tname(l.ty), self.tname(r.ty));
                 self.err(Pending::new(
-                    "E0101",
+                    "E0100",
                     span.clone(),
-                    format!("`{}` cannot combine {ln} and {rn}", op.text()),
-                    format!("{ln} compared with {rn}"),
+                    format!("type mismatch: expected {ln}, found {rn}"),
+                    format!("this is {rn}"),
                 ));
             }
             return;
@@ -1022,7 +1019,14 @@ impl FnCx<'_> {
             _ => None,
         };
         let branch_want = |r: Option<Reg>| r.map_or(Want::Any, Want::Into);
-        let t = self.block(then, expected, branch_want(result));
+        // `if c { None } else { Some(1) }`: the `then` branch takes its type
+        // from the `else` branch when it cannot tell its own.
+        let then_hint = match expected {
+            Some(t) => Some(t),
+            None if self.guess_block(then).is_none() => self.guess_type(els),
+            None => None,
+        };
+        let t = self.block(then, then_hint, branch_want(result));
         if let Some(exp) = expected {
             let span = then.stmts.last().map_or(then.span.clone(), |s| match s {
                 Stmt::Expr(e) => e.span.clone(),
@@ -1132,7 +1136,7 @@ impl FnCx<'_> {
                 Some(i) => {
                     seen[i] = true;
                     let fty = def.fields[i].ty;
-                    let slot = cove_ir::op::Reg(base.0 + i as u16);
+                    let slot = cove_ir::op::Reg(base.0.wrapping_add(i as u16));
                     let v = self.expr(value, Some(fty), Want::Into(slot));
                     self.check(fty, v.ty, &value.span);
                 }
@@ -1182,7 +1186,7 @@ impl FnCx<'_> {
             );
         }
         for i in 0..classes.len() {
-            self.e.free(cove_ir::op::Reg(base.0 + i as u16));
+            self.e.free(cove_ir::op::Reg(base.0.wrapping_add(i as u16)));
         }
         let dst = self.dst(want, true);
         self.e.emit(Instr::NewStruct {
@@ -1244,7 +1248,10 @@ impl FnCx<'_> {
             _ => None,
         });
         let mut first: Option<Val> = None;
-        let elem = match from_context.or_else(|| items.first().and_then(|e| self.static_type(e))) {
+        let elem = match from_context
+            .or_else(|| items.first().and_then(|e| self.static_type(e)))
+            .or_else(|| items.iter().find_map(|e| self.guess_type(e)))
+        {
             Some(t) => t,
             None => match items.first() {
                 None => {
@@ -1278,11 +1285,26 @@ impl FnCx<'_> {
             }
             return Val::none(ERROR);
         }
+        if items.len() > MAX_LITERAL {
+            self.err(
+                Pending::new(
+                    "E0114",
+                    span.clone(),
+                    format!(
+                        "a list literal may have at most {MAX_LITERAL} elements, this one has {}",
+                        items.len()
+                    ),
+                    "too many elements",
+                )
+                .help("build a long list with `push` in a loop, or from a string with `split`"),
+            );
+            return Val::none(ERROR);
+        }
         let class = self.is_ref(elem);
         let classes = vec![class; items.len()];
         let base = self.e.alloc_window(&classes);
         for (i, e) in items.iter().enumerate() {
-            let slot = cove_ir::op::Reg(base.0 + i as u16);
+            let slot = cove_ir::op::Reg(base.0.wrapping_add(i as u16));
             let v = match (i, first) {
                 (0, Some(v)) => self.finish(v, Want::Into(slot)),
                 _ => self.expr(e, Some(elem), Want::Into(slot)),
@@ -1290,7 +1312,7 @@ impl FnCx<'_> {
             self.check(elem, v.ty, &e.span);
         }
         for i in 0..items.len() {
-            self.e.free(cove_ir::op::Reg(base.0 + i as u16));
+            self.e.free(cove_ir::op::Reg(base.0.wrapping_add(i as u16)));
         }
         let list_ty = self.program.intern_type(Type::List(elem));
         let dst = self.dst(want, true);
@@ -1399,7 +1421,7 @@ impl FnCx<'_> {
         let Some(obj) = b.reg else {
             return Val::none(ERROR);
         };
-        let Some((sid, index, fty)) = self.field_of(b.ty, field, span) else {
+        let Some((sid, index, fty)) = self.field_of(b.ty, field) else {
             return Val::none(ERROR);
         };
         let dst = self.dst(want, self.is_ref(fty));
@@ -1441,6 +1463,66 @@ impl FnCx<'_> {
                 );
             }
             None => self.e.emit(Instr::ReturnUnit {}),
+        }
+    }
+}
+
+impl FnCx<'_> {
+    /// The type of `e` where it can be told from its shape alone, without
+    /// lowering it: what lets an `if` or `match` whose first branch is
+    /// `None` or `[]` take its type from a later branch. Never a wrong type:
+    /// `None` where unsure.
+    pub(crate) fn guess_type(&mut self, e: &Expr) -> Option<TypeId> {
+        let t = match &e.kind {
+            ExprKind::Int(_) => Program::INT,
+            ExprKind::Float(_) => Program::FLOAT,
+            ExprKind::Bool(_) => Program::BOOL,
+            ExprKind::Str(_) => Program::STR,
+            ExprKind::Unit => Program::UNIT,
+            ExprKind::Name(n) => self.var(n).map(|(_, t, _)| t)?,
+            ExprKind::Call(callee, args) => match &callee.kind {
+                ExprKind::Name(n) if n == "Some" && args.len() == 1 && self.var(n).is_none() => {
+                    let inner = self.guess_type(&args[0])?;
+                    self.program.intern_type(Type::Option(inner))
+                }
+                ExprKind::Name(n) if self.var(n).is_none() => {
+                    let id = *self.scopes[self.module].functions.get(n)?;
+                    self.program.functions[id.index()].result
+                }
+                _ => return None,
+            },
+            ExprKind::List(items) => {
+                let first = self.guess_type(items.first()?)?;
+                self.program.intern_type(Type::List(first))
+            }
+            ExprKind::StructLit(path, _) if path.len() == 1 => {
+                *self.scopes[self.module].types.get(&path[0].name)?
+            }
+            ExprKind::Block(b) => self.guess_block(b)?,
+            ExprKind::Binary(op, a, _) => match op {
+                BinOp::Eq
+                | BinOp::Ne
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+                | BinOp::And
+                | BinOp::Or => Program::BOOL,
+                _ => self
+                    .guess_type(a)
+                    .filter(|t| [Program::INT, Program::FLOAT, Program::STR].contains(t))?,
+            },
+            ExprKind::Unary(UnOp::Not, _) => Program::BOOL,
+            _ => return None,
+        };
+        (t != ERROR && t != NEVER).then_some(t)
+    }
+
+    /// The type of a block's value where its shape tells it.
+    pub(crate) fn guess_block(&mut self, b: &Block) -> Option<TypeId> {
+        match b.stmts.last() {
+            Some(Stmt::Expr(e)) if b.stmts.len() == 1 => self.guess_type(e),
+            _ => None,
         }
     }
 }

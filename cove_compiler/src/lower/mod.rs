@@ -29,6 +29,10 @@ use crate::diagnostics::Pending;
 use crate::emit::{Emitter, Label};
 use crate::resolve::{ERROR, ModuleScope, NEVER, is_ref, resolve_type, type_name};
 
+/// The most fields a struct, variants or payload values an enum, and
+/// parameters a function may have.
+pub(crate) const MAX_MEMBERS: usize = expr::MAX_LITERAL;
+
 /// Where an expression's value should go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Want {
@@ -88,6 +92,7 @@ struct LoopCx {
 /// The state of lowering one function.
 pub(crate) struct FnCx<'a> {
     pub program: &'a mut Program,
+    constants: &'a mut ConstIndex,
     pub scopes: &'a [ModuleScope],
     pub module: usize,
     pub errors: &'a mut Vec<Pending>,
@@ -114,9 +119,45 @@ pub(crate) fn line_starts(source: &str) -> Vec<usize> {
         .collect()
 }
 
+/// The constant pool's index: `Program::intern_constant` searches the pool
+/// linearly, which is quadratic over a program with thousands of string
+/// literals; this finds a constant in one hash lookup.
+#[derive(Debug, Default)]
+pub(crate) struct ConstIndex(std::collections::HashMap<ConstKey, cove_ir::program::ConstId>);
+
+/// A constant as a hashable key (a Float by its bits).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum ConstKey {
+    Int(i64),
+    Float(u64),
+    Str(String),
+}
+
+impl ConstIndex {
+    /// The id of `c` in `program`'s pool, adding it if it is new.
+    pub(crate) fn intern(
+        &mut self,
+        program: &mut Program,
+        c: cove_ir::program::Constant,
+    ) -> cove_ir::program::ConstId {
+        use cove_ir::program::{ConstId, Constant};
+        let key = match &c {
+            Constant::Int(i) => ConstKey::Int(*i),
+            Constant::Float(f) => ConstKey::Float(f.to_bits()),
+            Constant::Str(s) => ConstKey::Str(s.clone()),
+        };
+        *self.0.entry(key).or_insert_with(|| {
+            program.constants.push(c);
+            ConstId(program.constants.len() as u32 - 1)
+        })
+    }
+}
+
 /// Checks and lowers the body of `decl` into function `id` of the program.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn lower_function(
     program: &mut Program,
+    constants: &mut ConstIndex,
     scopes: &[ModuleScope],
     module: usize,
     line_starts: &[usize],
@@ -128,6 +169,7 @@ pub(crate) fn lower_function(
     let result = program.functions[id.index()].result;
     let mut cx = FnCx {
         program,
+        constants,
         scopes,
         module,
         errors,
@@ -260,6 +302,11 @@ fn program_of<'a>(cx: FnCx<'a>) -> &'a mut Program {
 
 impl FnCx<'_> {
     // ---- small helpers -------------------------------------------------------
+
+    /// The id of a constant in the pool.
+    pub(crate) fn constant(&mut self, c: cove_ir::program::Constant) -> cove_ir::program::ConstId {
+        self.constants.intern(self.program, c)
+    }
 
     pub(crate) fn err(&mut self, d: Pending) {
         self.errors.push(d);
@@ -476,10 +523,12 @@ impl FnCx<'_> {
             if let Some(i) = v.debug {
                 self.locals[i].live.end = end;
             }
+            // An owned register belongs to this one variable: aliases of it
+            // (match bindings) live in scopes nested inside its own.
             if v.owned {
                 if Some(v.reg) == keep {
                     kept = true;
-                } else if !self.vars.iter().any(|o| o.reg == v.reg) {
+                } else {
                     self.e.free(v.reg);
                 }
             }
@@ -620,10 +669,12 @@ impl FnCx<'_> {
                             Pending::new(
                                 "E0404",
                                 target.span.clone(),
-                                format!("cannot assign to `{name}`: it is declared with `let`"),
+                                format!("cannot assign to `{name}`: it is not declared with `var`"),
                                 "assigned here",
                             )
-                            .help(format!("declare it with `var {name}` to change it")),
+                            .help(format!(
+                                "declare it with `var {name} = ...`; a parameter or loop variable can be copied into a `var` first"
+                            )),
                         );
                     }
                     let v = self.expr(rhs, Some(ty), Want::Into(reg));
@@ -637,15 +688,36 @@ impl FnCx<'_> {
             },
             ExprKind::Field(base, field) if !self.names_module_or_type(base) => {
                 let b = self.expr(base, None, Want::Any);
-                let Some((sid, index, fty)) = self.field_of(b.ty, field, &base.span) else {
+                let Some((sid, index, fty)) = self.field_of(b.ty, field) else {
                     self.release(b);
                     let v = self.expr(value, None, Want::Discard);
                     self.release(v);
                     return;
                 };
                 let v = match op {
-                    None => self.operand(rhs, Some(fty)),
-                    Some(_) => self.expr(rhs, Some(fty), Want::Any),
+                    None => self.operand(value, Some(fty)),
+                    Some(op) => {
+                        // The object is evaluated once: read the field,
+                        // combine, write it back.
+                        let cur = match b.reg {
+                            Some(obj) => {
+                                let r = self.e.alloc(self.is_ref(fty));
+                                self.e.emit(Instr::GetField {
+                                    dst: r,
+                                    obj,
+                                    ty: sid,
+                                    field: index,
+                                });
+                                Val {
+                                    reg: Some(r),
+                                    ty: fty,
+                                    temp: true,
+                                }
+                            }
+                            None => Val::none(ERROR),
+                        };
+                        self.binary_on(op, cur, value, span, Want::Any)
+                    }
                 };
                 self.check(fty, v.ty, &rhs.span);
                 let v = self.finish(v, Want::Any);
@@ -772,11 +844,8 @@ impl FnCx<'_> {
                             self.e.emit(Instr::Move { dst: c, src: r });
                             Some(c)
                         }
-                        (Some(r), false) => {
-                            // An immutable variable: read in place, never freed here.
-                            let _ = r;
-                            None
-                        }
+                        // An immutable variable is read in place, never freed here.
+                        (Some(_), false) => None,
                         (Some(r), true) => Some(r),
                         (None, _) => None,
                     };
@@ -954,7 +1023,7 @@ impl FnCx<'_> {
                             value: small,
                         },
                         _ => {
-                            let k = self.program.intern_constant(if ty == Program::INT {
+                            let k = self.constant(if ty == Program::INT {
                                 cove_ir::program::Constant::Int(bits as i64)
                             } else {
                                 cove_ir::program::Constant::Float(f64::from_bits(bits))

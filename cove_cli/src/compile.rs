@@ -1,0 +1,32 @@
+//! Compiling the file a command names, with its diagnostics rendered.
+//!
+//! Every command starts here. The compiler finds the modules the entry
+//! imports beside it and reports every error in all of them at once; this
+//! module only prints that report to stderr (coloured on a terminal) and turns it into the compile
+//! error status, so `check`, `run`, `disasm` and `profile` fail alike.
+
+use std::path::Path;
+
+use cove_ir::program::Program;
+
+use crate::status::Status;
+use crate::style::Style;
+
+/// The program `file` is the entry of, or [`Status::CompileError`] after
+/// every diagnostic has been printed to stderr.
+pub fn compile(file: &Path) -> Result<Program, Status> {
+    cove_compiler::compile_files(file).map_err(|diagnostics| {
+        let text = diagnostics.render(Style::stderr().colored());
+        eprint!("{text}");
+        if !text.ends_with('\n') {
+            eprintln!();
+        }
+        Status::CompileError
+    })
+}
+
+/// The name of the module `main` is looked up in: the entry module, which
+/// the compiler puts last.
+pub fn entry_module(program: &Program) -> &str {
+    program.modules.last().map_or("main", |m| m.name.as_str())
+}

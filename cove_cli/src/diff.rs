@@ -1,0 +1,45 @@
+//! `cove diff`: what changed between two JSON profiles of one program.
+//!
+//! The comparison is the profiler's ([`cove_profile::diff`]); this reads
+//! the two files, says which one is unreadable when one is, and prints the
+//! table. Exit status 0 when both were read, 74 when a file cannot be read
+//! and 65 (`EX_DATAERR`) when one is not a profile.
+
+use std::path::Path;
+
+use cove_profile::diff::Diff;
+use cove_profile::report::Profile;
+
+use crate::cli::DiffArgs;
+use crate::status::Status;
+use crate::style::Style;
+
+/// Runs `cove diff`.
+pub fn diff(args: &DiffArgs) -> Status {
+    let before = match read(&args.before) {
+        Ok(profile) => profile,
+        Err(status) => return status,
+    };
+    let after = match read(&args.after) {
+        Ok(profile) => profile,
+        Err(status) => return status,
+    };
+    print!("{}", Diff::new(&before, &after).table(args.top));
+    Status::OK
+}
+
+/// The profile in `path`, or the status after saying what is wrong with it.
+fn read(path: &Path) -> Result<Profile, Status> {
+    let error = Style::stderr().error("error");
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        eprintln!("{error}: {}: {e}", path.display());
+        Status::IoError
+    })?;
+    Profile::from_json(&text).map_err(|e| {
+        eprintln!(
+            "{error}: {}: not a profile from `cove profile --format json`: {e}",
+            path.display()
+        );
+        Status::BadInput
+    })
+}

@@ -1,0 +1,47 @@
+//! Ctrl-C: end the run at its next safepoint rather than killing the process.
+//!
+//! The first Ctrl-C asks the run to stop through its
+//! [`InterruptHandle`](cove_runtime::InterruptHandle); the run then returns
+//! an interrupted `RunError` like any other, so `cove profile` still writes
+//! the profile of what ran and `cove run` still prints where the program
+//! was. A second Ctrl-C exits at once, for a run that will not reach a
+//! safepoint (a builtin blocked on a channel, say) — a person pressing it
+//! twice wants out.
+//!
+//! `ctrlc` runs the handler on a thread of its own, not inside the signal,
+//! so it may take a lock and print.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use cove_runtime::InterruptHandle;
+
+use crate::status::Status;
+
+/// The run the next Ctrl-C stops.
+static TARGET: Mutex<Option<InterruptHandle>> = Mutex::new(None);
+
+/// How many times Ctrl-C was pressed.
+static PRESSES: AtomicU32 = AtomicU32::new(0);
+
+/// Makes Ctrl-C interrupt the run `handle` belongs to.
+///
+/// Installing the process's handler can fail (another one is installed, or
+/// the platform has no signals); then Ctrl-C keeps its default meaning,
+/// which is a worse experience and not a reason to refuse to run.
+pub fn forward_to(handle: InterruptHandle) {
+    if let Ok(mut target) = TARGET.lock() {
+        *target = Some(handle);
+    }
+    let _ = ctrlc::set_handler(|| {
+        if PRESSES.fetch_add(1, Ordering::SeqCst) > 0 {
+            eprintln!("\ncove: interrupted twice; exiting now");
+            std::process::exit(i32::from(Status::INTERRUPTED.code()));
+        }
+        if let Ok(target) = TARGET.lock() {
+            if let Some(handle) = target.as_ref() {
+                handle.interrupt();
+            }
+        }
+    });
+}

@@ -1,0 +1,159 @@
+//! `cove profile`: run a program under the profiler and write a report.
+//!
+//! # Where the output goes
+//!
+//! The program's own output is never mixed with a report, because both are
+//! things a person or a tool reads whole:
+//!
+//! - with `-o PATH`, the report goes to the file and stdout is the
+//!   program's, exactly as under `cove run`;
+//! - without it, a **table** is printed to stdout *after* the program has
+//!   finished, below whatever the program printed: a person at a terminal
+//!   sees the program's output, then where it went;
+//! - without it, any **other format** (JSON, callgrind, folded, SVG) is also
+//!   printed to stdout, and the program's own stdout is sent to stderr for
+//!   the run, so that `cove profile --format json prog.cove | jq` reads a
+//!   document and nothing else.
+//!
+//! The progress line (see [`crate::progress`]) is on stderr and only on a
+//! terminal.
+//!
+//! # A run that did not finish
+//!
+//! A runtime error, a limit or Ctrl-C end the run; the error is printed as
+//! `cove run` prints it and the profile of what ran is still written, since
+//! a profile of the part that ran is often what explains the fault. The
+//! exit status is the run's: a report written is not a success to claim.
+//!
+//! # Time under test
+//!
+//! `COVE_FAKE_CLOCK=1` (or the hidden `--fake-clock`) gives the profiler a
+//! clock that advances one nanosecond per reading, so every figure of a
+//! report is a function of the program alone: what the snapshot tests use.
+//! It is not for reading a real run.
+
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use cove_ir::program::Program;
+use cove_profile::report::{By as ReportBy, Metric as ReportMetric, Report};
+use cove_profile::{Profiler, SteppingClock};
+
+use crate::cli::{By, Format, Metric, ProfileArgs};
+use crate::compile::compile;
+use crate::progress::Progress;
+use crate::run::{call_main, ending, machine};
+use crate::status::Status;
+use crate::style::Style;
+
+/// Runs `cove profile`.
+pub fn profile(args: &ProfileArgs) -> Status {
+    let program = match compile(args.program.file()) {
+        Ok(program) => program,
+        Err(status) => return status,
+    };
+    let fake = args.fake_clock || std::env::var("COVE_FAKE_CLOCK").is_ok_and(|v| v == "1");
+    let mut profiler = if fake {
+        Profiler::with_clock(SteppingClock::new(1))
+    } else {
+        Profiler::new()
+    };
+    if args.follow_tasks {
+        profiler = profiler.following_tasks();
+    }
+    let profiler = std::sync::Arc::new(profiler);
+
+    let watched = std::sync::Arc::clone(&profiler);
+    let progress = Progress::start(
+        format!("profiling {}", args.program.file().display()),
+        move || watched.counted(),
+    );
+    let to_stdout = args.output.as_deref().is_none_or(|p| p == Path::new("-"));
+    let program_stdout = if to_stdout && args.format != Format::Table {
+        progress.guard(std::io::stderr())
+    } else {
+        progress.guard(std::io::stdout())
+    };
+    let mut vm = machine(&program, &args.limits, args.program.args())
+        .with_debugger(&*profiler)
+        .with_output(Box::new(BufWriter::new(program_stdout)))
+        .with_error_output(progress.guard(std::io::stderr()));
+    let result = call_main(&mut vm, &program);
+    progress.finish();
+    drop(vm);
+    let status = ending(&program, result);
+
+    let report = match render(&program, &profiler, args) {
+        Ok(report) => report,
+        Err(why) => {
+            eprintln!(
+                "{}: could not render the profile: {why}",
+                Style::stderr().error("error")
+            );
+            return worse(status, Status::IoError);
+        }
+    };
+    match write(args.output.as_deref(), &report) {
+        Ok(()) => status,
+        Err(why) => {
+            eprintln!("{}: {why}", Style::stderr().error("error"));
+            worse(status, Status::IoError)
+        }
+    }
+}
+
+/// The run's status if it already failed, else `other`.
+fn worse(run: Status, other: Status) -> Status {
+    if run == Status::OK { other } else { run }
+}
+
+/// The report the flags ask for.
+fn render(program: &Program, profiler: &Profiler, args: &ProfileArgs) -> Result<Vec<u8>, String> {
+    let report = Report::new(program, profiler);
+    let metric = metric(args.metric);
+    Ok(match args.format {
+        Format::Table => report
+            .table_sorted(by(args.by), metric, args.top)
+            .into_bytes(),
+        Format::Json => report.json().into_bytes(),
+        Format::Callgrind => report.callgrind().into_bytes(),
+        Format::Folded => report.folded(metric).into_bytes(),
+        Format::Svg => report.svg(metric).map_err(|e| e.to_string())?.into_bytes(),
+    })
+}
+
+/// Writes `report` to `path`, or to stdout for none or `-`.
+fn write(path: Option<&Path>, report: &[u8]) -> Result<(), String> {
+    match path {
+        Some(path) if path != Path::new("-") => {
+            std::fs::write(path, report).map_err(|e| format!("{}: {e}", path.display()))
+        }
+        _ => {
+            let mut out = std::io::stdout().lock();
+            // A reader that closed the pipe early had what it wanted.
+            let _ = out.write_all(report);
+            let _ = out.flush();
+            Ok(())
+        }
+    }
+}
+
+fn by(by: By) -> ReportBy {
+    match by {
+        By::Instruction => ReportBy::Instruction,
+        By::Function => ReportBy::Function,
+        By::Opcode => ReportBy::Opcode,
+        By::Callee => ReportBy::Callee,
+        By::Line => ReportBy::Line,
+        By::Call => ReportBy::Call,
+    }
+}
+
+fn metric(metric: Metric) -> ReportMetric {
+    match metric {
+        Metric::Ran => ReportMetric::Ran,
+        Metric::Nanos => ReportMetric::Nanos,
+        Metric::Words => ReportMetric::Words,
+        Metric::Allocations => ReportMetric::Allocations,
+    }
+}

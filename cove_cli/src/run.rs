@@ -1,0 +1,114 @@
+//! `cove run`, and what every command that runs a program shares: the
+//! limits from the flags, Ctrl-C, the entry call, and turning how a run
+//! ended into a message and an exit status.
+//!
+//! The statuses come from the runtime's own table
+//! ([`ErrorKind::exit_code`]), so the VM decides what kind of ending each
+//! fault is and the command line only reports it; the table is printed by
+//! `cove --help` and tested against the runtime here.
+
+use cove_ir::program::Program;
+use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
+
+use crate::cli::{LimitArgs, RunArgs};
+use crate::compile::{compile, entry_module};
+use crate::interrupt;
+use crate::status::Status;
+use crate::style::Style;
+
+/// The function every program starts at.
+pub const MAIN: &str = "main";
+
+/// The runtime's limits, from the flags.
+pub fn limits(flags: &LimitArgs) -> Limits {
+    let mut limits = Limits {
+        fuel: flags.fuel,
+        max_heap_words: flags.max_heap,
+        gc_stress: flags.gc_stress,
+        ..Limits::default()
+    };
+    if let Some(depth) = flags.max_depth {
+        limits.max_call_depth = depth;
+    }
+    limits
+}
+
+/// A machine for `program`, with the limits and arguments of the command
+/// line, which Ctrl-C interrupts.
+pub fn machine<'p>(program: &'p Program, flags: &LimitArgs, args: &[String]) -> Vm<'p> {
+    let vm = Vm::new(program)
+        .with_limits(limits(flags))
+        .with_args(args.to_vec());
+    interrupt::forward_to(vm.interrupt_handle());
+    vm
+}
+
+/// Calls the program's `main` on `vm`.
+pub fn call_main(vm: &mut Vm<'_>, program: &Program) -> Result<Value, RunError> {
+    vm.run_entry(entry_module(program), MAIN, Vec::new())
+}
+
+/// Runs `cove run`.
+pub fn run(args: &RunArgs) -> Status {
+    let program = match compile(args.program.file()) {
+        Ok(program) => program,
+        Err(status) => return status,
+    };
+    let mut vm = machine(&program, &args.limits, args.program.args());
+    let result = call_main(&mut vm, &program);
+    ending(&program, result)
+}
+
+/// How a run ended, as an exit status, with anything worth saying printed
+/// to stderr first.
+///
+/// `exit(n)` and main's value are the program's business and are not
+/// announced; a fault is printed with its backtrace and the source line it
+/// happened on; an interrupt says where the program was.
+pub fn ending(program: &Program, result: Result<Value, RunError>) -> Status {
+    match result {
+        Ok(Value::Int(n)) => Status::Program(n),
+        Ok(_) => Status::OK,
+        Err(error) => match error.kind {
+            ErrorKind::Exit(n) => Status::Program(i64::from(n)),
+            kind => {
+                eprint!("{}", describe(program, &error, Style::stderr()));
+                Status::Run(kind.exit_code())
+            }
+        },
+    }
+}
+
+/// A runtime error as `cove` prints it: the message, the line it happened
+/// on, and the Cove backtrace, innermost first.
+pub fn describe(program: &Program, error: &RunError, style: Style) -> String {
+    let label = match error.kind {
+        ErrorKind::Interrupted => style.warn("interrupted"),
+        _ => style.error("error"),
+    };
+    let mut text = format!("{label}: {}\n", error.message);
+    if let Some(frame) = error.backtrace.first() {
+        let source = program
+            .modules
+            .iter()
+            .find(|m| m.path == frame.path)
+            .zip(frame.line)
+            .and_then(|(module, line)| Some((line, module.line_text(line)?)));
+        if let Some((line, source)) = source {
+            let number = line.to_string();
+            let gutter = " ".repeat(number.len());
+            text.push_str(&style.dim(&format!("{gutter} |\n")));
+            text.push_str(&format!(
+                "{} {}\n",
+                style.dim(&format!("{number} |")),
+                source
+            ));
+            text.push_str(&style.dim(&format!("{gutter} |\n")));
+        }
+    }
+    for frame in &error.backtrace {
+        text.push_str(&style.dim(&frame.to_string()));
+        text.push('\n');
+    }
+    text
+}

@@ -1,0 +1,78 @@
+//! The exit statuses of `cove`, one number per way a command can end.
+//!
+//! Chosen so that a script can tell the cases apart without reading stderr.
+//! The program's own status passes through untouched; a compile error is 1
+//! and a usage error clap's 2; how a *run* ended is numbered by the runtime
+//! itself ([`cove_runtime::ErrorKind::exit_code`]: 70 for a fault of the
+//! program, 74 for I/O, 124–128 for the limits, a deadlock and a halt, 130
+//! for an interrupt, as a shell reports Ctrl-C), so the VM, which knows what
+//! each fault is, decides, and this crate does not keep a second table. A
+//! report `cove` cannot write is an I/O error too, 74. A program may of
+//! course return 70 itself; the message on stderr says which it was.
+//! `cove --help` prints the table, and a test holds it to the runtime's.
+
+use std::process::ExitCode;
+
+/// How a `cove` command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// The program's own status: main's `Int`, `exit(n)`, or 0.
+    Program(i64),
+    /// The program did not compile.
+    CompileError,
+    /// The run ended in a runtime error; the status the runtime gives it.
+    Run(i32),
+    /// A file `cove` itself reads or writes (a report, a profile to
+    /// compare) could not be read or written.
+    IoError,
+    /// A file `cove diff` was given is not a profile.
+    BadInput,
+}
+
+impl Status {
+    /// Success.
+    pub const OK: Status = Status::Program(0);
+
+    /// The status of a run that was interrupted, for the second Ctrl-C,
+    /// which does not wait for the run to say so.
+    pub const INTERRUPTED: Status = Status::Run(130);
+
+    /// The number the process exits with.
+    ///
+    /// A program's status is taken modulo 256, which is what the operating
+    /// system would do to it anyway: `exit(-1)` is 255, `exit(256)` is 0.
+    pub fn code(self) -> u8 {
+        match self {
+            Status::Program(n) => (n & 0xff) as u8,
+            Status::CompileError => 1,
+            Status::Run(n) => (n & 0xff) as u8,
+            Status::IoError => 74,
+            Status::BadInput => 65,
+        }
+    }
+}
+
+impl From<Status> for ExitCode {
+    fn from(status: Status) -> ExitCode {
+        ExitCode::from(status.code())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_programs_status_is_taken_modulo_256_as_the_system_would() {
+        assert_eq!(Status::Program(3).code(), 3);
+        assert_eq!(Status::Program(-1).code(), 255);
+        assert_eq!(Status::Program(256).code(), 0);
+    }
+
+    #[test]
+    fn a_compile_error_is_neither_success_nor_a_usage_error_nor_a_run_status() {
+        assert_eq!(Status::CompileError.code(), 1);
+        assert_ne!(Status::CompileError.code(), Status::OK.code());
+        assert_ne!(Status::CompileError.code(), 2, "2 is clap's usage error");
+    }
+}

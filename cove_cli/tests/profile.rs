@@ -1,0 +1,290 @@
+//! `cove profile` and `cove diff`, run as a user runs them, with every
+//! format checked by a reader other than the profiler itself: serde_json
+//! for JSON, inferno for folded stacks, callgrind_annotate for callgrind.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+use support::{cove, run, status, stderr, stdout};
+
+/// A path in a fresh temporary folder.
+fn temp(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join(name);
+    (dir, path)
+}
+
+#[test]
+fn the_table_names_the_hot_function_after_the_programs_own_output() {
+    let out = run(&["profile", "examples/fib.cove", "15"]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("fib(15) = 610\n"), "{text}");
+    let table = &text["fib(15) = 610\n".len()..];
+    let first_row = table
+        .lines()
+        .find(|l| l.contains("fib."))
+        .expect("a row naming a function");
+    assert!(first_row.contains("fib.fib"), "{table}");
+    insta::assert_snapshot!("fib_table", table);
+}
+
+#[test]
+fn every_grouping_makes_a_table() {
+    for by in [
+        "instruction",
+        "function",
+        "opcode",
+        "callee",
+        "line",
+        "call",
+    ] {
+        let out = run(&[
+            "profile",
+            "--by",
+            by,
+            "--top",
+            "5",
+            "examples/fib.cove",
+            "10",
+        ]);
+        assert_eq!(status(&out), 0, "{by}: {}", stderr(&out));
+        assert!(stdout(&out).lines().count() > 3, "{by}: {}", stdout(&out));
+    }
+}
+
+#[test]
+fn the_instruction_table_names_an_instruction_of_fib() {
+    let out = run(&[
+        "profile",
+        "--by",
+        "instruction",
+        "--top",
+        "3",
+        "examples/fib.cove",
+        "15",
+    ]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("fib.fib@"), "{}", stdout(&out));
+}
+
+#[test]
+fn the_json_profile_parses_and_the_programs_output_moves_to_stderr() {
+    let out = run(&["profile", "--format", "json", "examples/fib.cove", "12"]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("stdout is JSON");
+    assert!(json.is_object(), "{json}");
+    assert!(stderr(&out).contains("fib(12) = 144"), "{}", stderr(&out));
+}
+
+#[test]
+fn with_an_output_file_stdout_is_the_programs_alone() {
+    let (_dir, path) = temp("fib.json");
+    let out = run(&[
+        "profile",
+        "--format",
+        "json",
+        "-o",
+        path.to_str().expect("a UTF-8 path"),
+        "examples/fib.cove",
+        "12",
+    ]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "fib(12) = 144\n");
+    let text = std::fs::read_to_string(&path).expect("the report");
+    serde_json::from_str::<serde_json::Value>(&text).expect("the file is JSON");
+}
+
+#[test]
+fn folded_stacks_are_real_call_stacks() {
+    let out = run(&["profile", "--format", "folded", "examples/fib.cove", "10"]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    let folded = stdout(&out);
+    assert!(
+        folded.contains("fib.main;fib.fib;fib.fib;fib.fib"),
+        "{folded}"
+    );
+    for line in folded.lines() {
+        let (stack, count) = line.rsplit_once(' ').expect("`stack count`");
+        assert!(!stack.is_empty(), "{line}");
+        count.parse::<u64>().expect("a count");
+    }
+}
+
+#[test]
+fn inferno_draws_a_flame_graph_from_the_folded_stacks() {
+    let out = run(&["profile", "--format", "folded", "examples/fib.cove", "10"]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    let folded = stdout(&out);
+    let mut options = inferno::flamegraph::Options::default();
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_lines(&mut options, folded.lines(), &mut svg)
+        .expect("inferno accepts the folded stacks");
+    assert!(String::from_utf8_lossy(&svg).contains("fib.fib"));
+}
+
+#[test]
+fn the_svg_is_a_flame_graph() {
+    let (_dir, path) = temp("fib.svg");
+    for metric in ["ran", "nanos", "words", "allocations"] {
+        let out = run(&[
+            "profile",
+            "--format",
+            "svg",
+            "--metric",
+            metric,
+            "-o",
+            path.to_str().expect("a UTF-8 path"),
+            "examples/wordfreq.cove",
+            "examples/wordfreq.txt",
+        ]);
+        assert_eq!(status(&out), 0, "{metric}: {}", stderr(&out));
+        let svg = std::fs::read_to_string(&path).expect("the SVG");
+        assert!(svg.contains("<svg"), "{metric}");
+        assert!(svg.trim_end().ends_with("</svg>"), "{metric}");
+    }
+}
+
+#[test]
+fn callgrind_annotate_reads_the_callgrind_output() {
+    if !support::installed("callgrind_annotate") {
+        println!(
+            "note: callgrind_annotate is not installed (apt-get install valgrind); \
+             the callgrind output was not checked by it"
+        );
+        return;
+    }
+    let (_dir, path) = temp("callgrind.out.fib");
+    let out = run(&[
+        "profile",
+        "--format",
+        "callgrind",
+        "-o",
+        path.to_str().expect("a UTF-8 path"),
+        "examples/fib.cove",
+        "12",
+    ]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    let annotated = std::process::Command::new("callgrind_annotate")
+        .arg(&path)
+        .output()
+        .expect("callgrind_annotate runs");
+    let text = String::from_utf8_lossy(&annotated.stdout);
+    assert!(
+        annotated.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&annotated.stderr)
+    );
+    assert!(text.contains("fib.fib"), "{text}");
+}
+
+#[test]
+fn a_runtime_error_still_writes_the_profile_of_what_ran() {
+    let (_dir, path) = temp("fails.json");
+    let out = run(&[
+        "profile",
+        "--format",
+        "json",
+        "-o",
+        path.to_str().expect("a UTF-8 path"),
+        "examples/fails.cove",
+    ]);
+    assert_eq!(status(&out), 70);
+    assert!(stderr(&out).contains("fails.average"), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&path).expect("the report was written");
+    assert!(text.contains("fails.average"), "{text}");
+}
+
+#[test]
+fn ctrl_c_ends_a_profiled_run_and_the_profile_is_still_written() {
+    let (_dir, path) = temp("forever.folded");
+    let mut child = cove(&[
+        "profile",
+        "--format",
+        "folded",
+        "--fuel",
+        "20000000000",
+        "-o",
+        path.to_str().expect("a UTF-8 path"),
+        "cove_cli/tests/fixtures/forever.cove",
+    ])
+    .stderr(Stdio::piped())
+    .stdout(Stdio::null())
+    .spawn()
+    .expect("cove starts");
+    let mut err = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    err.read_line(&mut line).expect("a line");
+    assert_eq!(line, "started\n");
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).expect("stderr");
+    assert_eq!(child.wait().expect("it ends").code(), Some(130), "{rest}");
+    let folded = std::fs::read_to_string(&path).expect("the profile was written");
+    assert!(folded.contains("forever.main"), "{folded}");
+}
+
+#[test]
+fn follow_tasks_profiles_the_spawned_workers_too() {
+    let alone = run(&["profile", "--format", "folded", "examples/channels.cove"]);
+    let followed = run(&[
+        "profile",
+        "--format",
+        "folded",
+        "--follow-tasks",
+        "examples/channels.cove",
+    ]);
+    assert_eq!(status(&alone), 0, "{}", stderr(&alone));
+    assert_eq!(status(&followed), 0, "{}", stderr(&followed));
+    assert!(
+        !stdout(&alone).contains("channels.worker"),
+        "{}",
+        stdout(&alone)
+    );
+    assert!(
+        stdout(&followed).contains("channels.worker"),
+        "{}",
+        stdout(&followed)
+    );
+}
+
+#[test]
+fn diff_of_two_profiles_shows_what_changed() {
+    let (dir, before) = temp("before.json");
+    let after = dir.path().join("after.json");
+    for (path, n) in [(&before, "10"), (&after, "12")] {
+        let out = run(&[
+            "profile",
+            "--format",
+            "json",
+            "-o",
+            path.to_str().expect("a UTF-8 path"),
+            "examples/fib.cove",
+            n,
+        ]);
+        assert_eq!(status(&out), 0, "{}", stderr(&out));
+    }
+    let out = run(&[
+        "diff",
+        before.to_str().expect("a UTF-8 path"),
+        after.to_str().expect("a UTF-8 path"),
+    ]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("fib.fib"), "{}", stdout(&out));
+}
+
+#[test]
+fn diff_of_a_file_that_is_not_a_profile_is_an_error_naming_it() {
+    let out = run(&["diff", "examples/hello.cove", "examples/fib.cove"]);
+    assert_ne!(status(&out), 0);
+    assert!(
+        stderr(&out).contains("examples/hello.cove"),
+        "{}",
+        stderr(&out)
+    );
+}
