@@ -11,7 +11,7 @@ use cove_ir::program::Program;
 use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
 
 use crate::cli::{LimitArgs, RunArgs};
-use crate::compile::{compile, entry_module};
+use crate::compile::{compile_runnable, entry_module};
 use crate::interrupt;
 use crate::status::Status;
 use crate::style::Style;
@@ -50,7 +50,7 @@ pub fn call_main(vm: &mut Vm<'_>, program: &Program) -> Result<Value, RunError> 
 
 /// Runs `cove run`.
 pub fn run(args: &RunArgs) -> Status {
-    let program = match compile(args.program.file()) {
+    let program = match compile_runnable(args.program.file()) {
         Ok(program) => program,
         Err(status) => return status,
     };

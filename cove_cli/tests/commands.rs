@@ -214,6 +214,21 @@ fn run_of_a_program_that_does_not_compile_exits_with_1_and_runs_nothing() {
 }
 
 #[test]
+fn a_program_without_main_compiles_but_does_not_run() {
+    assert_eq!(
+        status(&run(&["check", "cove_cli/tests/fixtures/nomain.cove"])),
+        0
+    );
+    let out = run(&["run", "cove_cli/tests/fixtures/nomain.cove"]);
+    assert_eq!(status(&out), 1);
+    assert!(
+        stderr(&out).contains("has no `main` to run"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn a_missing_file_is_a_compile_error_naming_it() {
     let out = run(&["check", "examples/no-such-file.cove"]);
     assert_eq!(status(&out), 1);
