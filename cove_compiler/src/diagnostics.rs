@@ -73,6 +73,18 @@ impl Diagnostic {
     }
 }
 
+/// The one-line form: `m.cove:4:11: error[E0100]: type mismatch: ...`, what
+/// an editor or a log wants (the snippet form is [`Diagnostics`]' Display).
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: error[{}]: {}",
+            self.file, self.line, self.column, self.code, self.message
+        )
+    }
+}
+
 /// A diagnostic before it knows its line and column: what the passes build.
 #[derive(Debug, Clone)]
 pub(crate) struct Pending {
@@ -112,6 +124,9 @@ impl Pending {
 struct SourceFile {
     path: String,
     source: String,
+    /// The byte offset each line starts at, to place a diagnostic in
+    /// logarithmic time however many there are.
+    line_starts: Vec<usize>,
 }
 
 /// Every error found in a program, with the sources needed to show them.
@@ -119,6 +134,8 @@ struct SourceFile {
 pub struct Diagnostics {
     files: Vec<SourceFile>,
     list: Vec<(usize, Diagnostic)>,
+    /// What has been reported, so the same error is not reported twice.
+    seen: std::collections::HashSet<(usize, &'static str, usize, usize, String)>,
 }
 
 impl Diagnostics {
@@ -135,16 +152,29 @@ impl Diagnostics {
         self.files.push(SourceFile {
             path: path.to_string(),
             source: source.to_string(),
+            line_starts: std::iter::once(0)
+                .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
         });
         self.files.len() - 1
     }
 
     /// Adds a diagnostic about file `file`, placing it by line and column.
     pub(crate) fn push(&mut self, file: usize, pending: Pending) {
-        let source = &self.files[file].source;
+        let f = &self.files[file];
+        let source = &f.source;
         let start = clamp_to_char(source, pending.span.start.min(source.len()));
         let end = clamp_to_char(source, pending.span.end.clamp(start, source.len()));
-        let (line, column) = line_column(source, start);
+        let line_index = match f.line_starts.binary_search(&start) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let line = line_index as u32 + 1;
+        let column = source[f.line_starts[line_index]..start].chars().count() as u32 + 1;
+        let key = (file, pending.code, start, end, pending.message.clone());
+        if !self.seen.insert(key) {
+            return;
+        }
         let diagnostic = Diagnostic {
             code: pending.code,
             message: pending.message,
@@ -155,9 +185,7 @@ impl Diagnostics {
             line,
             column,
         };
-        if !self.list.iter().any(|(_, d)| *d == diagnostic) {
-            self.list.push((file, diagnostic));
-        }
+        self.list.push((file, diagnostic));
     }
 
     /// Whether there are none.
@@ -188,7 +216,12 @@ impl Diagnostics {
         } else {
             termcolor::Buffer::no_color()
         };
-        let config = term::Config::default();
+        // ASCII borders (`-->`, `|`) as in the language's own examples: they
+        // survive every terminal, log and file encoding.
+        let config = term::Config {
+            chars: term::Chars::ascii(),
+            ..term::Config::default()
+        };
         for (file, d) in &self.list {
             let mut report = Report::error()
                 .with_code(d.code)
@@ -214,6 +247,15 @@ impl Diagnostics {
     }
 }
 
+impl<'a> IntoIterator for &'a Diagnostics {
+    type Item = &'a Diagnostic;
+    type IntoIter = Box<dyn Iterator<Item = &'a Diagnostic> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.render(false))
@@ -228,13 +270,4 @@ fn clamp_to_char(source: &str, mut at: usize) -> usize {
         at -= 1;
     }
     at
-}
-
-/// The 1-based line and column of byte `at`.
-pub(crate) fn line_column(source: &str, at: usize) -> (u32, u32) {
-    let before = &source[..at];
-    let line = before.matches('\n').count() as u32 + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = source[line_start..at].chars().count() as u32 + 1;
-    (line, column)
 }

@@ -24,7 +24,7 @@ use cove_ir::types::{EnumId, StructId, Type};
 
 use crate::ast::{File, Item};
 use crate::diagnostics::{Diagnostics, Pending};
-use crate::lower::{line_starts, lower_function};
+use crate::lower::{ConstIndex, line_starts, lower_function};
 use crate::parser::parse_file;
 use crate::resolve::{ModuleScope, resolve_type};
 
@@ -433,6 +433,7 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
 
     // Bodies.
     let starts: Vec<Vec<usize>> = units.iter().map(|u| line_starts(&u.source)).collect();
+    let mut constants = ConstIndex::default();
     for (m, i, id) in bodies {
         let u = &mut units[m];
         let Item::Fn(f) = &u.ast.items[i] else {
@@ -441,7 +442,16 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
         if f.broken {
             continue;
         }
-        lower_function(&mut program, &scopes, m, &starts[m], &mut u.errors, f, id);
+        lower_function(
+            &mut program,
+            &mut constants,
+            &scopes,
+            m,
+            &starts[m],
+            &mut u.errors,
+            f,
+            id,
+        );
     }
 
     let mut diags = Diagnostics::new();

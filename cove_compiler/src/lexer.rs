@@ -299,6 +299,7 @@ impl Lexer<'_, '_> {
                         self.pos += 1;
                     }
                 }
+                b'/' if self.peek(1) == b'*' => self.block_comment(),
                 b'0'..=b'9' => self.number(),
                 b'a'..=b'z' | b'A'..=b'Z' | b'_' => self.word(),
                 b'"' => self.string(),
@@ -310,6 +311,46 @@ impl Lexer<'_, '_> {
             tok: Tok::Eof,
             span: at..at,
         });
+    }
+
+    /// `/* ... */`, nested as in Rust and Swift. A newline inside one ends
+    /// a statement as a newline outside it would.
+    fn block_comment(&mut self) {
+        let start = self.pos;
+        let mut depth = 0usize;
+        let mut newline = None;
+        while self.pos < self.end {
+            match (self.src[self.pos], self.peek(1)) {
+                (b'/', b'*') => {
+                    depth += 1;
+                    self.pos += 2;
+                }
+                (b'*', b'/') => {
+                    depth -= 1;
+                    self.pos += 2;
+                    if depth == 0 {
+                        if let Some(at) = newline {
+                            self.newline(at);
+                        }
+                        return;
+                    }
+                }
+                (b'\n', _) => {
+                    newline.get_or_insert(self.pos);
+                    self.pos += 1;
+                }
+                _ => self.pos += 1,
+            }
+        }
+        self.errors.push(
+            Pending::new(
+                "E0002",
+                start..start + 2,
+                "this comment is never closed",
+                "the comment starts here",
+            )
+            .help("close it with `*/`"),
+        );
     }
 
     fn word(&mut self) {

@@ -130,6 +130,19 @@ impl Parser<'_, '_> {
         }
     }
 
+    /// Lets the `{` after a declaration's or statement's head start the
+    /// next line (`fn main()` then `{`, as Rust and Swift allow): those
+    /// positions need a block, so a newline there cannot end anything.
+    fn brace_on_next_line(&mut self) {
+        let mut ahead = 0;
+        while matches!(self.nth(ahead), Tok::Newline) {
+            ahead += 1;
+        }
+        if ahead > 0 && matches!(self.nth(ahead), Tok::LBrace) {
+            self.skip_newlines();
+        }
+    }
+
     fn skip_newlines(&mut self) {
         while self.at(&Tok::Newline) {
             self.bump();
@@ -363,6 +376,7 @@ impl Parser<'_, '_> {
         } else {
             None
         };
+        self.brace_on_next_line();
         if !self.at(&Tok::LBrace) {
             self.expected("`{` to start the function body");
             return Some(broken(name, params, self.span()));
@@ -384,6 +398,7 @@ impl Parser<'_, '_> {
         // A declaration that stops parsing part way keeps what it had, marked
         // broken, so its uses are not reported as unknown too.
         let mut fields = Vec::new();
+        self.brace_on_next_line();
         let mut broken = !self.expect(Tok::LBrace, "`{` to start the fields");
         while !broken {
             self.skip_newlines();
@@ -417,6 +432,7 @@ impl Parser<'_, '_> {
         self.bump();
         let name = self.ident("an enum name after `enum`")?;
         let mut variants = Vec::new();
+        self.brace_on_next_line();
         let mut broken = !self.expect(Tok::LBrace, "`{` to start the variants");
         while !broken {
             self.skip_newlines();
@@ -644,6 +660,7 @@ impl Parser<'_, '_> {
             Tok::While => {
                 self.bump();
                 let cond = self.head_expr();
+                self.brace_on_next_line();
                 if !self.at(&Tok::LBrace) {
                     self.expected("`{` to start the loop body");
                     return None;
@@ -660,6 +677,7 @@ impl Parser<'_, '_> {
                 let saved = std::mem::replace(&mut self.no_struct, true);
                 let iter = self.expr();
                 self.no_struct = saved;
+                self.brace_on_next_line();
                 if !self.at(&Tok::LBrace) {
                     self.expected("`{` to start the loop body");
                     return None;
@@ -1098,6 +1116,7 @@ impl Parser<'_, '_> {
     fn if_expr(&mut self) -> Expr {
         let start = self.bump().span.start;
         let cond = self.head_expr();
+        self.brace_on_next_line();
         if !self.at(&Tok::LBrace) {
             self.expected("`{` after the condition of `if`");
             return self.error_expr(start..self.prev_end());
@@ -1111,6 +1130,7 @@ impl Parser<'_, '_> {
         let els = if matches!(self.nth(ahead), Tok::Else) {
             self.skip_newlines();
             self.bump();
+            self.brace_on_next_line();
             if self.at(&Tok::If) {
                 if !self.enter() {
                     return self.error_expr(start..self.prev_end());
@@ -1140,6 +1160,7 @@ impl Parser<'_, '_> {
     fn match_expr(&mut self) -> Expr {
         let start = self.bump().span.start;
         let scrutinee = self.head_expr();
+        self.brace_on_next_line();
         if !self.expect(Tok::LBrace, "`{` to start the arms of `match`") {
             return self.error_expr(start..self.prev_end());
         }

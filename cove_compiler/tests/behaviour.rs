@@ -243,3 +243,24 @@ behaves! {
         "fn half(x: Float) -> Float {\n  x / 2\n}\nfn main() {\n  let x: Float = 3\n  let y = 2 * x + 1\n  var z = 0.5\n  for i in 0..2 {\n    z = z * 2 + 1\n  }\n  println(\"{x} {y} {half(5)} {1 + 2.5} {z} {-1 * x} {x > 2}\")\n}\n"
         => "3 7 2.5 3.5 5 -3 true\n=> ()";
 }
+
+behaves! {
+    exit_fits_where_a_value_is_expected:
+        "fn pick(o: Option[Int]) -> Int {\n  match o {\n    Some(v) => v,\n    None => exit(3),\n  }\n}\nfn main() -> Int {\n  println(pick(Some(4)))\n  pick(None)\n}\n"
+        => "4\nerror: exit 3";
+    block_comments_nest_and_end_lines:
+        "/* a comment\n   /* nested */ still a comment */\nfn main() -> Int {\n  let x = 1 /* inline */ + 2\n  let y = 3 /* a newline\n */\n  x + y\n}\n"
+        => "=> 6";
+}
+
+behaves! {
+    an_if_or_match_starting_with_none_takes_its_type_from_a_later_branch:
+        "fn half(n: Int) -> Option[Int] {\n  let r = if n % 2 == 1 { None } else { Some(n / 2) }\n  r\n}\nfn main() {\n  let m = match 3 {\n    0 => None\n    _ => Some(3)\n  }\n  let xs = if true { [] } else { [1] }\n  let os = [None, Some(2)]\n  println(\"{half(3)} {half(4)} {m} {xs} {os}\")\n}\n"
+        => "None Some(2) Some(3) [] [None, Some(2)]\n=> ()";
+}
+
+behaves! {
+    braces_may_open_on_the_next_line:
+        "struct P\n{\n  x: Int,\n}\n\nenum E\n{\n  A,\n}\n\nfn main() -> Int\n{\n  let p = P { x: 2 }\n  var n = 0\n  while n < 3\n  {\n    n += 1\n  }\n  for i in 0..2\n  {\n    n += i\n  }\n  if n > 100\n  {\n    n = 0\n  }\n  else\n  {\n    n += p.x\n  }\n  match E.A\n  {\n    E.A => n\n  }\n}\n"
+        => "=> 6";
+}

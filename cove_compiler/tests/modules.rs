@@ -223,3 +223,17 @@ fn the_module_example_of_the_language_reference_compiles() {
     );
     cove_compiler::compile_files(&dir.path().join("main.cove")).unwrap();
 }
+
+#[test]
+fn a_diagnostic_has_a_one_line_form_for_editors_and_logs() {
+    let errors =
+        cove_compiler::compile_module("m", "fn main() {\n  let x: Int = true\n}\n").unwrap_err();
+    let lines: Vec<String> = (&errors).into_iter().map(|d| d.to_string()).collect();
+    assert_eq!(
+        lines,
+        ["m.cove:2:16: error[E0100]: type mismatch: expected Int, found Bool"]
+    );
+    let d = errors.iter().next().unwrap();
+    assert_eq!(d.label(), "this is Bool");
+    assert_eq!(d.span(), 27..31);
+}

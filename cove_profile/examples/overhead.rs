@@ -5,8 +5,12 @@
 //! alike. Prints each median and its ratio to the unwatched run.
 //!
 //! ```text
-//! cargo run --release -p cove_profile --example overhead -- examples/bench/fib.cove [REPS]
+//! cargo run --release -p cove_profile --example overhead -- examples/bench/fib.cove [REPS] [ONLY]
 //! ```
+//!
+//! `ONLY` is a comma-separated list of the hooks to run (`unwatched`,
+//! `noop`, `seed`, `real`, `tsc`), for counting one hook's native
+//! instructions under callgrind.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -76,7 +80,7 @@ fn run(program: &Program, debugger: Option<&dyn Debugger>) -> (Duration, u64) {
 
 fn median(mut all: Vec<Duration>) -> Duration {
     all.sort();
-    all[all.len() / 2]
+    all.get(all.len() / 2).copied().unwrap_or_default()
 }
 
 fn main() {
@@ -86,6 +90,10 @@ fn main() {
         std::process::exit(2);
     };
     let reps: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(5);
+    let only = args
+        .next()
+        .unwrap_or_else(|| "unwatched,noop,seed,real,tsc".to_string());
+    let wanted = |key: &str| only.split(',').any(|k| k == key);
     let program = match cove_compiler::compile_files(Path::new(&path)) {
         Ok(program) => program,
         Err(diagnostics) => {
@@ -104,19 +112,32 @@ fn main() {
     let mut instructions = 0;
     for _ in 0..reps {
         let (t, n) = run(&program, None);
-        times[0].push(t);
         instructions = n;
-        times[1].push(run(&program, Some(&Nothing)).0);
-        times[2].push(run(&program, Some(&SeedShape::default())).0);
-        times[3].push(run(&program, Some(&Profiler::new())).0);
-        times[4].push(run(&program, Some(&Profiler::with_clock(TscClock::new()))).0);
+        if wanted("unwatched") {
+            times[0].push(t);
+        }
+        if wanted("noop") {
+            times[1].push(run(&program, Some(&Nothing)).0);
+        }
+        if wanted("seed") {
+            times[2].push(run(&program, Some(&SeedShape::default())).0);
+        }
+        if wanted("real") {
+            times[3].push(run(&program, Some(&Profiler::new())).0);
+        }
+        if wanted("tsc") {
+            times[4].push(run(&program, Some(&Profiler::with_clock(TscClock::new()))).0);
+        }
     }
     let floor = Profiler::new().floor().nanos;
     let tsc_floor = Profiler::with_clock(TscClock::new()).floor().nanos;
     println!("{path}: {instructions} instructions, {reps} interleaved repetitions, medians");
     println!("floor: ~{floor:.1} ns an instruction (real clock), ~{tsc_floor:.1} ns (TscClock)");
-    let base = median(times[0].clone());
+    let base = median(times[0].clone()).max(Duration::from_nanos(1));
     for (name, all) in names.iter().zip(times) {
+        if all.is_empty() {
+            continue;
+        }
         let m = median(all);
         println!(
             "{name:<24} {:>10.3} s  x{:>6.2}  {:>7.1} ns an instruction",

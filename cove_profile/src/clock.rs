@@ -29,7 +29,9 @@ impl<C: Clock + ?Sized> Clock for std::sync::Arc<C> {
     }
 }
 
-/// The real clock: [`Instant`], as nanoseconds since the clock was made.
+/// The real clock: the monotonic clock [`Instant`] reads, as nanoseconds
+/// (on Unix read with `clock_gettime(CLOCK_MONOTONIC)` directly; elsewhere
+/// as the time since the clock was made).
 #[derive(Debug, Clone, Copy)]
 pub struct RealClock {
     origin: Instant,
@@ -53,9 +55,34 @@ impl Default for RealClock {
 impl Clock for RealClock {
     #[inline]
     fn now_nanos(&self) -> u64 {
-        let since = self.origin.elapsed();
-        since.as_secs() * 1_000_000_000 + u64::from(since.subsec_nanos())
+        monotonic_nanos().unwrap_or_else(|| {
+            let since = self.origin.elapsed();
+            since.as_secs() * 1_000_000_000 + u64::from(since.subsec_nanos())
+        })
     }
+}
+
+/// `CLOCK_MONOTONIC` in nanoseconds, the clock `Instant` reads on Unix,
+/// read directly: `Instant::elapsed` spends a third of its time in a
+/// checked subtraction of two `timespec`s that a counter of nanoseconds
+/// does not need.
+#[cfg(unix)]
+#[inline(always)]
+fn monotonic_nanos() -> Option<u64> {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `clock_gettime` writes one `timespec` to the pointer it is
+    // given, which points at a live local of that type.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+    (status == 0).then(|| now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64)
+}
+
+#[cfg(not(unix))]
+#[inline(always)]
+fn monotonic_nanos() -> Option<u64> {
+    None
 }
 
 /// The processor's time-stamp counter, scaled to nanoseconds: a cheaper

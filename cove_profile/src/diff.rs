@@ -80,7 +80,10 @@ impl Diff {
                 "opcode",
                 matched(groups(&before.opcodes), groups(&after.opcodes)),
             ),
-            ("line", matched(groups(&before.lines), groups(&after.lines))),
+            (
+                "line",
+                matched(file_lines(&before.lines), file_lines(&after.lines)),
+            ),
         ];
         Diff {
             before: before.clone(),
@@ -160,6 +163,18 @@ impl Diff {
         }
         out
     }
+}
+
+/// Lines keyed by file name and line, without the directories: two versions
+/// of a program are often two checkouts in two places.
+fn file_lines(lines: &[Group]) -> Vec<(String, Cost)> {
+    lines
+        .iter()
+        .map(|g| {
+            let name = g.name.rsplit(['/', '\\']).next().unwrap_or(&g.name);
+            (name.to_string(), g.cost)
+        })
+        .collect()
 }
 
 /// Every name of either side, matched, sorted by the change in time.

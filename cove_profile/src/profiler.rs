@@ -401,6 +401,43 @@ mod tests {
     }
 
     #[test]
+    fn a_sample_far_beyond_any_program_is_recorded_without_a_giant_table() {
+        let profiler = Profiler::with_clock(SteppingClock::new(1));
+        profiler.record(&at(0, u32::MAX - 1, u32::MAX, 1));
+        profiler.record(&at(0, 0, 0, 1));
+        let rows = profiler.rows();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[1].0, (FunctionId(u32::MAX - 1), u32::MAX));
+        assert_eq!(rows[1].1.nanos, 1);
+    }
+
+    #[test]
+    fn tasks_recorded_from_many_threads_at_once_lose_nothing() {
+        let profiler = Profiler::with_clock(SteppingClock::new(1)).following_tasks();
+        std::thread::scope(|scope| {
+            for task in 0..4 {
+                let profiler = &profiler;
+                scope.spawn(move || {
+                    for i in 0..10_000u32 {
+                        profiler.record(&Sample {
+                            allocated_words: u64::from(i),
+                            ..at(task, task, i % 7, 1)
+                        });
+                    }
+                });
+            }
+        });
+        assert_eq!(profiler.counted(), 40_000);
+        assert_eq!(profiler.tasks(), vec![0, 1, 2, 3]);
+        assert_eq!(
+            profiler.total().words,
+            4 * 9_999,
+            "each task's heap moved by its own counter"
+        );
+        assert_eq!(profiler.by_function().len(), 4);
+    }
+
+    #[test]
     fn a_function_sums_every_program_counter_of_its_own() {
         let profiler = Profiler::with_clock(SteppingClock::new(1));
         for (f, pc, depth) in [(0, 0, 1), (1, 0, 2), (1, 1, 2), (0, 1, 1)] {

@@ -23,6 +23,12 @@ use crate::context::{NodeId, ROOT, Tree};
 use crate::cost::Cost;
 use crate::profiler::Sample;
 
+/// Function ids and program counters below these get a dense cell; a
+/// program with more functions, or a function longer, than any compiler
+/// makes is still profiled, in a map.
+const DENSE_FUNCTIONS: usize = 1 << 20;
+const DENSE_PCS: usize = 1 << 24;
+
 /// A frame of the task's stack as the profiler sees it.
 #[derive(Debug, Clone, Copy)]
 struct Frame {
@@ -100,6 +106,8 @@ type Sites = HashMap<Site, SiteCost, BuildHasherDefault<SiteHasher>>;
 pub(crate) struct Shard {
     /// `table[function][pc]`: the flat, exact profile.
     table: Vec<Vec<Cost>>,
+    /// Cells beyond the dense table's bounds.
+    sparse: HashMap<(FunctionId, u32), Cost>,
     tree: Tree,
     stack: Vec<Frame>,
     last: Option<Previous>,
@@ -113,7 +121,8 @@ pub(crate) struct Shard {
 #[derive(Debug, Clone)]
 pub(crate) struct TaskProfile {
     pub(crate) task: u32,
-    pub(crate) table: Vec<Vec<Cost>>,
+    /// Every instruction that ran, with its cost.
+    pub(crate) rows: Vec<((FunctionId, u32), Cost)>,
     pub(crate) tree: Tree,
     pub(crate) total: Cost,
     /// Every call site, sorted, with the frames still open counted as if
@@ -172,14 +181,21 @@ impl Shard {
     fn cell(&mut self, function: FunctionId, pc: u32) -> &mut Cost {
         let (f, p) = (function.index(), pc as usize);
         if self.table.get(f).is_none_or(|row| p >= row.len()) {
-            self.grow(f, p);
+            return self.grow(function, pc);
         }
         &mut self.table[f][p]
     }
 
+    /// Grows the table to hold `function`'s `pc`, or, for an id or pc far
+    /// beyond any program's (a sample fed by hand, say), keeps the cell in
+    /// a map beside the table rather than allocating gigabytes for it.
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, f: usize, p: usize) {
+    fn grow(&mut self, function: FunctionId, pc: u32) -> &mut Cost {
+        let (f, p) = (function.index(), pc as usize);
+        if f >= DENSE_FUNCTIONS || p >= DENSE_PCS {
+            return self.sparse.entry((function, pc)).or_default();
+        }
         if f >= self.table.len() {
             self.table.resize_with(f + 1, Vec::new);
         }
@@ -187,6 +203,7 @@ impl Shard {
         if p >= row.len() {
             row.resize(p + 1, Cost::default());
         }
+        &mut row[p]
     }
 
     /// The calling-context node this stop runs in.
@@ -260,12 +277,17 @@ impl Shard {
 
     /// Every instruction this task ran, with its cost.
     pub(crate) fn rows(&self) -> impl Iterator<Item = ((FunctionId, u32), Cost)> + '_ {
-        self.table.iter().enumerate().flat_map(|(f, row)| {
-            row.iter()
-                .enumerate()
-                .filter(|(_, c)| !c.is_empty())
-                .map(move |(pc, c)| ((FunctionId(f as u32), pc as u32), *c))
-        })
+        let sparse = self.sparse.iter().map(|(at, cost)| (*at, *cost));
+        self.table
+            .iter()
+            .enumerate()
+            .flat_map(|(f, row)| {
+                row.iter()
+                    .enumerate()
+                    .filter(|(_, c)| !c.is_empty())
+                    .map(move |(pc, c)| ((FunctionId(f as u32), pc as u32), *c))
+            })
+            .chain(sparse)
     }
 
     /// A copy for a report.
@@ -282,7 +304,7 @@ impl Shard {
         sites.sort_by_key(|(site, _)| *site);
         TaskProfile {
             task,
-            table: self.table.clone(),
+            rows: self.rows().collect(),
             tree: self.tree.clone(),
             total: self.total,
             sites,

@@ -158,3 +158,14 @@ fn a_row_only_one_side_has_diffs_against_nothing() {
     let table = diff.table(0);
     assert!(table.contains("new"), "{table}");
 }
+
+#[test]
+fn lines_of_two_checkouts_in_two_directories_are_matched_by_file_name() {
+    let one = profile(&[], &[], &[], &[("old/covefmt.cove:40", cost(10, 100, 0))]);
+    let two = profile(&[], &[], &[], &[("new/covefmt.cove:40", cost(5, 200, 1))]);
+    let diff = Diff::new(&one, &two);
+    let lines = diff.rows("line");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0].name, "covefmt.cove:40");
+    assert!(lines[0].fewer_but_slower());
+}

@@ -204,3 +204,57 @@ fn a_debugger_written_outside_the_crates_sees_every_instruction() {
     assert_eq!(counter.0.load(Ordering::Relaxed), vm.instructions());
     assert!(vm.instructions() > 100);
 }
+
+/// Ties are broken by the instruction's identity, so two runs of one program
+/// report the same order (an unchanged program must not look changed).
+#[test]
+fn two_runs_of_one_program_report_the_same_order() {
+    let program = compile(ALLOCATES);
+    let order = || {
+        let profiler = Profiler::new();
+        let mut vm = Vm::new(&program).with_debugger(&profiler);
+        vm.run_entry("m", "main", Vec::new()).expect("it answers");
+        let rows: Vec<_> = profiler
+            .hottest()
+            .into_iter()
+            .map(|(at, c)| (at, c.ran))
+            .collect();
+        let functions: Vec<_> = profiler
+            .by_function()
+            .into_iter()
+            .map(|(f, c)| (f, c.ran))
+            .collect();
+        (rows, functions)
+    };
+    assert_eq!(order(), order());
+}
+
+/// A run that fails still leaves the profile of the part that ran, counted
+/// as exactly as a run that finished.
+#[test]
+fn a_run_that_fails_leaves_the_profile_of_what_ran() {
+    let program = compile(
+        "export fn main() -> Int {
+  var i = 0
+  while i < 50 {
+    i = i + 1
+  }
+  10 / (i - 50)
+}
+",
+    );
+    let profiler = Profiler::new();
+    let mut vm = Vm::new(&program).with_debugger(&profiler);
+    assert!(
+        vm.run_entry("m", "main", Vec::new()).is_err(),
+        "division by zero"
+    );
+    assert_eq!(profiler.counted(), vm.instructions());
+    assert!(profiler.counted() > 50);
+    let report = cove_profile::report::Report::new(&program, &profiler);
+    assert!(
+        report
+            .table(cove_profile::report::By::Function, 0)
+            .contains("m.main")
+    );
+}

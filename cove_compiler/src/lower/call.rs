@@ -577,6 +577,13 @@ impl FnCx<'_> {
             .map(|s| self.inst(*s, &mut binds))
             .collect();
         let result = self.inst(sig.result, &mut binds);
+        if b == Builtin::Exit {
+            // `exit` never returns, so it fits wherever a value is expected:
+            // `None => exit(1)` in a match of Ints.
+            let v = self.builtin_emit(b, &params, result, None, args, Want::Any);
+            self.release(v);
+            return Val::none(NEVER);
+        }
         self.builtin_emit(b, &params, result, None, args, want)
     }
 

@@ -78,7 +78,7 @@ impl FnCx<'_> {
         if expected == Some(Program::FLOAT)
             && let Some(i) = int_literal_value(e)
         {
-            let k = self.program.intern_constant(Constant::Float(i as f64));
+            let k = self.constant(Constant::Float(i as f64));
             let dst = self.dst(want, false);
             self.e.emit(Instr::LoadConst { dst, constant: k });
             return self.done(dst, Program::FLOAT, want);
@@ -86,7 +86,7 @@ impl FnCx<'_> {
         match &e.kind {
             ExprKind::Int(v) => self.int_literal(*v, false, &e.span, want),
             ExprKind::Float(f) => {
-                let k = self.program.intern_constant(Constant::Float(*f));
+                let k = self.constant(Constant::Float(*f));
                 let dst = self.dst(want, false);
                 self.e.emit(Instr::LoadConst { dst, constant: k });
                 self.done(dst, Program::FLOAT, want)
@@ -232,7 +232,7 @@ impl FnCx<'_> {
         match i32::try_from(value) {
             Ok(small) => self.e.emit(Instr::LoadInt { dst, value: small }),
             Err(_) => {
-                let k = self.program.intern_constant(Constant::Int(value));
+                let k = self.constant(Constant::Int(value));
                 self.e.emit(Instr::LoadConst { dst, constant: k });
             }
         }
@@ -240,9 +240,7 @@ impl FnCx<'_> {
     }
 
     pub(crate) fn load_str(&mut self, text: &str, want: Want) -> Val {
-        let k = self
-            .program
-            .intern_constant(Constant::Str(text.to_string()));
+        let k = self.constant(Constant::Str(text.to_string()));
         let dst = self.dst(want, true);
         self.e.emit(Instr::LoadConst { dst, constant: k });
         self.done(dst, Program::STR, want)
@@ -438,7 +436,7 @@ impl FnCx<'_> {
         if op == UnOp::Neg
             && let ExprKind::Float(f) = a.kind
         {
-            let k = self.program.intern_constant(Constant::Float(-f));
+            let k = self.constant(Constant::Float(-f));
             let dst = self.dst(want, false);
             self.e.emit(Instr::LoadConst { dst, constant: k });
             return self.done(dst, Program::FLOAT, want);
@@ -536,11 +534,12 @@ impl FnCx<'_> {
         let (lt, rt) = (l.ty, r.ty);
         if lt != rt {
             let (ln, rn) = (self.tname(lt), self.tname(rt));
+            // The left operand fixes the type the right one must have.
             let mut d = Pending::new(
-                "E0101",
+                "E0100",
                 span.clone(),
-                format!("`{}` cannot combine {ln} and {rn}", op.text()),
-                format!("{ln} {} {rn}", op.text()),
+                format!("type mismatch: expected {ln}, found {rn}"),
+                format!("this is {rn}"),
             );
             if (lt == Program::INT && rt == Program::FLOAT)
                 || (lt == Program::FLOAT && rt == Program::INT)
@@ -812,10 +811,10 @@ impl FnCx<'_> {
             if r.ty != ERROR && r.ty != NEVER {
                 let (ln, rn) = (self.tname(l.ty), self.tname(r.ty));
                 self.err(Pending::new(
-                    "E0101",
+                    "E0100",
                     span.clone(),
-                    format!("`{}` cannot combine {ln} and {rn}", op.text()),
-                    format!("{ln} compared with {rn}"),
+                    format!("type mismatch: expected {ln}, found {rn}"),
+                    format!("this is {rn}"),
                 ));
             }
             return;
@@ -1022,7 +1021,14 @@ impl FnCx<'_> {
             _ => None,
         };
         let branch_want = |r: Option<Reg>| r.map_or(Want::Any, Want::Into);
-        let t = self.block(then, expected, branch_want(result));
+        // `if c { None } else { Some(1) }`: the `then` branch takes its type
+        // from the `else` branch when it cannot tell its own.
+        let then_hint = match expected {
+            Some(t) => Some(t),
+            None if self.guess_block(then).is_none() => self.guess_type(els),
+            None => None,
+        };
+        let t = self.block(then, then_hint, branch_want(result));
         if let Some(exp) = expected {
             let span = then.stmts.last().map_or(then.span.clone(), |s| match s {
                 Stmt::Expr(e) => e.span.clone(),
@@ -1244,7 +1250,10 @@ impl FnCx<'_> {
             _ => None,
         });
         let mut first: Option<Val> = None;
-        let elem = match from_context.or_else(|| items.first().and_then(|e| self.static_type(e))) {
+        let elem = match from_context
+            .or_else(|| items.first().and_then(|e| self.static_type(e)))
+            .or_else(|| items.iter().find_map(|e| self.guess_type(e)))
+        {
             Some(t) => t,
             None => match items.first() {
                 None => {
@@ -1441,6 +1450,66 @@ impl FnCx<'_> {
                 );
             }
             None => self.e.emit(Instr::ReturnUnit {}),
+        }
+    }
+}
+
+impl FnCx<'_> {
+    /// The type of `e` where it can be told from its shape alone, without
+    /// lowering it: what lets an `if` or `match` whose first branch is
+    /// `None` or `[]` take its type from a later branch. Never a wrong type:
+    /// `None` where unsure.
+    pub(crate) fn guess_type(&mut self, e: &Expr) -> Option<TypeId> {
+        let t = match &e.kind {
+            ExprKind::Int(_) => Program::INT,
+            ExprKind::Float(_) => Program::FLOAT,
+            ExprKind::Bool(_) => Program::BOOL,
+            ExprKind::Str(_) => Program::STR,
+            ExprKind::Unit => Program::UNIT,
+            ExprKind::Name(n) => self.var(n).map(|(_, t, _)| t)?,
+            ExprKind::Call(callee, args) => match &callee.kind {
+                ExprKind::Name(n) if n == "Some" && args.len() == 1 && self.var(n).is_none() => {
+                    let inner = self.guess_type(&args[0])?;
+                    self.program.intern_type(Type::Option(inner))
+                }
+                ExprKind::Name(n) if self.var(n).is_none() => {
+                    let id = *self.scopes[self.module].functions.get(n)?;
+                    self.program.functions[id.index()].result
+                }
+                _ => return None,
+            },
+            ExprKind::List(items) => {
+                let first = self.guess_type(items.first()?)?;
+                self.program.intern_type(Type::List(first))
+            }
+            ExprKind::StructLit(path, _) if path.len() == 1 => {
+                *self.scopes[self.module].types.get(&path[0].name)?
+            }
+            ExprKind::Block(b) => self.guess_block(b)?,
+            ExprKind::Binary(op, a, _) => match op {
+                BinOp::Eq
+                | BinOp::Ne
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+                | BinOp::And
+                | BinOp::Or => Program::BOOL,
+                _ => self
+                    .guess_type(a)
+                    .filter(|t| [Program::INT, Program::FLOAT, Program::STR].contains(t))?,
+            },
+            ExprKind::Unary(UnOp::Not, _) => Program::BOOL,
+            _ => return None,
+        };
+        (t != ERROR && t != NEVER).then_some(t)
+    }
+
+    /// The type of a block's value where its shape tells it.
+    pub(crate) fn guess_block(&mut self, b: &Block) -> Option<TypeId> {
+        match b.stmts.last() {
+            Some(Stmt::Expr(e)) if b.stmts.len() == 1 => self.guess_type(e),
+            _ => None,
         }
     }
 }

@@ -57,7 +57,13 @@ impl FnCx<'_> {
             Want::Into(r) => Some(r),
             _ => None,
         };
-        let mut result_ty: Option<TypeId> = expected;
+        // The arms' type is the context's, or else the first arm whose shape
+        // tells it (so `0 => None, n => Some(n)` is an Option[Int]).
+        let mut result_ty: Option<TypeId> = match expected {
+            Some(t) => Some(t),
+            None if want != Want::Discard => arms.iter().find_map(|a| self.guess_type(&a.body)),
+            None => None,
+        };
         let is_enum = matches!(ty_of(self.program, sty), Some(Type::Enum(_)));
         let tag = match s.reg {
             Some(obj)
@@ -277,7 +283,7 @@ impl FnCx<'_> {
                             fail,
                         ),
                         Err(_) => {
-                            let k = self.program.intern_constant(Constant::Int(value));
+                            let k = self.constant(Constant::Int(value));
                             let t = self.e.alloc(false);
                             self.e.emit(Instr::LoadConst {
                                 dst: t,

@@ -88,6 +88,7 @@ struct LoopCx {
 /// The state of lowering one function.
 pub(crate) struct FnCx<'a> {
     pub program: &'a mut Program,
+    constants: &'a mut ConstIndex,
     pub scopes: &'a [ModuleScope],
     pub module: usize,
     pub errors: &'a mut Vec<Pending>,
@@ -114,9 +115,45 @@ pub(crate) fn line_starts(source: &str) -> Vec<usize> {
         .collect()
 }
 
+/// The constant pool's index: `Program::intern_constant` searches the pool
+/// linearly, which is quadratic over a program with thousands of string
+/// literals; this finds a constant in one hash lookup.
+#[derive(Debug, Default)]
+pub(crate) struct ConstIndex(std::collections::HashMap<ConstKey, cove_ir::program::ConstId>);
+
+/// A constant as a hashable key (a Float by its bits).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum ConstKey {
+    Int(i64),
+    Float(u64),
+    Str(String),
+}
+
+impl ConstIndex {
+    /// The id of `c` in `program`'s pool, adding it if it is new.
+    pub(crate) fn intern(
+        &mut self,
+        program: &mut Program,
+        c: cove_ir::program::Constant,
+    ) -> cove_ir::program::ConstId {
+        use cove_ir::program::{ConstId, Constant};
+        let key = match &c {
+            Constant::Int(i) => ConstKey::Int(*i),
+            Constant::Float(f) => ConstKey::Float(f.to_bits()),
+            Constant::Str(s) => ConstKey::Str(s.clone()),
+        };
+        *self.0.entry(key).or_insert_with(|| {
+            program.constants.push(c);
+            ConstId(program.constants.len() as u32 - 1)
+        })
+    }
+}
+
 /// Checks and lowers the body of `decl` into function `id` of the program.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn lower_function(
     program: &mut Program,
+    constants: &mut ConstIndex,
     scopes: &[ModuleScope],
     module: usize,
     line_starts: &[usize],
@@ -128,6 +165,7 @@ pub(crate) fn lower_function(
     let result = program.functions[id.index()].result;
     let mut cx = FnCx {
         program,
+        constants,
         scopes,
         module,
         errors,
@@ -260,6 +298,11 @@ fn program_of<'a>(cx: FnCx<'a>) -> &'a mut Program {
 
 impl FnCx<'_> {
     // ---- small helpers -------------------------------------------------------
+
+    /// The id of a constant in the pool.
+    pub(crate) fn constant(&mut self, c: cove_ir::program::Constant) -> cove_ir::program::ConstId {
+        self.constants.intern(self.program, c)
+    }
 
     pub(crate) fn err(&mut self, d: Pending) {
         self.errors.push(d);
@@ -954,7 +997,7 @@ impl FnCx<'_> {
                             value: small,
                         },
                         _ => {
-                            let k = self.program.intern_constant(if ty == Program::INT {
+                            let k = self.constant(if ty == Program::INT {
                                 cove_ir::program::Constant::Int(bits as i64)
                             } else {
                                 cove_ir::program::Constant::Float(f64::from_bits(bits))

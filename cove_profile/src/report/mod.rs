@@ -234,14 +234,8 @@ impl<'a> Report<'a> {
         let mut flat: BTreeMap<(FunctionId, u32), Cost> = BTreeMap::new();
         for task in &tasks {
             total.add(&task.total);
-            for (f, row) in task.table.iter().enumerate() {
-                for (pc, cost) in row.iter().enumerate() {
-                    if !cost.is_empty() {
-                        flat.entry((FunctionId(f as u32), pc as u32))
-                            .or_default()
-                            .add(cost);
-                    }
-                }
+            for (at, cost) in &task.rows {
+                flat.entry(*at).or_default().add(cost);
             }
         }
         let instructions = flat
