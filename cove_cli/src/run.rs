@@ -82,11 +82,15 @@ pub fn ending(program: &Program, result: Result<Value, RunError>) -> Status {
 /// A runtime error as `cove` prints it: the message, the line it happened
 /// on, and the Cove backtrace, innermost first.
 pub fn describe(program: &Program, error: &RunError, style: Style) -> String {
-    let label = match error.kind {
-        ErrorKind::Interrupted => style.warn("interrupted"),
-        _ => style.error("error"),
+    // The one thing that interrupts a run of the command line is Ctrl-C,
+    // so say so rather than repeat the runtime's bare "interrupted".
+    let mut text = match error.kind {
+        ErrorKind::Interrupted => format!(
+            "{}: Ctrl-C stopped the run here\n",
+            style.warn("interrupted")
+        ),
+        _ => format!("{}: {}\n", style.error("error"), error.message),
     };
-    let mut text = format!("{label}: {}\n", error.message);
     if let Some(frame) = error.backtrace.first() {
         let source = program
             .modules
