@@ -61,9 +61,13 @@ impl Hasher for FxHasher {
         self.add(n as u64);
     }
 
+    /// The state, rotated: a product's high bits are its well-mixed ones,
+    /// and the table picks its bucket from the low bits, which without the
+    /// rotation depend only on the low bytes of the key (for `"w1234"`, on
+    /// the `w`), so every key of a shape would share a bucket.
     #[inline]
     fn finish(&self) -> u64 {
-        self.hash
+        self.hash.rotate_left(26)
     }
 }
 

@@ -314,24 +314,28 @@ impl Memory {
     ///
     /// Never collects (see the module documentation); fails only when one
     /// request is larger than the heap limit.
-    #[inline]
     pub fn alloc(&mut self, words: usize) -> Result<u64, RunError> {
+        let at = self
+            .alloc_raw(words)
+            .map_err(|f| RunError::new(f.kind, f.message))?;
+        self.space[at as usize..at as usize + words].fill(0);
+        Ok(at)
+    }
+
+    /// Hands out `words` words whose contents are whatever was there: for
+    /// the constructors below, which write every word the collector reads
+    /// before the instruction that allocated them ends.
+    #[inline]
+    fn alloc_raw(&mut self, words: usize) -> Faulty<u64> {
         if let Some(limit) = self.limit
             && words as u64 > limit
         {
-            let fault = heap_limit(limit);
-            return Err(RunError::new(fault.kind, fault.message));
+            return Err(heap_limit(limit));
         }
         let at = self.next;
         let end = at + words;
-        let old = self.space.len();
-        if end > old {
-            // Above `next` the vector may hold a dead object from before the
-            // last collection; zero that part, `resize` zeroes the rest.
-            self.space[at..old].fill(0);
-            self.space.resize((old * 2).max(end), 0);
-        } else {
-            self.space[at..end].fill(0);
+        if end > self.space.len() {
+            self.space.resize((self.space.len() * 2).max(end), 0);
         }
         self.next = end;
         self.allocated_words += words as u64;
@@ -406,7 +410,7 @@ impl Memory {
                 format!("a string of {len} bytes is longer than a string may be"),
             ));
         }
-        let r = self.alloc(1 + words_for(len))?;
+        let r = self.alloc_raw(1 + words_for(len))?;
         self.space[r as usize] = header(kind::STR, 0, len as u32);
         let words = &mut self.space[r as usize + 1..r as usize + 1 + words_for(len)];
         // SAFETY: `words` is an exclusive slice of at least `len` bytes, and
@@ -433,7 +437,7 @@ impl Memory {
                 "a string longer than a string may be",
             ));
         }
-        let r = self.alloc(1 + words_for(len))?;
+        let r = self.alloc_raw(1 + words_for(len))?;
         self.space[r as usize] = header(kind::STR, 0, len as u32);
         let base = self.space.as_mut_ptr().cast::<u8>();
         // SAFETY: the sources are live strings below the new object and the
@@ -458,13 +462,13 @@ impl Memory {
         let array = if items.is_empty() {
             0
         } else {
-            let array = self.alloc(1 + items.len())?;
+            let array = self.alloc_raw(1 + items.len())?;
             self.space[array as usize] =
                 header(kind::ARRAY, u32::from(elem_ref), items.len() as u32);
             self.space[array as usize + 1..array as usize + 1 + items.len()].copy_from_slice(items);
             array
         };
-        let list = self.alloc(3)?;
+        let list = self.alloc_raw(3)?;
         self.space[list as usize] = header(kind::LIST, u32::from(elem_ref), elem_ty);
         self.space[list as usize + 1] = items.len() as u64;
         self.space[list as usize + 2] = array;
@@ -516,6 +520,7 @@ impl Memory {
         }
         let grown = want.max(capacity * 2).max(4);
         let elem_ref = a_of(self.header(list));
+        // Zeroed: the collector scans an array to its capacity.
         let fresh = self.alloc(1 + grown)?;
         self.space[fresh as usize] = header(kind::ARRAY, elem_ref, grown as u32);
         let len = self.list_len(list);
@@ -565,7 +570,7 @@ impl Memory {
 
     /// A new object of `kind` whose fields are `fields`.
     pub(crate) fn alloc_object(&mut self, kind: u8, a: u32, b: u32, fields: &[u64]) -> Faulty<u64> {
-        let r = self.alloc(1 + fields.len())?;
+        let r = self.alloc_raw(1 + fields.len())?;
         let at = r as usize;
         self.space[at] = header(kind, a, b);
         self.space[at + 1..at + 1 + fields.len()].copy_from_slice(fields);

@@ -151,35 +151,40 @@ impl<'env> Machine<'env> {
         'env: 'scope,
     {
         let program = self.program;
-        let max_depth = self.shared.limits.max_call_depth;
-        let type_is_ref = &self.shared.digest.type_is_ref;
 
+        // The hot state lives in four locals the compiler can keep in
+        // registers: `ip` (the next instruction), `code` (the current
+        // function's first), `regs` (the current frame's window) and
+        // `remaining` (the countdown to the safepoint). Everything else the
+        // loop needs is reached through `self` on the paths that need it.
         let entry = *self.frames.last().expect("an entered machine has a frame");
-        let mut func = program.function(entry.func);
-        let mut code: &[Instr] = &func.code;
-        let mut pc = entry.pc as usize;
-        let mut base = entry.base as usize;
+        let mut code: *const Instr = program.function(entry.func).code.as_ptr();
+        // SAFETY: a frame's pc is inside its function's code.
+        let mut ip: *const Instr = unsafe { code.add(entry.pc as usize) };
         // SAFETY: `enter` allocated the entry frame's window.
-        let mut regs: *mut u64 = unsafe { self.stack.as_mut_ptr().add(base) };
+        let mut regs: *mut u64 = unsafe { self.stack.as_mut_ptr().add(entry.base as usize) };
 
-        let mut chunk = match self.next_chunk() {
+        self.chunk = match self.next_chunk() {
             Ok(chunk) => chunk,
-            Err(fault) => return Err(self.error(fault, pc + 1)),
+            Err(fault) => return Err(self.error(fault, entry.pc as usize + 1)),
         };
-        let mut remaining = chunk;
+        let mut remaining = self.chunk;
 
+        // The index of the next instruction in the current function.
+        macro_rules! pc {
+            () => {
+                // SAFETY: `ip` and `code` point into the same function's code.
+                unsafe { ip.offset_from(code) as usize }
+            };
+        }
         // Register access. `check` proved every register operand is inside
         // its function's frame; `regs` points at the frame's window.
         macro_rules! reg {
-            ($r:expr) => {{
-                debug_assert!(($r.0 as usize) < func.registers as usize);
-                unsafe { *regs.add($r.0 as usize) }
-            }};
+            ($r:expr) => {{ unsafe { *regs.add($r.0 as usize) } }};
         }
         macro_rules! set {
             ($r:expr, $v:expr) => {{
                 let value: u64 = $v;
-                debug_assert!(($r.0 as usize) < func.registers as usize);
                 unsafe { *regs.add($r.0 as usize) = value }
             }};
         }
@@ -196,25 +201,33 @@ impl<'env> Machine<'env> {
         macro_rules! window {
             ($base:expr, $count:expr) => {{
                 let count = $count as usize;
-                debug_assert!($base.0 as usize + count <= func.registers as usize);
                 unsafe { std::slice::from_raw_parts(regs.add($base.0 as usize), count) }
             }};
         }
         macro_rules! refresh {
-            () => {
+            () => {{
+                let base = self.frames.last().map_or(0, |f| f.base as usize);
                 // SAFETY: the current frame's window is inside the stack.
                 regs = unsafe { self.stack.as_mut_ptr().add(base) }
-            };
+            }};
+        }
+        // Writes the current pc into the innermost frame, for whatever is
+        // about to look at the stack from outside the loop.
+        macro_rules! sync {
+            () => {{
+                let pc = pc!() as u32;
+                if let Some(frame) = self.frames.last_mut() {
+                    frame.pc = pc;
+                }
+            }};
         }
         // Ends the run with a fault located at the current instruction.
         macro_rules! fail {
             ($fault:expr) => {{
                 let fault = $fault;
-                self.settle(chunk, remaining);
-                if let Some(frame) = self.frames.last_mut() {
-                    frame.pc = pc as u32;
-                }
-                return Err(self.error(fault, pc));
+                self.settle(remaining);
+                sync!();
+                return Err(self.error(fault, pc!()));
             }};
         }
         macro_rules! attempt {
@@ -237,50 +250,77 @@ impl<'env> Machine<'env> {
         macro_rules! jump_if {
             ($cond:expr, $target:expr) => {
                 if $cond {
-                    pc = $target as usize;
+                    // SAFETY: `check` proved every target inside the code.
+                    ip = unsafe { code.add($target as usize) };
                 }
             };
+        }
+        // Returns `value` to the caller, or ends the run with it.
+        macro_rules! ret {
+            ($value:expr) => {{
+                let value: u64 = $value;
+                let done = self.frames.pop().expect("a running machine has a frame");
+                match self.frames.last() {
+                    None => {
+                        self.frames.push(done);
+                        self.settle(remaining);
+                        return Ok(value);
+                    }
+                    Some(caller) => {
+                        // SAFETY: the caller's function id was checked when
+                        // it was called, and its pc is inside its code.
+                        let function =
+                            unsafe { program.functions.get_unchecked(caller.func.index()) };
+                        code = function.code.as_ptr();
+                        ip = unsafe { code.add(caller.pc as usize) };
+                        regs = unsafe { self.stack.as_mut_ptr().add(caller.base as usize) };
+                        set!(cove_ir::op::Reg(done.dst), value);
+                    }
+                }
+            }};
         }
 
         loop {
             if remaining == 0 {
-                self.executed += u64::from(chunk);
+                self.executed += u64::from(self.chunk);
                 // The stride is counted; a fault from here on settles nothing twice.
-                chunk = 0;
+                self.chunk = 0;
                 #[cfg(feature = "sampled-profile")]
-                if let Some(sampled) = &mut self.sampled {
-                    sampled.sample(func, pc);
+                {
+                    let pc = pc!();
+                    let func = self.frames.last().map(|f| f.func);
+                    if let (Some(sampled), Some(func)) = (&mut self.sampled, func) {
+                        sampled.sample(program.function(func), pc);
+                    }
                 }
                 if let Err(fault) = self.safepoint() {
-                    pc += 1;
+                    ip = unsafe { ip.add(1) };
                     fail!(fault);
                 }
-                chunk = attempt!(self.next_chunk());
-                remaining = chunk;
+                self.chunk = attempt!(self.next_chunk());
+                remaining = self.chunk;
             }
             remaining -= 1;
             // SAFETY: `check` proved the code ends in a return or a jump and
-            // every target is inside it, so `pc` is in bounds.
-            let instr = unsafe { *code.get_unchecked(pc) };
+            // every target is inside it, so `ip` points at an instruction.
+            let instr: &Instr = unsafe { &*ip };
             if W::ON {
-                if let Some(frame) = self.frames.last_mut() {
-                    frame.pc = pc as u32;
-                }
+                sync!();
                 let stop = Stop {
                     program,
                     frames: &self.frames,
                     stack: &self.stack,
                     heap: &self.heap,
-                    pc: pc as u32,
+                    pc: pc!() as u32,
                     task: self.task,
                 };
                 if watch.at(&stop) == Resume::Halt {
-                    pc += 1;
+                    ip = unsafe { ip.add(1) };
                     fail!(Fault::new(ErrorKind::Halted, "halted by the debugger"));
                 }
             }
-            pc += 1;
-            match instr {
+            ip = unsafe { ip.add(1) };
+            match *instr {
                 // ---- moving values ------------------------------------
                 Instr::Move { dst, src } => set!(dst, reg!(src)),
                 Instr::LoadInt { dst, value } => set!(dst, i64::from(value) as u64),
@@ -411,7 +451,7 @@ impl<'env> Machine<'env> {
                 }
 
                 // ---- control --------------------------------------------
-                Instr::Jump { target } => pc = target as usize,
+                Instr::Jump { target } => jump_if!(true, target),
                 Instr::JumpIf { cond, target } => jump_if!(reg!(cond) != 0, target),
                 Instr::JumpIfNot { cond, target } => jump_if!(reg!(cond) == 0, target),
                 Instr::JumpEqInt { a, b, target } => jump_if!(reg!(a) == reg!(b), target),
@@ -446,50 +486,61 @@ impl<'env> Machine<'env> {
                     base: args,
                     count,
                 } => {
-                    if self.frames.len() >= max_depth {
+                    let depth = self.frames.len();
+                    if depth >= self.shared.limits.max_call_depth {
                         fail!(Fault::new(
                             ErrorKind::CallDepth,
-                            format!("call depth exceeded its limit of {max_depth} frames"),
+                            format!(
+                                "call depth exceeded its limit of {} frames",
+                                self.shared.limits.max_call_depth
+                            ),
                         ));
                     }
-                    let target = program.function(callee);
-                    let callee_base = base + usize::from(func.registers);
-                    let need = callee_base + usize::from(target.registers);
-                    if need > self.stack.len() {
-                        self.stack.resize(need * 2, 0);
+                    // SAFETY: `check` proved the callee exists.
+                    let target = unsafe { program.functions.get_unchecked(callee.index()) };
+                    let pc = pc!() as u32;
+                    let caller = self
+                        .frames
+                        .last_mut()
+                        .expect("a running machine has a frame");
+                    caller.pc = pc;
+                    let callee_base = caller.top as usize;
+                    let from = caller.base as usize + usize::from(args.0);
+                    let size = usize::from(target.registers);
+                    let top = callee_base + size;
+                    if top > self.stack.len() {
+                        self.stack.resize(top * 2, 0);
                     }
-                    let from = base + usize::from(args.0);
                     let count = usize::from(count);
                     // SAFETY: `check` proved `args..args+count` inside the
                     // caller's frame and `count` within the callee's; the
                     // callee's window was just made to fit in the stack.
+                    //
+                    // Word by word, with volatile stores: a frame is a
+                    // handful of registers, and a loop the compiler turned
+                    // into calls to `memcpy` and `memset` would cost more
+                    // than the copy.
                     unsafe {
                         let stack = self.stack.as_mut_ptr();
-                        std::ptr::copy_nonoverlapping(
-                            stack.add(from),
-                            stack.add(callee_base),
-                            count,
-                        );
-                        std::ptr::write_bytes(
-                            stack.add(callee_base + count),
-                            0,
-                            usize::from(target.registers) - count,
-                        );
-                    }
-                    if let Some(frame) = self.frames.last_mut() {
-                        frame.pc = pc as u32;
+                        let window = stack.add(callee_base);
+                        let args = stack.add(from);
+                        for i in 0..count {
+                            window.add(i).write_volatile(args.add(i).read());
+                        }
+                        for i in count..size {
+                            window.add(i).write_volatile(0);
+                        }
+                        regs = window;
                     }
                     self.frames.push(CallFrame {
                         func: callee,
                         pc: 0,
                         base: callee_base as u32,
+                        top: top as u32,
                         dst: dst.0,
                     });
-                    func = target;
-                    code = &func.code;
-                    pc = 0;
-                    base = callee_base;
-                    refresh!();
+                    code = target.code.as_ptr();
+                    ip = code;
                 }
                 Instr::CallBuiltin {
                     dst,
@@ -501,51 +552,14 @@ impl<'env> Machine<'env> {
                     let given = window!(args, count);
                     let n = given.len().min(4);
                     buf[..n].copy_from_slice(&given[..n]);
-                    if let Some(frame) = self.frames.last_mut() {
-                        frame.pc = pc as u32;
-                    }
+                    sync!();
                     let r = attempt!(self.builtin(builtin, &buf[..n]));
                     refresh!();
                     set!(dst, r);
                     gc_point!();
                 }
-                Instr::Return { src } => {
-                    let value = reg!(src);
-                    let done = self.frames.pop().expect("a running machine has a frame");
-                    match self.frames.last() {
-                        None => {
-                            self.frames.push(done);
-                            self.settle(chunk, remaining);
-                            return Ok(value);
-                        }
-                        Some(caller) => {
-                            func = program.function(caller.func);
-                            code = &func.code;
-                            pc = caller.pc as usize;
-                            base = caller.base as usize;
-                            refresh!();
-                            set!(cove_ir::op::Reg(done.dst), value);
-                        }
-                    }
-                }
-                Instr::ReturnUnit {} => {
-                    let done = self.frames.pop().expect("a running machine has a frame");
-                    match self.frames.last() {
-                        None => {
-                            self.frames.push(done);
-                            self.settle(chunk, remaining);
-                            return Ok(0);
-                        }
-                        Some(caller) => {
-                            func = program.function(caller.func);
-                            code = &func.code;
-                            pc = caller.pc as usize;
-                            base = caller.base as usize;
-                            refresh!();
-                            set!(cove_ir::op::Reg(done.dst), 0);
-                        }
-                    }
-                }
+                Instr::Return { src } => ret!(reg!(src)),
+                Instr::ReturnUnit {} => ret!(0),
 
                 // ---- structs, enums, options -----------------------------
                 Instr::NewStruct {
@@ -618,7 +632,13 @@ impl<'env> Machine<'env> {
                     set!(dst, self.heap.word(r + 1 + u64::from(field)))
                 }
                 Instr::NewSome { dst, src, ty } => {
-                    let is_ref = type_is_ref.get(ty.0 as usize).copied().unwrap_or(false);
+                    let is_ref = self
+                        .shared
+                        .digest
+                        .type_is_ref
+                        .get(ty.0 as usize)
+                        .copied()
+                        .unwrap_or(false);
                     let r = attempt!(self.heap.alloc_some(is_ref, ty.0, reg!(src)));
                     set!(dst, r);
                     gc_point!();
@@ -638,7 +658,13 @@ impl<'env> Machine<'env> {
                     base: items,
                     count,
                 } => {
-                    let is_ref = type_is_ref.get(ty.0 as usize).copied().unwrap_or(false);
+                    let is_ref = self
+                        .shared
+                        .digest
+                        .type_is_ref
+                        .get(ty.0 as usize)
+                        .copied()
+                        .unwrap_or(false);
                     let items = window!(items, count);
                     let r = attempt!(self.heap.alloc_list(is_ref, ty.0, items));
                     set!(dst, r);
@@ -672,7 +698,13 @@ impl<'env> Machine<'env> {
                         program.types.get(key.0 as usize),
                         Some(cove_ir::types::Type::Str)
                     );
-                    let values_ref = type_is_ref.get(value.0 as usize).copied().unwrap_or(false);
+                    let values_ref = self
+                        .shared
+                        .digest
+                        .type_is_ref
+                        .get(value.0 as usize)
+                        .copied()
+                        .unwrap_or(false);
                     let r = attempt!(self.heap.alloc_map(str_keys, values_ref, key.0, value.0));
                     set!(dst, r);
                     gc_point!();
@@ -686,9 +718,7 @@ impl<'env> Machine<'env> {
                     count,
                 } => {
                     let args: Vec<u64> = window!(args, count).to_vec();
-                    if let Some(frame) = self.frames.last_mut() {
-                        frame.pc = pc as u32;
-                    }
+                    sync!();
                     let r = attempt!(self.spawn(scope, watch.child(), callee, &args));
                     set!(dst, r);
                     gc_point!();
@@ -704,8 +734,9 @@ impl<'env> Machine<'env> {
 
     /// Adds the part of the current stride that ran to the count, and gives
     /// back the fuel it did not use.
-    fn settle(&mut self, chunk: u32, remaining: u32) {
-        self.executed += u64::from(chunk - remaining);
+    fn settle(&mut self, remaining: u32) {
+        self.executed += u64::from(self.chunk - remaining);
+        self.chunk = 0;
         if let Some(fuel) = &mut self.fuel {
             *fuel += u64::from(remaining);
         }

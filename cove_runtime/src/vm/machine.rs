@@ -40,6 +40,8 @@ pub(crate) struct CallFrame {
     pub(crate) pc: u32,
     /// Its first register's index in the stack.
     pub(crate) base: u32,
+    /// One past its last register: where a callee's window starts.
+    pub(crate) top: u32,
     /// The caller's register its result goes to.
     pub(crate) dst: u16,
 }
@@ -109,6 +111,9 @@ pub struct Machine<'env> {
     /// Instructions executed, brought up to date at each safepoint and when
     /// a run ends.
     pub(crate) executed: u64,
+    /// The length of the stride the loop is counting down, so that the part
+    /// of it that ran can be counted when the run ends.
+    pub(crate) chunk: u32,
     /// Instructions the fuel limit still allows, if there is one.
     pub(crate) fuel: Option<u64>,
     /// This task's number: 0 for the task the `Vm` ran.
@@ -146,6 +151,7 @@ impl<'env> Machine<'env> {
             heap,
             consts,
             executed: 0,
+            chunk: 0,
             fuel: limits.fuel,
             task,
             #[cfg(feature = "sampled-profile")]
@@ -183,6 +189,7 @@ impl<'env> Machine<'env> {
             func,
             pc: 0,
             base: 0,
+            top: registers as u32,
             dst: 0,
         });
         Ok(())

@@ -1,0 +1,208 @@
+//! The conformance suite: every program under `tests/programs/` is compiled
+//! with `cove_compiler` and run through `Vm::run_entry`, and what it printed
+//! and how it ended are compared with what the program's files expect.
+//!
+//! A test is `name.cove` (one module) or a directory `name/` whose entry is
+//! `name/main.cove` (several modules). Beside it:
+//!
+//! - `name.out`: the exact standard output;
+//! - header comments at the top of the entry file:
+//!   - `// args: a b` — the program's arguments;
+//!   - `// error: Kind` — the run ends in a `RunError` of that kind
+//!     (`Exit(3)` for an exit status); without it the run must succeed;
+//!   - `// message: text` — the error's `Display` contains the text;
+//!   - `// result: 7` — `main` returns this `Int`.
+//!
+//! The whole suite runs twice: once as is, once with the collector in
+//! stress mode (a collection after every allocating instruction), which is
+//! what shakes out a missing root.
+//!
+//! `COVE_PROGRAM=name` runs one program alone; `COVE_TIMES=1` prints how
+//! long each took (with `-- --nocapture`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use cove_runtime::{Limits, Value, Vm};
+
+/// A writer the test can read back after the run.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .expect("the capture lock")
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().expect("the capture lock")).into_owned()
+    }
+}
+
+struct Case {
+    name: String,
+    entry: PathBuf,
+    expected_out: String,
+    args: Vec<String>,
+    error: Option<String>,
+    message: Option<String>,
+    result: Option<i64>,
+}
+
+fn programs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs")
+}
+
+fn cases() -> Vec<Case> {
+    let dir = programs_dir();
+    let mut cases = Vec::new();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/programs exists")
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let (name, entry) = if path.is_dir() {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, path.join("main.cove"))
+        } else if path.extension().is_some_and(|e| e == "cove") {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            (name, path.clone())
+        } else {
+            continue;
+        };
+        let source = std::fs::read_to_string(&entry).expect("the entry file reads");
+        let header = |key: &str| {
+            source
+                .lines()
+                .take_while(|l| l.starts_with("//"))
+                .find_map(|l| l.strip_prefix(&format!("// {key}: ")).map(str::to_string))
+        };
+        let expected_out =
+            std::fs::read_to_string(dir.join(format!("{name}.out"))).unwrap_or_default();
+        cases.push(Case {
+            name,
+            entry,
+            expected_out,
+            args: header("args")
+                .map(|a| a.split_whitespace().map(str::to_string).collect())
+                .unwrap_or_default(),
+            error: header("error"),
+            message: header("message"),
+            result: header("result").map(|r| r.trim().parse().expect("a result header is an Int")),
+        });
+    }
+    cases
+}
+
+/// Runs one case; what went differently from its expectations, if anything.
+fn run(case: &Case, stress: bool) -> Result<(), String> {
+    let program =
+        cove_compiler::compile_files(&case.entry).map_err(|d| format!("does not compile:\n{d}"))?;
+    let module = program
+        .modules
+        .last()
+        .expect("a program has an entry module")
+        .name
+        .clone();
+    let out = Captured::default();
+    let err = Captured::default();
+    let mut vm = Vm::new(&program)
+        .with_output(Box::new(out.clone()))
+        .with_error_output(Box::new(err.clone()))
+        .with_args(case.args.clone())
+        .with_limits(Limits {
+            gc_stress: stress,
+            ..Limits::default()
+        });
+    let outcome = vm.run_entry(&module, "main", vec![]);
+    let printed = out.text();
+    let mut problems = Vec::new();
+    if printed != case.expected_out {
+        problems.push(format!(
+            "stdout differs\n--- expected\n{}--- printed\n{}---",
+            case.expected_out, printed
+        ));
+    }
+    match (&outcome, &case.error) {
+        (Ok(value), None) => {
+            if let Some(want) = case.result
+                && *value != Value::Int(want)
+            {
+                problems.push(format!("main returned {value:?}, not {want}"));
+            }
+        }
+        (Ok(value), Some(kind)) => problems.push(format!(
+            "expected an error {kind}, but main returned {value:?}"
+        )),
+        (Err(e), None) => problems.push(format!("unexpected error {:?}: {e}", e.kind)),
+        (Err(e), Some(kind)) => {
+            if format!("{:?}", e.kind) != *kind {
+                problems.push(format!("expected an error {kind}, got {:?}: {e}", e.kind));
+            }
+            if let Some(message) = &case.message
+                && !e.to_string().contains(message.as_str())
+            {
+                problems.push(format!("the error does not mention {message:?}: {e}"));
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+fn run_all(stress: bool) {
+    let cases = cases();
+    assert!(cases.len() >= 80, "the suite has {} programs", cases.len());
+    let only = std::env::var("COVE_PROGRAM").ok();
+    let mut failures = Vec::new();
+    for case in &cases {
+        if only.as_ref().is_some_and(|o| *o != case.name) {
+            continue;
+        }
+        let started = std::time::Instant::now();
+        let outcome = run(case, stress);
+        if std::env::var("COVE_TIMES").is_ok() {
+            eprintln!("{:>8.3}s {}", started.elapsed().as_secs_f64(), case.name);
+        }
+        if let Err(why) = outcome {
+            failures.push(format!(
+                "== {} ({})\n{why}",
+                case.name,
+                case.entry.display()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} programs failed{}:\n\n{}",
+        failures.len(),
+        cases.len(),
+        if stress { " under GC stress" } else { "" },
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn every_program_of_the_suite_prints_and_ends_as_it_expects() {
+    run_all(false);
+}
+
+#[test]
+fn every_program_of_the_suite_behaves_the_same_when_the_collector_runs_at_every_allocation() {
+    run_all(true);
+}
