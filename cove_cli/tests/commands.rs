@@ -126,6 +126,20 @@ fn running_out_of_fuel_ends_the_run_with_its_own_status() {
 }
 
 #[test]
+fn a_heap_limit_ends_a_hoarding_program_with_its_own_status() {
+    let out = run(&[
+        "run",
+        "--max-heap",
+        "20000",
+        "--fuel",
+        "100000000",
+        "cove_cli/tests/fixtures/hoard.cove",
+    ]);
+    assert_eq!(status(&out), 125, "{}", stderr(&out));
+    assert!(stderr(&out).contains("hoard.main"), "{}", stderr(&out));
+}
+
+#[test]
 fn a_call_depth_limit_ends_deep_recursion_with_its_own_status() {
     let out = run(&["run", "--max-depth", "10", "examples/fib.cove", "20"]);
     assert_eq!(status(&out), 126, "{}", stderr(&out));
