@@ -14,7 +14,7 @@ use std::time::Instant;
 use cove_runtime::vm::debug::{Debugger, Resume, Stop};
 
 use crate::cli::{BenchDebugger, BenchRunArgs, LimitArgs};
-use crate::compile::compile;
+use crate::compile::compile_runnable;
 use crate::run::{call_main, ending, machine};
 use crate::status::Status;
 
@@ -31,7 +31,7 @@ impl Debugger for Noop {
 
 /// Runs `cove bench-run`.
 pub fn bench_run(args: &BenchRunArgs) -> Status {
-    let program = match compile(args.program.file()) {
+    let program = match compile_runnable(args.program.file()) {
         Ok(program) => program,
         Err(status) => return status,
     };

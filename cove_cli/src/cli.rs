@@ -16,7 +16,8 @@ macro_rules! exit_statuses {
         "\
 Exit status:
   0    success, or the program's own status: main's Int, or n of exit(n)
-  1    the program did not compile (check, run, profile, disasm)
+  1    the program did not compile (check, run, profile, disasm),
+       or has no main to run
   2    usage error: an unknown flag, a missing argument
   65   bad data: the compiled program failed verification (a compiler
        bug), or a file given to cove diff is not a JSON profile

@@ -30,3 +30,25 @@ pub fn compile(file: &Path) -> Result<Program, Status> {
 pub fn entry_module(program: &Program) -> &str {
     program.modules.last().map_or("main", |m| m.name.as_str())
 }
+
+/// The program `file` is the entry of, compiled, when it has a `main` to
+/// run; otherwise [`Status::CompileError`] after saying what is missing.
+///
+/// The compiler accepts a file without `main` (a module is one), so a
+/// command that runs the file checks for it here, where the message can
+/// name the command's file rather than an entry point.
+pub fn compile_runnable(file: &Path) -> Result<Program, Status> {
+    let program = compile(file)?;
+    if program
+        .find_function(entry_module(&program), crate::run::MAIN)
+        .is_none()
+    {
+        eprintln!(
+            "{}: {} has no `main` to run: write `export fn main()` or `export fn main() -> Int`",
+            Style::stderr().error("error"),
+            file.display()
+        );
+        return Err(Status::CompileError);
+    }
+    Ok(program)
+}

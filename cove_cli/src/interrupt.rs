@@ -1,7 +1,7 @@
 //! Ctrl-C: end the run at its next safepoint rather than killing the process.
 //!
 //! The first Ctrl-C asks the run to stop through its
-//! [`InterruptHandle`](cove_runtime::InterruptHandle); the run then returns
+//! [`InterruptHandle`]; the run then returns
 //! an interrupted `RunError` like any other, so `cove profile` still writes
 //! the profile of what ran and `cove run` still prints where the program
 //! was. A second Ctrl-C exits at once, for a run that will not reach a

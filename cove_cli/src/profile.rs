@@ -40,7 +40,7 @@ use cove_profile::report::{By as ReportBy, Metric as ReportMetric, Report};
 use cove_profile::{Profiler, SteppingClock};
 
 use crate::cli::{By, Format, Metric, ProfileArgs};
-use crate::compile::compile;
+use crate::compile::compile_runnable;
 use crate::progress::Progress;
 use crate::run::{call_main, ending, machine};
 use crate::status::Status;
@@ -48,7 +48,7 @@ use crate::style::Style;
 
 /// Runs `cove profile`.
 pub fn profile(args: &ProfileArgs) -> Status {
-    let program = match compile(args.program.file()) {
+    let program = match compile_runnable(args.program.file()) {
         Ok(program) => program,
         Err(status) => return status,
     };

@@ -11,7 +11,7 @@ use cove_ir::program::Program;
 use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
 
 use crate::cli::{LimitArgs, RunArgs};
-use crate::compile::{compile, entry_module};
+use crate::compile::{compile_runnable, entry_module};
 use crate::interrupt;
 use crate::status::Status;
 use crate::style::Style;
@@ -50,7 +50,7 @@ pub fn call_main(vm: &mut Vm<'_>, program: &Program) -> Result<Value, RunError> 
 
 /// Runs `cove run`.
 pub fn run(args: &RunArgs) -> Status {
-    let program = match compile(args.program.file()) {
+    let program = match compile_runnable(args.program.file()) {
         Ok(program) => program,
         Err(status) => return status,
     };
@@ -82,11 +82,15 @@ pub fn ending(program: &Program, result: Result<Value, RunError>) -> Status {
 /// A runtime error as `cove` prints it: the message, the line it happened
 /// on, and the Cove backtrace, innermost first.
 pub fn describe(program: &Program, error: &RunError, style: Style) -> String {
-    let label = match error.kind {
-        ErrorKind::Interrupted => style.warn("interrupted"),
-        _ => style.error("error"),
+    // The one thing that interrupts a run of the command line is Ctrl-C,
+    // so say so rather than repeat the runtime's bare "interrupted".
+    let mut text = match error.kind {
+        ErrorKind::Interrupted => format!(
+            "{}: Ctrl-C stopped the run here\n",
+            style.warn("interrupted")
+        ),
+        _ => format!("{}: {}\n", style.error("error"), error.message),
     };
-    let mut text = format!("{label}: {}\n", error.message);
     if let Some(frame) = error.backtrace.first() {
         let source = program
             .modules

@@ -126,6 +126,20 @@ fn running_out_of_fuel_ends_the_run_with_its_own_status() {
 }
 
 #[test]
+fn a_heap_limit_ends_a_hoarding_program_with_its_own_status() {
+    let out = run(&[
+        "run",
+        "--max-heap",
+        "20000",
+        "--fuel",
+        "100000000",
+        "cove_cli/tests/fixtures/hoard.cove",
+    ]);
+    assert_eq!(status(&out), 125, "{}", stderr(&out));
+    assert!(stderr(&out).contains("hoard.main"), "{}", stderr(&out));
+}
+
+#[test]
 fn a_call_depth_limit_ends_deep_recursion_with_its_own_status() {
     let out = run(&["run", "--max-depth", "10", "examples/fib.cove", "20"]);
     assert_eq!(status(&out), 126, "{}", stderr(&out));
@@ -211,6 +225,21 @@ fn run_of_a_program_that_does_not_compile_exits_with_1_and_runs_nothing() {
     let out = run(&["run", "cove_cli/tests/fixtures/broken.cove"]);
     assert_eq!(status(&out), 1);
     assert_eq!(stdout(&out), "");
+}
+
+#[test]
+fn a_program_without_main_compiles_but_does_not_run() {
+    assert_eq!(
+        status(&run(&["check", "cove_cli/tests/fixtures/nomain.cove"])),
+        0
+    );
+    let out = run(&["run", "cove_cli/tests/fixtures/nomain.cove"]);
+    assert_eq!(status(&out), 1);
+    assert!(
+        stderr(&out).contains("has no `main` to run"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

@@ -173,7 +173,12 @@ pub fn run(options: &Options) -> Result<(), String> {
     println!();
     print_ratios(&configs, &samples);
     println!();
-    print_native(&today, without.as_ref(), options);
+    print_native(
+        &today,
+        without.as_ref(),
+        options,
+        samples[0].first().map_or(0, |s| s.instructions),
+    );
     Ok(())
 }
 
@@ -271,7 +276,12 @@ impl Native {
     }
 }
 
-fn print_native(today: &Path, without: Result<&PathBuf, &String>, options: &Options) {
+fn print_native(
+    today: &Path,
+    without: Result<&PathBuf, &String>,
+    options: &Options,
+    cove_instructions: u64,
+) {
     println!("native instructions of the unprofiled run (exact; the \"off means off\" claim):");
     let without = match without {
         Ok(binary) => binary,
@@ -328,6 +338,13 @@ fn print_native(today: &Path, without: Result<&PathBuf, &String>, options: &Opti
     };
     println!();
     println!("  net difference, with the profiler linked in: {delta:+} ({verdict})");
+    if cove_instructions > 0 {
+        println!(
+            "  per Cove instruction executed ({}): {:+.6} native instructions",
+            group(cove_instructions),
+            delta as f64 / cove_instructions as f64
+        );
+    }
     let jitter = (a.runs[0] as i128 - a.runs[1] as i128)
         .abs()
         .max((b.runs[0] as i128 - b.runs[1] as i128).abs());
