@@ -301,6 +301,7 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                         continue;
                     }
                     let mut fields: Vec<Field> = Vec::new();
+                    let mut names = std::collections::HashSet::new();
                     for (fname, fty) in &s.fields {
                         // A broken declaration's types may be misread tokens.
                         let mut scratch = Vec::new();
@@ -310,7 +311,7 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                             &mut u.errors
                         };
                         let t = resolve_type(&mut program, &scopes, m, fty, errors);
-                        if fields.iter().any(|f| f.name == fname.name) {
+                        if !names.insert(fname.name.as_str()) {
                             u.errors.push(Pending::new(
                                 "E0307",
                                 fname.span.clone(),
@@ -324,6 +325,7 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                             ty: t,
                         });
                     }
+                    too_many(&mut u.errors, &s.name, "fields", fields.len());
                     program.structs[sid.0 as usize].fields = fields;
                 }
                 Item::Enum(e) => {
@@ -337,6 +339,7 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                         continue;
                     }
                     let mut variants: Vec<Variant> = Vec::new();
+                    let mut names = std::collections::HashSet::new();
                     for (vname, payload) in &e.variants {
                         let fields = payload
                             .iter()
@@ -350,7 +353,7 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                                 resolve_type(&mut program, &scopes, m, t, errors)
                             })
                             .collect();
-                        if variants.iter().any(|v| v.name == vname.name) {
+                        if !names.insert(vname.name.as_str()) {
                             u.errors.push(Pending::new(
                                 "E0307",
                                 vname.span.clone(),
@@ -371,6 +374,15 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                             format!("the enum `{}` has no variants", e.name.name),
                             "an enum needs at least one variant",
                         ));
+                    }
+                    too_many(&mut u.errors, &e.name, "variants", variants.len());
+                    for v in &variants {
+                        too_many(
+                            &mut u.errors,
+                            &e.name,
+                            "values in a variant",
+                            v.fields.len(),
+                        );
                     }
                     program.enums[eid.0 as usize].variants = variants;
                 }
@@ -418,6 +430,7 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                     .help("write `fn main()` or `fn main() -> Int`; the program's arguments come from `args()`"),
                 );
             }
+            too_many(&mut u.errors, &f.name, "parameters", params.len());
             let mut function = Function::new(&u.name, &f.name.name);
             function.exported = f.exported;
             function.params = params;
@@ -470,4 +483,22 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
     }
     crate::verify::check(&program)?;
     Ok(program)
+}
+
+/// Reports a declaration with more members than an instruction's operands
+/// can index (a field, variant or argument position is 16 bits, and a
+/// frame must hold them all).
+fn too_many(errors: &mut Vec<Pending>, name: &crate::ast::Ident, what: &str, count: usize) {
+    let limit = crate::lower::MAX_MEMBERS;
+    if count > limit {
+        errors.push(Pending::new(
+            "E0311",
+            name.span.clone(),
+            format!(
+                "`{}` has {count} {what}; at most {limit} are allowed",
+                name.name
+            ),
+            "too large",
+        ));
+    }
 }

@@ -30,6 +30,9 @@ pub(crate) struct Emitter {
     classes: Vec<bool>,
     /// `free[r]`: whether register `r` may be handed out.
     free: Vec<bool>,
+    /// The free registers of each class (num, ref), lowest first: the
+    /// per-class free lists, so a single register is found in log time.
+    pools: [std::collections::BTreeSet<u16>; 2],
     labels: Vec<Option<u32>>,
     fixups: Vec<(usize, Label)>,
     /// The source line instructions are emitted for.
@@ -61,13 +64,19 @@ impl Emitter {
 
     /// The lowest free register of the class, or a new one.
     pub fn alloc(&mut self, is_ref: bool) -> Reg {
-        for r in 0..self.classes.len() {
-            if self.free[r] && self.classes[r] == is_ref {
-                self.free[r] = false;
-                return Reg(r as u16);
+        match self.pools[usize::from(is_ref)].pop_first() {
+            Some(r) => {
+                self.free[r as usize] = false;
+                Reg(r)
             }
+            None => self.grow(is_ref),
         }
-        self.grow(is_ref)
+    }
+
+    /// Takes register `r`, known to be free, out of its pool.
+    fn take(&mut self, r: usize) {
+        self.free[r] = false;
+        self.pools[usize::from(self.classes[r])].remove(&(r as u16));
     }
 
     /// A register no code has used and no code will be given: loaded once
@@ -95,7 +104,7 @@ impl Emitter {
         for (i, &c) in classes.iter().enumerate() {
             let r = start + i;
             if r < n {
-                self.free[r] = false;
+                self.take(r);
             } else {
                 self.grow(c);
             }
@@ -134,7 +143,7 @@ impl Emitter {
         for (i, &c) in classes.iter().enumerate() {
             let r = start + i;
             if r < n {
-                self.free[r] = false;
+                self.take(r);
             } else {
                 self.grow(c);
             }
@@ -144,8 +153,11 @@ impl Emitter {
 
     /// Marks the register as ready for reuse.
     pub fn free(&mut self, r: Reg) {
-        if let Some(f) = self.free.get_mut(r.0 as usize) {
+        if let Some(f) = self.free.get_mut(r.0 as usize)
+            && !*f
+        {
             *f = true;
+            self.pools[usize::from(self.classes[r.0 as usize])].insert(r.0);
         }
     }
 

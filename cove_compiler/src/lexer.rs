@@ -220,10 +220,16 @@ pub struct Token {
 /// Reads `source[range]` into tokens (ending with [`Tok::Eof`]); offsets are
 /// of the whole source, so a sub-range (an interpolation) lexes in place.
 pub fn lex(source: &str, range: Range<usize>, errors: &mut Vec<Pending>) -> Vec<Token> {
+    // A byte-order mark some editors write at the start of a file is not code.
+    let start = if range.start == 0 && source.starts_with('\u{feff}') {
+        3.min(range.end)
+    } else {
+        range.start
+    };
     let mut lexer = Lexer {
         src: source.as_bytes(),
         text: source,
-        pos: range.start,
+        pos: start,
         end: range.end,
         tokens: Vec::new(),
         brackets: Vec::new(),

@@ -50,10 +50,11 @@ use std::path::Path;
 pub use cove_ir::program::Program;
 pub use diagnostics::{Diagnostic, Diagnostics};
 
-/// The native stack the compiler runs on. The parser bounds nesting, so
-/// the recursive passes need a bounded stack; this is generous for that
-/// bound, whatever stack the caller's thread has.
-const STACK_BYTES: usize = 64 << 20;
+/// The native stack the compiler runs on. The parser bounds nesting (and
+/// `else if` chains), so the recursive passes need a bounded stack; this
+/// is generous for those bounds in a debug build, whatever stack the
+/// caller's thread has. It is address space reserved, not memory used.
+const STACK_BYTES: usize = 256 << 20;
 
 /// Compiles one module named `name` (its path is `{name}.cove`) from
 /// `source`. It can import nothing; use [`compile_files`] for programs of
@@ -75,29 +76,36 @@ pub fn compile_files(entry: &Path) -> Result<Program, Diagnostics> {
     })
 }
 
-/// Runs the compiler on a thread with a stack of [`STACK_BYTES`]; a bug
-/// that panics becomes an internal-error diagnostic, not a crash.
+/// Runs the compiler on a thread with a stack of [`STACK_BYTES`] (on the
+/// caller's thread if no thread can be started); a bug that panics
+/// becomes an internal-error diagnostic, not a crash.
 fn on_own_stack(
     work: impl FnOnce() -> Result<Program, Diagnostics> + Send,
 ) -> Result<Program, Diagnostics> {
-    std::thread::scope(|s| {
-        let spawned = std::thread::Builder::new()
+    let panicked = || {
+        Err(verify::internal(
+            &Program::new(),
+            "input",
+            "the compiler panicked",
+        ))
+    };
+    let slot = std::sync::Mutex::new(Some(work));
+    let take = || slot.lock().ok().and_then(|mut w| w.take());
+    let spawned = std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
             .name("cove-compiler".into())
             .stack_size(STACK_BYTES)
-            .spawn_scoped(s, work);
-        match spawned {
-            Ok(handle) => handle.join().unwrap_or_else(|_| {
-                Err(verify::internal(
-                    &Program::new(),
-                    "input",
-                    "the compiler panicked",
-                ))
-            }),
-            Err(_) => Err(verify::internal(
-                &Program::new(),
-                "input",
-                "could not start the compiler's thread",
-            )),
-        }
-    })
+            .spawn_scoped(s, || take().map(|work| work()));
+        handle.ok().map(|h| h.join())
+    });
+    match spawned {
+        Some(Ok(Some(result))) => result,
+        Some(Ok(None)) | Some(Err(_)) => panicked(),
+        // No thread: compile here, still catching a panic.
+        None => match take() {
+            Some(work) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+                .unwrap_or_else(|_| panicked()),
+            None => panicked(),
+        },
+    }
 }

@@ -20,6 +20,9 @@ use crate::lexer::{StrPart, Tok, Token, lex};
 /// How deeply expressions, blocks, types and patterns may nest.
 pub const MAX_DEPTH: usize = 200;
 
+/// How many `else if` branches one chain may have.
+pub const MAX_ELSE_CHAIN: usize = 1000;
+
 /// Parses a whole file; syntax errors go to `errors`.
 pub fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
     let tokens = lex(source, 0..source.len(), errors);
@@ -32,6 +35,7 @@ pub fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
         depth: 0,
         too_deep: false,
         no_struct: false,
+        else_chain: 0,
     };
     let file = p.file();
     if p.too_deep {
@@ -55,6 +59,8 @@ struct Parser<'s, 'e> {
     /// In the head of `if`, `while`, `for` and `match`, `Name {` opens the
     /// body, not a struct literal.
     no_struct: bool,
+    /// The `else if` links of the chains being parsed.
+    else_chain: usize,
 }
 
 fn binop(tok: &Tok) -> Option<(BinOp, u8)> {
@@ -273,11 +279,10 @@ impl Parser<'_, '_> {
             let before = self.pos;
             match self.tok() {
                 Tok::Import => {
-                    let start = self.bump().span.start;
+                    self.bump();
                     if let Some(name) = self.ident("a module name after `import`") {
                         file.imports.push(name);
                     }
-                    let _ = start;
                     self.end_of_item();
                 }
                 Tok::Export | Tok::Fn | Tok::Struct | Tok::Enum => {
@@ -1132,11 +1137,30 @@ impl Parser<'_, '_> {
             self.bump();
             self.brace_on_next_line();
             if self.at(&Tok::If) {
-                if !self.enter() {
+                // An `else if` chain is long rather than deep to a reader (a
+                // dispatch on many cases), so it has a limit of its own.
+                self.else_chain += 1;
+                if self.else_chain > MAX_ELSE_CHAIN {
+                    if !self.too_deep {
+                        let span = self.span();
+                        self.errors.push(
+                            Pending::new(
+                                "E0013",
+                                span,
+                                format!(
+                                    "this `else if` chain is longer than {MAX_ELSE_CHAIN} branches"
+                                ),
+                                "chain limit reached here",
+                            )
+                            .help("dispatch with a `match`, or split the chain into functions"),
+                        );
+                        self.too_deep = true;
+                    }
+                    self.else_chain -= 1;
                     return self.error_expr(start..self.prev_end());
                 }
                 let e = self.if_expr();
-                self.leave();
+                self.else_chain -= 1;
                 Some(Box::new(e))
             } else if self.at(&Tok::LBrace) {
                 let block = self.block();

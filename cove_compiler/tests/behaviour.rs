@@ -264,3 +264,15 @@ behaves! {
         "struct P\n{\n  x: Int,\n}\n\nenum E\n{\n  A,\n}\n\nfn main() -> Int\n{\n  let p = P { x: 2 }\n  var n = 0\n  while n < 3\n  {\n    n += 1\n  }\n  for i in 0..2\n  {\n    n += i\n  }\n  if n > 100\n  {\n    n = 0\n  }\n  else\n  {\n    n += p.x\n  }\n  match E.A\n  {\n    E.A => n\n  }\n}\n"
         => "=> 6";
 }
+
+behaves! {
+    a_compound_assignment_evaluates_its_object_once:
+        "struct C {\n  n: Int,\n}\nfn pick(cs: List[C], i: Int) -> C {\n  println(\"pick {i}\")\n  cs[i]\n}\nfn main() -> Int {\n  let cs = [C { n: 1 }, C { n: 10 }]\n  pick(cs, 1).n += 5\n  cs[0].n *= 7\n  cs[0].n + cs[1].n\n}\n"
+        => "pick 1\n=> 22";
+}
+
+behaves! {
+    a_byte_order_mark_and_crlf_line_ends_are_accepted:
+        "\u{feff}fn main() -> Int {\r\n  let x = 2\r\n  x * 21\r\n}\r\n"
+        => "=> 42";
+}

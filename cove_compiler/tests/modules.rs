@@ -237,3 +237,23 @@ fn a_diagnostic_has_a_one_line_form_for_editors_and_logs() {
     assert_eq!(d.label(), "this is Bool");
     assert_eq!(d.span(), 27..31);
 }
+
+#[test]
+fn the_error_example_of_the_language_brief_renders_as_it_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let examples = dir.path().join("examples");
+    fs::create_dir(&examples).unwrap();
+    write(
+        &examples,
+        "bad",
+        "export fn main() -> Int {\n  var total = 0\n  let text = \"abc\"\n  total = total + text\n  total\n}\n",
+    );
+    let errors = cove_compiler::compile_files(&examples.join("bad.cove")).unwrap_err();
+    let text = errors.to_string();
+    let path = examples.join("bad.cove").display().to_string();
+    let expected = format!(
+        "error[E0100]: type mismatch: expected Int, found String\n  --> {path}:4:11\n  |\n4 |   total = total + text\n  |           ^^^^^^^^^^^^ this is String\n"
+    );
+    assert!(text.starts_with(&expected), "{text}");
+    assert_eq!(errors.len(), 1);
+}

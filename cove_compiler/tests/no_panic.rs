@@ -175,7 +175,7 @@ fn assert_no_internal_error(case: usize, source: &str) {
 fn mutated_programs_give_diagnostics_never_a_panic() {
     let corpus = corpus();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    for case in 0..2500 {
+    for case in 0..2000 {
         let base = &corpus[rng.below(corpus.len())];
         let source = mutate(&mut rng, base);
         assert_no_internal_error(case, &source);
@@ -185,7 +185,7 @@ fn mutated_programs_give_diagnostics_never_a_panic() {
 #[test]
 fn random_token_soup_gives_diagnostics_never_a_panic() {
     let mut rng = Rng(0xD1B5_4A32_D192_ED03);
-    for case in 0..2000 {
+    for case in 0..1500 {
         let source = soup(&mut rng);
         assert_no_internal_error(case, &source);
         let wrapped = format!("fn main() {{\n{source}\n}}\n");
@@ -236,4 +236,59 @@ fn pathological_nesting_and_long_chains_are_diagnosed_not_overflowed() {
             ),
         }
     }
+}
+
+#[test]
+fn huge_literals_and_argument_lists_are_diagnosed_not_overflowed() {
+    let big_list = format!(
+        "fn main() {{\n  let xs = [{}]\n}}\n",
+        vec!["1"; 20_000].join(", ")
+    );
+    let big_call = format!(
+        "fn f() {{}}\nfn main() {{\n  f({})\n}}\n",
+        vec!["1"; 20_000].join(", ")
+    );
+    let big_struct = format!(
+        "struct S {{\n{}\n}}\nfn main() {{}}\n",
+        (0..20_000)
+            .map(|i| format!("  f{i}: Int,"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let many_locals = format!(
+        "fn main() {{\n{}\n}}\n",
+        (0..66_000)
+            .map(|i| format!("  let v{i} = \"{i}\""))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    for (source, code) in [
+        (big_list, "E0114"),
+        (big_call, "E0211"),
+        (big_struct, "E0311"),
+        (many_locals, "E0403"),
+    ] {
+        let errors = cove_compiler::compile_module("m", &source).unwrap_err();
+        let codes: Vec<&str> = errors.iter().map(|d| d.code()).collect();
+        assert!(codes.contains(&code), "expected {code}, got {codes:?}");
+        assert!(!codes.contains(&"E9000"), "{codes:?}");
+    }
+}
+
+#[test]
+fn a_long_else_if_chain_compiles_and_an_endless_one_is_diagnosed() {
+    let chain = |n: usize| {
+        let mut s = String::from("fn f(x: Int) -> Int {\n  if x == 0 {\n    0\n  }");
+        for i in 1..n {
+            s.push_str(&format!(" else if x == {i} {{\n    {i}\n  }}"));
+        }
+        s.push_str(" else {\n    -1\n  }\n}\nfn main() {}\n");
+        s
+    };
+    cove_compiler::compile_module("m", &chain(1000)).unwrap();
+    let errors = cove_compiler::compile_module("m", &chain(5000)).unwrap_err();
+    assert_eq!(
+        errors.iter().map(|d| d.code()).collect::<Vec<_>>(),
+        ["E0013"]
+    );
 }

@@ -91,7 +91,6 @@ const BATCHES: usize = 15;
 /// assert_eq!(profiler.counted(), 4);
 /// assert_eq!(profiler.hottest()[0].0, (FunctionId(0), 1));
 /// ```
-#[derive(Debug)]
 pub struct Profiler {
     timer: Timer,
     follows: bool,
@@ -102,6 +101,20 @@ pub struct Profiler {
     /// The shards of spawned tasks, `spawned[task - 1]`, made as tasks first
     /// stop.
     spawned: RwLock<Vec<Arc<Mutex<Shard>>>>,
+}
+
+impl std::fmt::Debug for Profiler {
+    /// A summary: the tables themselves can be millions of cells, which is
+    /// what the reports are for.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Profiler")
+            .field("clock", &self.timer)
+            .field("follows_tasks", &self.follows)
+            .field("floor", &self.floor)
+            .field("tasks", &self.tasks())
+            .field("total", &self.total())
+            .finish()
+    }
 }
 
 impl Default for Profiler {
@@ -360,6 +373,18 @@ mod tests {
         let total = profiler.total();
         assert_eq!(total.ran, 4);
         assert_eq!(total.nanos, 3 * 25, "the last instruction is never closed");
+    }
+
+    #[test]
+    fn a_profiler_debug_prints_as_a_summary_not_its_tables() {
+        let profiler = Profiler::with_clock(SteppingClock::new(1));
+        profiler.record(&at(0, 0, 0, 1));
+        let text = format!("{profiler:?}");
+        assert!(
+            text.contains("tasks: [0]") && text.contains("ran: 1"),
+            "{text}"
+        );
+        assert!(!text.contains("table"), "{text}");
     }
 
     #[test]

@@ -110,4 +110,10 @@ fn a_profile_that_follows_tasks_roots_each_task_at_its_spawned_function() {
         profile.tasks[1].total.ran > profile.tasks[0].total.ran / 2,
         "work(50) is the bigger half"
     );
+    let table = Report::new(&program, &profiler).table(By::Task, 0);
+    assert!(
+        table.contains("task 1") && table.contains("m.work"),
+        "{table}"
+    );
+    assert!(table.contains("spawned tasks followed"), "{table}");
 }

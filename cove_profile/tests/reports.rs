@@ -145,3 +145,10 @@ fn the_full_text_report_has_every_grouping() {
     let program = common::program();
     insta::assert_snapshot!(Report::new(&program, &profiler).text(4));
 }
+
+#[test]
+fn the_table_by_task_says_where_each_task_started() {
+    let (profiler, _) = common::profiled(10);
+    let program = common::program();
+    insta::assert_snapshot!(Report::new(&program, &profiler).table(By::Task, 0));
+}

@@ -53,7 +53,7 @@ impl FnCx<'_> {
                     .iter()
                     .any(|b| b.signature().receiver.is_none() && b.name() == n)
                 {
-                    return self.call_builtin_fn(n, args, &callee.span, span, want);
+                    return self.call_builtin_fn(n, args, span, want);
                 }
                 if self.scopes[self.module].types.contains_key(n) {
                     self.err(
@@ -450,11 +450,13 @@ impl FnCx<'_> {
         if !first_in_place {
             let base = self.e.alloc_window(&classes);
             for (i, a) in args.iter().enumerate() {
-                let reg = Reg(base.0 + i as u16);
+                let reg = Reg(base.0.wrapping_add(i as u16));
                 let v = self.expr(a, Some(params[i]), Want::Into(reg));
                 self.check(params[i], v.ty, &a.span);
             }
-            let window = (0..total as u16).map(|i| Reg(base.0 + i)).collect();
+            let window = (0..total as u16)
+                .map(|i| Reg(base.0.wrapping_add(i)))
+                .collect();
             return (base, total as u16, window);
         }
         let (first, rest_args, rest_params) = match receiver {
@@ -479,11 +481,13 @@ impl FnCx<'_> {
             }
         };
         for (i, a) in rest_args.iter().enumerate() {
-            let reg = Reg(base.0 + 1 + i as u16);
+            let reg = Reg(base.0.wrapping_add(1).wrapping_add(i as u16));
             let v = self.expr(a, Some(rest_params[i]), Want::Into(reg));
             self.check(rest_params[i], v.ty, &a.span);
         }
-        let mut window: Vec<Reg> = (1..total as u16).map(|i| Reg(base.0 + i)).collect();
+        let mut window: Vec<Reg> = (1..total as u16)
+            .map(|i| Reg(base.0.wrapping_add(i)))
+            .collect();
         if in_place.is_none() || first.temp {
             window.push(base);
         }
@@ -496,14 +500,7 @@ impl FnCx<'_> {
         }
     }
 
-    fn call_builtin_fn(
-        &mut self,
-        n: &str,
-        args: &[Expr],
-        name_span: &Span,
-        span: &Span,
-        want: Want,
-    ) -> Val {
+    fn call_builtin_fn(&mut self, n: &str, args: &[Expr], span: &Span, want: Want) -> Val {
         if matches!(n, "print" | "println" | "eprintln") {
             let b = match n {
                 "print" => Builtin::Print,
@@ -565,7 +562,6 @@ impl FnCx<'_> {
                 ),
                 "wrong number of arguments",
             ));
-            let _ = name_span;
             self.discard_args(args);
             return Val::none(ERROR);
         };
@@ -814,7 +810,7 @@ impl FnCx<'_> {
         }
     }
 
-    pub(crate) fn spawn(&mut self, call: &Expr, span: &Span, want: Want) -> Val {
+    pub(crate) fn spawn(&mut self, call: &Expr, want: Want) -> Val {
         let ExprKind::Call(callee, args) = &call.kind else {
             self.err(
                 Pending::new(
@@ -859,7 +855,6 @@ impl FnCx<'_> {
             self.discard_args(args);
             return Val::none(ERROR);
         };
-        let _ = span;
         self.call_emit(Callee::User(fid), &name, None, args, &call.span, want, true)
     }
 }

@@ -18,6 +18,10 @@ use crate::diagnostics::Pending;
 use crate::emit::Label;
 use crate::resolve::{ERROR, NEVER, ty_of};
 
+/// The most elements a list literal, and the most arguments a call, may
+/// have: each takes a register of the frame while the value is built.
+pub(crate) const MAX_LITERAL: usize = 16_384;
+
 /// The edit distance of two short names, for "did you mean" hints.
 pub(crate) fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -137,7 +141,7 @@ impl FnCx<'_> {
                     }
                     let hint = (r.ty == Program::FLOAT).then_some(Program::FLOAT);
                     let l = self.operand(a, hint);
-                    return self.binary_values(*op, l, r, &a.span, &b.span, &e.span, want);
+                    return self.binary_values(*op, l, r, &e.span, want);
                 }
                 let l = self.operand(a, None);
                 self.binary_on(*op, l, b, &e.span, want)
@@ -201,7 +205,7 @@ impl FnCx<'_> {
                 }
                 Val::none(NEVER)
             }
-            ExprKind::Spawn(call) => self.spawn(call, &e.span, want),
+            ExprKind::Spawn(call) => self.spawn(call, want),
             ExprKind::Assign(target, op, value) => {
                 self.assign(target, *op, value, &e.span);
                 Val::none(Program::UNIT)
@@ -351,7 +355,6 @@ impl FnCx<'_> {
         &mut self,
         ty: TypeId,
         field: &Ident,
-        span: &Span,
     ) -> Option<(StructId, u16, TypeId)> {
         match ty_of(self.program, ty) {
             Some(Type::Struct(sid)) => {
@@ -392,7 +395,6 @@ impl FnCx<'_> {
                         field.name, field.name
                     ));
                 }
-                let _ = span;
                 self.err(d);
                 None
             }
@@ -502,8 +504,7 @@ impl FnCx<'_> {
         }
         let hint = (l.ty != ERROR && l.ty != NEVER).then_some(l.ty);
         let r = self.operand(b, hint);
-        let lspan = span.start..b.span.start;
-        self.binary_values(op, l, r, &lspan, &b.span, span, want)
+        self.binary_values(op, l, r, span, want)
     }
 
     /// The instruction of `l op r` on two evaluated operands.
@@ -513,8 +514,6 @@ impl FnCx<'_> {
         op: BinOp,
         l: Val,
         r: Val,
-        lspan: &Span,
-        rspan: &Span,
         span: &Span,
         want: Want,
     ) -> Val {
@@ -552,7 +551,6 @@ impl FnCx<'_> {
             {
                 d = d.help("take the value out of the Option first: `.unwrap()`, `.unwrap_or(default)` or `match`");
             }
-            let _ = (lspan, rspan);
             self.err(d);
             return Val::none(if cmp { Program::BOOL } else { ERROR });
         }
@@ -1138,7 +1136,7 @@ impl FnCx<'_> {
                 Some(i) => {
                     seen[i] = true;
                     let fty = def.fields[i].ty;
-                    let slot = cove_ir::op::Reg(base.0 + i as u16);
+                    let slot = cove_ir::op::Reg(base.0.wrapping_add(i as u16));
                     let v = self.expr(value, Some(fty), Want::Into(slot));
                     self.check(fty, v.ty, &value.span);
                 }
@@ -1188,7 +1186,7 @@ impl FnCx<'_> {
             );
         }
         for i in 0..classes.len() {
-            self.e.free(cove_ir::op::Reg(base.0 + i as u16));
+            self.e.free(cove_ir::op::Reg(base.0.wrapping_add(i as u16)));
         }
         let dst = self.dst(want, true);
         self.e.emit(Instr::NewStruct {
@@ -1287,11 +1285,26 @@ impl FnCx<'_> {
             }
             return Val::none(ERROR);
         }
+        if items.len() > MAX_LITERAL {
+            self.err(
+                Pending::new(
+                    "E0114",
+                    span.clone(),
+                    format!(
+                        "a list literal may have at most {MAX_LITERAL} elements, this one has {}",
+                        items.len()
+                    ),
+                    "too many elements",
+                )
+                .help("build a long list with `push` in a loop, or from a string with `split`"),
+            );
+            return Val::none(ERROR);
+        }
         let class = self.is_ref(elem);
         let classes = vec![class; items.len()];
         let base = self.e.alloc_window(&classes);
         for (i, e) in items.iter().enumerate() {
-            let slot = cove_ir::op::Reg(base.0 + i as u16);
+            let slot = cove_ir::op::Reg(base.0.wrapping_add(i as u16));
             let v = match (i, first) {
                 (0, Some(v)) => self.finish(v, Want::Into(slot)),
                 _ => self.expr(e, Some(elem), Want::Into(slot)),
@@ -1299,7 +1312,7 @@ impl FnCx<'_> {
             self.check(elem, v.ty, &e.span);
         }
         for i in 0..items.len() {
-            self.e.free(cove_ir::op::Reg(base.0 + i as u16));
+            self.e.free(cove_ir::op::Reg(base.0.wrapping_add(i as u16)));
         }
         let list_ty = self.program.intern_type(Type::List(elem));
         let dst = self.dst(want, true);
@@ -1408,7 +1421,7 @@ impl FnCx<'_> {
         let Some(obj) = b.reg else {
             return Val::none(ERROR);
         };
-        let Some((sid, index, fty)) = self.field_of(b.ty, field, span) else {
+        let Some((sid, index, fty)) = self.field_of(b.ty, field) else {
             return Val::none(ERROR);
         };
         let dst = self.dst(want, self.is_ref(fty));

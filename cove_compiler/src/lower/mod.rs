@@ -29,6 +29,10 @@ use crate::diagnostics::Pending;
 use crate::emit::{Emitter, Label};
 use crate::resolve::{ERROR, ModuleScope, NEVER, is_ref, resolve_type, type_name};
 
+/// The most fields a struct, variants or payload values an enum, and
+/// parameters a function may have.
+pub(crate) const MAX_MEMBERS: usize = expr::MAX_LITERAL;
+
 /// Where an expression's value should go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Want {
@@ -519,10 +523,12 @@ impl FnCx<'_> {
             if let Some(i) = v.debug {
                 self.locals[i].live.end = end;
             }
+            // An owned register belongs to this one variable: aliases of it
+            // (match bindings) live in scopes nested inside its own.
             if v.owned {
                 if Some(v.reg) == keep {
                     kept = true;
-                } else if !self.vars.iter().any(|o| o.reg == v.reg) {
+                } else {
                     self.e.free(v.reg);
                 }
             }
@@ -663,10 +669,12 @@ impl FnCx<'_> {
                             Pending::new(
                                 "E0404",
                                 target.span.clone(),
-                                format!("cannot assign to `{name}`: it is declared with `let`"),
+                                format!("cannot assign to `{name}`: it is not declared with `var`"),
                                 "assigned here",
                             )
-                            .help(format!("declare it with `var {name}` to change it")),
+                            .help(format!(
+                                "declare it with `var {name} = ...`; a parameter or loop variable can be copied into a `var` first"
+                            )),
                         );
                     }
                     let v = self.expr(rhs, Some(ty), Want::Into(reg));
@@ -680,15 +688,36 @@ impl FnCx<'_> {
             },
             ExprKind::Field(base, field) if !self.names_module_or_type(base) => {
                 let b = self.expr(base, None, Want::Any);
-                let Some((sid, index, fty)) = self.field_of(b.ty, field, &base.span) else {
+                let Some((sid, index, fty)) = self.field_of(b.ty, field) else {
                     self.release(b);
                     let v = self.expr(value, None, Want::Discard);
                     self.release(v);
                     return;
                 };
                 let v = match op {
-                    None => self.operand(rhs, Some(fty)),
-                    Some(_) => self.expr(rhs, Some(fty), Want::Any),
+                    None => self.operand(value, Some(fty)),
+                    Some(op) => {
+                        // The object is evaluated once: read the field,
+                        // combine, write it back.
+                        let cur = match b.reg {
+                            Some(obj) => {
+                                let r = self.e.alloc(self.is_ref(fty));
+                                self.e.emit(Instr::GetField {
+                                    dst: r,
+                                    obj,
+                                    ty: sid,
+                                    field: index,
+                                });
+                                Val {
+                                    reg: Some(r),
+                                    ty: fty,
+                                    temp: true,
+                                }
+                            }
+                            None => Val::none(ERROR),
+                        };
+                        self.binary_on(op, cur, value, span, Want::Any)
+                    }
                 };
                 self.check(fty, v.ty, &rhs.span);
                 let v = self.finish(v, Want::Any);
@@ -815,11 +844,8 @@ impl FnCx<'_> {
                             self.e.emit(Instr::Move { dst: c, src: r });
                             Some(c)
                         }
-                        (Some(r), false) => {
-                            // An immutable variable: read in place, never freed here.
-                            let _ = r;
-                            None
-                        }
+                        // An immutable variable is read in place, never freed here.
+                        (Some(_), false) => None,
                         (Some(r), true) => Some(r),
                         (None, _) => None,
                     };

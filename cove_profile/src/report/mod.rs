@@ -55,11 +55,14 @@ pub enum By {
     /// Each caller → callee pair, with the calls made and their inclusive
     /// cost.
     Call,
+    /// Each task the profile covers, with the function it started from.
+    Task,
 }
 
 impl By {
     /// Every grouping, in the order a full report prints them.
-    pub const ALL: [By; 6] = [
+    pub const ALL: [By; 7] = [
+        By::Task,
         By::Function,
         By::Call,
         By::Instruction,
@@ -69,7 +72,7 @@ impl By {
     ];
 
     /// The grouping a word names: `instruction`, `function`, `opcode`,
-    /// `callee`, `line` or `call`.
+    /// `callee`, `line`, `call` or `task`.
     pub fn from_name(name: &str) -> Option<By> {
         Some(match name {
             "instruction" | "instructions" | "instr" => By::Instruction,
@@ -78,6 +81,7 @@ impl By {
             "callee" | "callees" => By::Callee,
             "line" | "lines" => By::Line,
             "call" | "calls" => By::Call,
+            "task" | "tasks" => By::Task,
             _ => return None,
         })
     }
@@ -91,6 +95,7 @@ impl By {
             By::Callee => "callee",
             By::Line => "line",
             By::Call => "call",
+            By::Task => "task",
         }
     }
 }
@@ -321,6 +326,22 @@ impl<'a> Report<'a> {
                     calls: Some(row.calls),
                 })
                 .collect(),
+            By::Task => self
+                .tasks
+                .iter()
+                .map(|task| Row {
+                    label: format!("task {}", task.task),
+                    place: task.tree.nodes[ROOT as usize]
+                        .children
+                        .iter()
+                        .map(|(f, _)| self.program.function_name(*f))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    cost: task.total,
+                    inclusive: None,
+                    calls: None,
+                })
+                .collect(),
             By::Opcode => {
                 let mut per: BTreeMap<Option<Opcode>, Cost> = BTreeMap::new();
                 for row in &self.instructions {
@@ -527,4 +548,21 @@ pub(crate) fn sort_rows(rows: &mut [Row], metric: Metric) {
         };
         std::cmp::Reverse(metric.of(&cost))
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_grouping_and_metric_reads_back_from_its_own_name() {
+        for by in By::ALL {
+            assert_eq!(By::from_name(by.name()), Some(by));
+        }
+        for metric in Metric::ALL {
+            assert_eq!(Metric::from_name(metric.name()), Some(metric));
+        }
+        assert_eq!(By::from_name("nonsense"), None);
+        assert_eq!(Metric::from_name("nonsense"), None);
+    }
 }

@@ -137,12 +137,14 @@ impl Report<'_> {
             By::Opcode => "opcode",
             By::Callee => "callee",
             By::Line => "line",
+            By::Task => "task",
             _ => "",
         };
         let place = match by {
             By::Instruction => "source",
             By::Callee => "via",
             By::Line => "text",
+            By::Task => "started at",
             _ => "",
         };
         let head = vec![
