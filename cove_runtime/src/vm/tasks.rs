@@ -12,8 +12,12 @@
 //! Every operation that can block or unblock a task (`join`, `recv`, `send`,
 //! `close`, a task ending) takes the scheduler's one lock. That makes the
 //! deadlock check exact and cheap: the scheduler counts the tasks that are
-//! running, a task that blocks takes itself off the count, and a count of
-//! zero with a task still waiting means nothing can ever wake it. One lock is
+//! running, a task that blocks takes itself off the count, and every event
+//! that could end a wait (a send, a close, a task's end) marks every waiting
+//! task as owing a fresh look at its condition. No task running and no look
+//! owed means nothing can ever wake anyone: a deadlock. (Counting running
+//! tasks alone is not enough: a task woken by a send but not yet back on
+//! the lock is neither running nor hopeless.) One lock is
 //! contended only by tasks that are already waiting on each other, which is
 //! the rare case in a language whose tasks share nothing; a lock per channel
 //! would make the count a distributed problem.
@@ -66,6 +70,16 @@ impl ChannelHandle {
 struct Counts {
     /// Tasks alive and not waiting.
     running: usize,
+    /// Tasks waiting.
+    waiting: usize,
+    /// Bumped by everything that can satisfy a wait: a send, a close, a
+    /// task's end.
+    generation: u64,
+    /// Waiting tasks that have not looked at their condition since the last
+    /// bump. A wait woken by an event but not yet rescheduled is one of
+    /// these, so no task is declared deadlocked while another may be about
+    /// to go on.
+    unchecked: usize,
     /// Tasks spawned so far.
     spawned: usize,
     /// Set once every task was found waiting: all waits end in an error.
@@ -89,6 +103,9 @@ impl Default for Scheduler {
         Scheduler {
             counts: Mutex::new(Counts {
                 running: 1,
+                waiting: 0,
+                generation: 0,
+                unchecked: 0,
                 spawned: 0,
                 deadlock: false,
                 ending: false,
@@ -145,10 +162,22 @@ impl Scheduler {
         let mut counts = self.counts.lock();
         *task.result.lock() = Some(outcome);
         counts.running -= 1;
+        self.event(&mut counts);
+    }
+
+    /// Something a waiting task may be waiting for has happened: every
+    /// waiting task must look again before anyone may call it a deadlock.
+    fn event(&self, counts: &mut Counts) {
+        counts.generation += 1;
+        counts.unchecked = counts.waiting;
         self.wake.notify_all();
     }
 
     /// Waits until `ready` answers, counting this task as blocked meanwhile.
+    ///
+    /// A deadlock is declared when no task is running and every waiting task
+    /// has looked at its condition since the last event, found it unmet,
+    /// and gone back to waiting: then nothing can ever change.
     fn block_until<T>(
         &self,
         interrupt: &InterruptHandle,
@@ -159,6 +188,8 @@ impl Scheduler {
             return Ok(value);
         }
         counts.running -= 1;
+        counts.waiting += 1;
+        let mut seen = counts.generation;
         let outcome = loop {
             if counts.deadlock {
                 break Err(deadlock());
@@ -166,17 +197,23 @@ impl Scheduler {
             if counts.ending || interrupt.is_interrupted() {
                 break Err(interrupted());
             }
-            if counts.running == 0 {
+            if counts.running == 0 && counts.unchecked == 0 {
                 counts.deadlock = true;
                 self.wake.notify_all();
                 break Err(deadlock());
             }
             self.wait(&mut counts);
+            let fresh = seen != counts.generation;
+            if fresh {
+                seen = counts.generation;
+                counts.unchecked = counts.unchecked.saturating_sub(1);
+            }
             if let Some(value) = ready() {
                 break Ok(value);
             }
         };
         counts.running += 1;
+        counts.waiting -= 1;
         outcome
     }
 
@@ -234,8 +271,8 @@ impl Scheduler {
 
     /// Closes a channel: receivers see `None` after what was sent.
     pub(crate) fn close(&self, channel: &ChannelHandle) {
-        let _counts = self.counts.lock();
+        let mut counts = self.counts.lock();
         channel.0.closed.store(true, Ordering::Relaxed);
-        self.wake.notify_all();
+        self.event(&mut counts);
     }
 }
