@@ -39,7 +39,7 @@ use cove_ir::program::Program;
 use cove_profile::report::{By as ReportBy, Metric as ReportMetric, Report};
 use cove_profile::{Profiler, SteppingClock};
 
-use crate::cli::{By, Format, Metric, ProfileArgs};
+use crate::cli::{By, ClockChoice, Format, Metric, ProfileArgs};
 use crate::compile::compile_runnable;
 use crate::progress::Progress;
 use crate::run::{call_main, ending, machine};
@@ -55,6 +55,8 @@ pub fn profile(args: &ProfileArgs) -> Status {
     let fake = args.fake_clock || std::env::var("COVE_FAKE_CLOCK").is_ok_and(|v| v == "1");
     let mut profiler = if fake {
         Profiler::with_clock(SteppingClock::new(1))
+    } else if args.clock == ClockChoice::Counter {
+        Profiler::with_counter_clock()
     } else {
         Profiler::new()
     };

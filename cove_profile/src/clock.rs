@@ -205,6 +205,7 @@ impl Clock for SteppingClock {
 /// the trait.
 pub(crate) enum Timer {
     Real(RealClock),
+    Counter(TscClock),
     Other(Box<dyn Clock>),
 }
 
@@ -213,12 +214,24 @@ impl Timer {
     pub(crate) fn now(&self) -> u64 {
         match self {
             Timer::Real(real) => real.now_nanos(),
+            Timer::Counter(counter) => counter.now_nanos(),
             Timer::Other(other) => other.now_nanos(),
         }
     }
 
     pub(crate) fn is_real(&self) -> bool {
-        matches!(self, Timer::Real(_))
+        matches!(self, Timer::Real(_) | Timer::Counter(_))
+    }
+
+    /// What a report calls this clock: `real`, `counter` (the time-stamp
+    /// counter, scaled to nanoseconds) or `injected` (a clock given by the
+    /// embedder, such as a test's stepping clock).
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Timer::Real(_) => "real",
+            Timer::Counter(_) => "counter",
+            Timer::Other(_) => "injected",
+        }
     }
 }
 
@@ -226,6 +239,7 @@ impl fmt::Debug for Timer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Timer::Real(_) => f.write_str("RealClock"),
+            Timer::Counter(_) => f.write_str("TscClock"),
             Timer::Other(_) => f.write_str("Clock"),
         }
     }

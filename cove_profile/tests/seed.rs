@@ -258,3 +258,31 @@ fn a_run_that_fails_leaves_the_profile_of_what_ran() {
             .contains("m.main")
     );
 }
+
+/// The counter clock changes what a nanosecond costs to read, not what is
+/// counted: the count is still the run's own, and the report says which
+/// clock timed it.
+#[test]
+fn a_profile_timed_by_the_counter_clock_counts_the_same_and_names_its_clock() {
+    let program = compile(ALLOCATES);
+    let profiler = Profiler::with_counter_clock();
+    let mut vm = Vm::new(&program).with_debugger(&profiler);
+    vm.run_entry("m", "main", Vec::new()).expect("it answers");
+    assert_eq!(profiler.counted(), vm.instructions());
+    assert!(
+        ["counter", "real"].contains(&profiler.clock_name()),
+        "{}",
+        profiler.clock_name()
+    );
+    assert!(profiler.is_real_time());
+    let report = cove_profile::report::Report::new(&program, &profiler).text(3);
+    assert!(
+        report.contains(&format!("{} clock", profiler.clock_name())),
+        "{report}"
+    );
+    assert_eq!(Profiler::new().clock_name(), "real");
+    assert_eq!(
+        Profiler::with_clock(SteppingClock::new(1)).clock_name(),
+        "injected"
+    );
+}

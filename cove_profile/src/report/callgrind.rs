@@ -91,8 +91,7 @@ impl Report<'_> {
         let _ = writeln!(
             out,
             "desc: Timing: ns include a floor of ~{:.1} ns an instruction ({} clock); Ir, words and allocs are exact",
-            self.floor.nanos,
-            if self.real_time { "real" } else { "injected" }
+            self.floor.nanos, self.clock
         );
         out.push_str("positions: instr line\n");
         out.push_str("events: Ir ns words allocs\n");

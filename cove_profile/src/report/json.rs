@@ -34,7 +34,8 @@ pub struct Profile {
     pub format: String,
     /// [`SCHEMA_VERSION`] when written.
     pub version: u32,
-    /// `"real"`, or `"injected"` for a profile timed by a test clock.
+    /// `"real"`, `"counter"` (the time-stamp counter), or `"injected"` for a
+    /// profile timed by a clock the embedder gave, such as a test's.
     pub clock: String,
     /// The per-instruction floor measured when the profile began.
     pub floor: Floor,
@@ -221,7 +222,7 @@ impl Report<'_> {
         Profile {
             format: FORMAT.to_string(),
             version: SCHEMA_VERSION,
-            clock: if self.real_time { "real" } else { "injected" }.to_string(),
+            clock: self.clock.to_string(),
             floor: self.floor,
             follows_tasks: self.follows_tasks,
             total: self.total,

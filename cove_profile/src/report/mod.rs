@@ -218,7 +218,8 @@ pub(crate) struct Row {
 pub struct Report<'a> {
     program: &'a Program,
     floor: Floor,
-    real_time: bool,
+    /// What the reports call the clock: `real`, `counter` or `injected`.
+    clock: &'static str,
     follows_tasks: bool,
     tasks: Vec<TaskProfile>,
     total: Cost,
@@ -261,7 +262,7 @@ impl<'a> Report<'a> {
         Report {
             program,
             floor: profiler.floor(),
-            real_time: profiler.is_real_time(),
+            clock: profiler.clock_name(),
             follows_tasks: profiler.follows_tasks(),
             tasks,
             total,

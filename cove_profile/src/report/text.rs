@@ -74,8 +74,7 @@ impl Report<'_> {
             out,
             "floor: ~{:.1} ns an instruction, {} clock; counts and heap figures are exact, \
              time is for comparing rows",
-            self.floor.nanos,
-            if self.real_time { "real" } else { "injected" }
+            self.floor.nanos, self.clock
         );
         out
     }
