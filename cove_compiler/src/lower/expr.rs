@@ -122,9 +122,7 @@ impl FnCx<'_> {
                 // A literal on the left is evaluated after the right, whose
                 // type it takes (`2 * x` on a Float) and whose immediate it
                 // can be (`1 + i`).
-                if int_literal_value(a).is_some()
-                    && literal_bits(b).is_none_or(|(t, _)| t == Program::FLOAT)
-                {
+                if literal_goes_right(a, b) {
                     let r = self.operand(b, None);
                     if *op == BinOp::Add
                         && r.ty == Program::INT
@@ -143,7 +141,7 @@ impl FnCx<'_> {
                     let l = self.operand(a, hint);
                     return self.binary_values(*op, l, r, &e.span, want);
                 }
-                let l = self.operand(a, None);
+                let l = self.chain_operand(a);
                 self.binary_on(*op, l, b, &e.span, want)
             }
             ExprKind::Unary(op, a) => self.unary(*op, a, &e.span, want),
@@ -477,6 +475,35 @@ impl FnCx<'_> {
         self.done(dst, instr_ty, want)
     }
 
+    /// The left operand of a binary operator. A chain `a + b + c ...` nests
+    /// to the left as deep as it is long, so its spine is walked in a loop
+    /// here, not by recursion: the leftmost operand is evaluated first, then
+    /// each operator in turn, exactly as the recursive [`Self::expr`] of
+    /// each link would, so a chain of any length needs no more native stack
+    /// than one operator.
+    fn chain_operand(&mut self, a: &Expr) -> Val {
+        let mut spine = Vec::new();
+        let mut leaf = a;
+        while let ExprKind::Binary(op, l, r) = &leaf.kind
+            && !matches!(op, BinOp::And | BinOp::Or)
+            && !literal_goes_right(l, r)
+        {
+            spine.push(leaf);
+            leaf = l;
+        }
+        let mut v = self.operand(leaf, None);
+        for link in spine.into_iter().rev() {
+            let ExprKind::Binary(op, _, r) = &link.kind else {
+                continue;
+            };
+            let old = self.set_line(&link.span);
+            v = self.binary_on(*op, v, r, &link.span, Want::Any);
+            v = self.finish(v, Want::Any);
+            self.e.line = old;
+        }
+        v
+    }
+
     /// `l op b`, where `l` is already evaluated.
     pub(crate) fn binary_on(
         &mut self,
@@ -645,26 +672,25 @@ impl FnCx<'_> {
                 }
             }
             ExprKind::Unary(UnOp::Not, inner) => self.cond(inner, !jump_if, target),
-            ExprKind::Binary(BinOp::And, a, b) => {
-                if jump_if {
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), _, _) => {
+                // `a && b && c` nests to the left as deep as it is long: its
+                // operands are gathered in a loop, and each is one test.
+                // For `&&` jumping when true (and `||` jumping when false)
+                // an early operand that decides the other way skips the rest.
+                let operands = chain_operands(e, *op);
+                if (*op == BinOp::And) == jump_if {
                     let skip = self.e.label();
-                    self.cond(a, false, skip);
-                    self.cond(b, true, target);
+                    if let Some((last, rest)) = operands.split_last() {
+                        for x in rest {
+                            self.cond(x, !jump_if, skip);
+                        }
+                        self.cond(last, jump_if, target);
+                    }
                     self.e.bind(skip);
                 } else {
-                    self.cond(a, false, target);
-                    self.cond(b, false, target);
-                }
-            }
-            ExprKind::Binary(BinOp::Or, a, b) => {
-                if jump_if {
-                    self.cond(a, true, target);
-                    self.cond(b, true, target);
-                } else {
-                    let skip = self.e.label();
-                    self.cond(a, true, skip);
-                    self.cond(b, false, target);
-                    self.e.bind(skip);
+                    for x in operands {
+                        self.cond(x, jump_if, target);
+                    }
                 }
             }
             ExprKind::Binary(
@@ -1473,6 +1499,19 @@ impl FnCx<'_> {
     /// `None` or `[]` take its type from a later branch. Never a wrong type:
     /// `None` where unsure.
     pub(crate) fn guess_type(&mut self, e: &Expr) -> Option<TypeId> {
+        // An arithmetic chain has the type of its leftmost operand, found
+        // in a loop: a chain nests as deep as it is long.
+        let mut leaf = e;
+        while let ExprKind::Binary(op, a, _) = &leaf.kind
+            && !op.is_bool_valued()
+        {
+            leaf = a;
+        }
+        if !std::ptr::eq(leaf, e) {
+            return self
+                .guess_type(leaf)
+                .filter(|t| [Program::INT, Program::FLOAT, Program::STR].contains(t));
+        }
         let t = match &e.kind {
             ExprKind::Int(_) => Program::INT,
             ExprKind::Float(_) => Program::FLOAT,
@@ -1499,19 +1538,7 @@ impl FnCx<'_> {
                 *self.scopes[self.module].types.get(&path[0].name)?
             }
             ExprKind::Block(b) => self.guess_block(b)?,
-            ExprKind::Binary(op, a, _) => match op {
-                BinOp::Eq
-                | BinOp::Ne
-                | BinOp::Lt
-                | BinOp::Le
-                | BinOp::Gt
-                | BinOp::Ge
-                | BinOp::And
-                | BinOp::Or => Program::BOOL,
-                _ => self
-                    .guess_type(a)
-                    .filter(|t| [Program::INT, Program::FLOAT, Program::STR].contains(t))?,
-            },
+            ExprKind::Binary(..) => Program::BOOL,
             ExprKind::Unary(UnOp::Not, _) => Program::BOOL,
             _ => return None,
         };
@@ -1542,6 +1569,28 @@ fn path_text(e: &Expr) -> String {
         ExprKind::Field(base, f) => format!("{}.{}", path_text(base), f.name),
         _ => "...".to_string(),
     }
+}
+
+/// The operands of a chain of one operator, `a && b && c`, left to right.
+fn chain_operands(e: &Expr, op: BinOp) -> Vec<&Expr> {
+    let mut operands = Vec::new();
+    let mut cur = e;
+    while let ExprKind::Binary(o, a, b) = &cur.kind
+        && *o == op
+    {
+        operands.push(&**b);
+        cur = a;
+    }
+    operands.push(cur);
+    operands.reverse();
+    operands
+}
+
+/// Whether `a op b` evaluates `b` first: an integer literal on the left
+/// takes the type of the right (`2 * x` on a Float) and can be its
+/// immediate (`1 + i`).
+fn literal_goes_right(a: &Expr, b: &Expr) -> bool {
+    int_literal_value(a).is_some() && literal_bits(b).is_none_or(|(t, _)| t == Program::FLOAT)
 }
 
 /// The value of an integer literal, negated or not, that fits an Int.
