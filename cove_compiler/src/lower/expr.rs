@@ -186,7 +186,7 @@ impl FnCx<'_> {
                 Val::none(ERROR)
             }
             ExprKind::If(cond, then, els) => {
-                self.if_expr(cond, then, els.as_deref(), expected, want)
+                self.if_expr(cond, then, els.as_deref(), expected, want, &e.span)
             }
             ExprKind::Match(scrutinee, arms) => {
                 self.match_expr(scrutinee, arms, &e.span, expected, want)
@@ -988,6 +988,44 @@ impl FnCx<'_> {
         }
     }
 
+    /// The value of an `if` without `else`: `()`, which is a mistake where
+    /// a value is needed. Said plainly, as what is missing: an `else`
+    /// (a type mismatch spanning the whole `if` would not say so).
+    fn if_without_else(&mut self, expected: Option<TypeId>, want: Want, span: &Span) -> Val {
+        let needed = expected.filter(|t| ![Program::UNIT, ERROR, NEVER].contains(t));
+        let Some(t) = needed.filter(|_| want != Want::Discard) else {
+            return Val::none(Program::UNIT);
+        };
+        let t = self.tname(t);
+        // The `if` keyword: the whole `if` may span many lines.
+        let span = &(span.start..span.start + 2);
+        let d = if want == Want::Return {
+            Pending::new(
+                "E0402",
+                span.clone(),
+                format!(
+                    "`{}` must return {t}, but its body ends without a value when no branch of this `if` runs",
+                    self.fn_name
+                ),
+                "this `if` has no `else`",
+            )
+            .help(format!(
+                "add an `else` with a value of type {t}, or end the body with a value after the `if`"
+            ))
+        } else {
+            Pending::new(
+                "E0100",
+                span.clone(),
+                format!("type mismatch: expected {t}, but an `if` without `else` has no value"),
+                "this `if` has no `else`",
+            )
+            .help(format!("add an `else` with a value of type {t}"))
+        };
+        self.err(d);
+        Val::none(ERROR)
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn if_expr(
         &mut self,
         cond: &Expr,
@@ -995,6 +1033,7 @@ impl FnCx<'_> {
         els: Option<&Expr>,
         expected: Option<TypeId>,
         want: Want,
+        span: &Span,
     ) -> Val {
         let else_l = self.e.label();
         let end = self.e.label();
@@ -1003,7 +1042,7 @@ impl FnCx<'_> {
             let v = self.block(then, None, Want::Discard);
             self.release(v);
             self.e.bind(else_l);
-            return Val::none(Program::UNIT);
+            return self.if_without_else(expected, want, span);
         };
         if want == Want::Return {
             let t = self.block(then, expected, Want::Return);

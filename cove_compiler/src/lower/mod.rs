@@ -103,6 +103,8 @@ pub(crate) struct FnCx<'a> {
     loops: Vec<LoopCx>,
     locals: Vec<Local>,
     result: TypeId,
+    /// The function's name, for messages.
+    pub(crate) fn_name: String,
     /// While lowering the last arm of an exhaustive `match`: emit the
     /// pattern's bindings but not its tests, which cannot fail.
     skip_tests: bool,
@@ -180,6 +182,7 @@ pub(crate) fn lower_function(
         loops: Vec::new(),
         locals: Vec::new(),
         result,
+        fn_name: decl.name.name.clone(),
         skip_tests: false,
         in_loop: 0,
         consts: Vec::new(),
