@@ -193,7 +193,9 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                 Some(&i) => {
                     scope.imports.insert(import.name.clone(), i);
                 }
-                None if single => u.errors.push(
+                None if single => {
+                    scope.missing_imports.insert(import.name.clone());
+                    u.errors.push(
                     Pending::new(
                         "E0601",
                         import.span.clone(),
@@ -201,8 +203,12 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                         "imported here",
                     )
                     .help("a single module compiled from text can import nothing; compile the files instead"),
-                ),
-                None => {}
+                    );
+                }
+                // The loader reported it at the import.
+                None => {
+                    scope.missing_imports.insert(import.name.clone());
+                }
             }
         }
         program.modules.push(Module {

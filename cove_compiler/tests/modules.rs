@@ -304,3 +304,16 @@ fn the_error_example_of_the_language_brief_renders_as_it_shows() {
     assert!(text.starts_with(&expected), "{text}");
     assert_eq!(errors.len(), 1);
 }
+
+#[test]
+fn the_uses_of_a_missing_module_are_not_reported_again() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "main",
+        "import nowhere\n\nfn f(t: nowhere.T) {}\n\nfn main() {\n  nowhere.go()\n  println(nowhere.size(1))\n}\n",
+    );
+    let errors = cove_compiler::compile_files(&dir.path().join("main.cove")).unwrap_err();
+    let codes: Vec<&str> = errors.iter().map(|d| d.code()).collect();
+    assert_eq!(codes, ["E0601"], "{errors}");
+}

@@ -308,6 +308,11 @@ impl FnCx<'_> {
     pub(crate) fn unknown_name(&mut self, name: &str, span: &Span) {
         let vars = self.var_names();
         let scope = &self.scopes[self.module];
+        // `import nothere` was reported at the import; each use would only
+        // echo it.
+        if scope.missing_imports.contains(name) {
+            return;
+        }
         let candidates: Vec<&str> = vars
             .iter()
             .map(String::as_str)
