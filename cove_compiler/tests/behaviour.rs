@@ -297,3 +297,9 @@ behaves! {
         "fn main() {\n  println(\"{-9223372036854775808 % 7} {9223372036854775807 / -1} {-(-5)} {3 * -4}\")\n}\n"
         => "-1 -9223372036854775807 5 -12\n=> ()";
 }
+
+behaves! {
+    a_none_takes_its_type_from_a_later_branch_of_an_else_if_chain_or_match:
+        "fn main() {\n  let b = if false { None } else if false { None } else { Some(\"x\") }\n  let c = match 3 {\n    0 => None,\n    1 => None,\n    _ => Some(2.5),\n  }\n  let e = [None, Some([None, Some(1)])]\n  let f = [None, None, Some(true)]\n  println(\"{b} {c} {e} {f}\")\n}\n"
+        => "Some(\"x\") Some(2.5) [None, Some([None, Some(1)])] [None, None, Some(true)]\n=> ()";
+}

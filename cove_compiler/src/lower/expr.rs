@@ -1575,9 +1575,16 @@ impl FnCx<'_> {
                 _ => return None,
             },
             ExprKind::List(items) => {
-                let first = self.guess_type(items.first()?)?;
-                self.program.intern_type(Type::List(first))
+                let elem = items.iter().find_map(|x| self.guess_type(x))?;
+                self.program.intern_type(Type::List(elem))
             }
+            // `if a { None } else if b { None } else { Some(1) }`: any branch
+            // whose shape tells its type.
+            ExprKind::If(_, then, Some(els)) => match self.guess_block(then) {
+                Some(t) => t,
+                None => self.guess_type(els)?,
+            },
+            ExprKind::Match(_, arms) => arms.iter().find_map(|a| self.guess_type(&a.body))?,
             ExprKind::StructLit(path, _) if path.len() == 1 => {
                 *self.scopes[self.module].types.get(&path[0].name)?
             }
