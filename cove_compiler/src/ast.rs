@@ -191,6 +191,22 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// Whether the result is a Bool whatever the operands: a comparison,
+    /// `&&` or `||`.
+    pub fn is_bool_valued(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq
+                | BinOp::Ne
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+                | BinOp::And
+                | BinOp::Or
+        )
+    }
+
     /// How it is written.
     pub fn text(self) -> &'static str {
         match self {

@@ -1,9 +1,14 @@
 //! The compiler's passes in order, over one module or a module graph.
 //!
 //! 1. **Load** (files only): read the entry, parse it, follow its imports to
-//!    sibling files depth-first; a missing module and an import cycle are
-//!    reported at the `import` line that causes them. Modules are ordered
-//!    dependencies first, the entry last.
+//!    sibling files depth-first; a missing module is reported at the
+//!    `import` line that names it. Modules are ordered dependencies first
+//!    (where there is an order: modules may import each other), the entry
+//!    last. Import cycles are allowed, as mutual references within a Rust
+//!    crate or a Swift module are: passes 2 to 4 declare every module's
+//!    types and functions before any body is checked, so no module needs
+//!    another to be compiled first. Only a module importing itself is an
+//!    error (it is always a slip).
 //! 2. **Declare types**: every struct and enum of every module gets its id
 //!    first, so fields may refer to any type, recursively and across modules.
 //! 3. **Fill in types**: field and payload types are resolved.
@@ -81,7 +86,6 @@ pub(crate) fn load(entry: &Path) -> Result<Vec<Unit>, Diagnostics> {
         dir,
         units: Vec::new(),
         state: HashMap::new(),
-        stack: Vec::new(),
         pending_files: Vec::new(),
     };
     let root = Unit::parse(&name, &path, source);
@@ -110,37 +114,20 @@ struct Loader {
     dir: PathBuf,
     units: Vec<Unit>,
     state: HashMap<String, Visit>,
-    stack: Vec<String>,
     pending_files: Vec<(String, Pending)>,
 }
 
 impl Loader {
     fn visit(&mut self, unit: Unit) {
         self.state.insert(unit.name.clone(), Visit::Active);
-        self.stack.push(unit.name.clone());
         for import in unit.ast.imports.clone() {
             match self.state.get(&import.name) {
                 Some(Visit::Done) => continue,
-                Some(Visit::Active) => {
-                    let at = self
-                        .stack
-                        .iter()
-                        .position(|m| *m == import.name)
-                        .unwrap_or(0);
-                    let mut cycle: Vec<String> = self.stack[at..].to_vec();
-                    cycle.push(import.name.clone());
-                    self.pending_files.push((
-                        unit.name.clone(),
-                        Pending::new(
-                            "E0602",
-                            import.span.clone(),
-                            format!("import cycle: {}", cycle.join(" -> ")),
-                            "this import closes the cycle",
-                        )
-                        .help("modules may not import each other in a circle; move what both need into a third module"),
-                    ));
-                    continue;
-                }
+                // A module that imports one of its importers (a cycle): it
+                // is loaded already, and every module's declarations are
+                // collected before any body is checked, so the cycle needs
+                // nothing more.
+                Some(Visit::Active) => continue,
                 None => {}
             }
             let path = self.dir.join(format!("{}.cove", import.name));
@@ -173,7 +160,6 @@ impl Loader {
                 }
             }
         }
-        self.stack.pop();
         self.state.insert(unit.name.clone(), Visit::Done);
         self.units.push(unit);
     }
@@ -207,7 +193,9 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                 Some(&i) => {
                     scope.imports.insert(import.name.clone(), i);
                 }
-                None if single => u.errors.push(
+                None if single => {
+                    scope.missing_imports.insert(import.name.clone());
+                    u.errors.push(
                     Pending::new(
                         "E0601",
                         import.span.clone(),
@@ -215,8 +203,12 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                         "imported here",
                     )
                     .help("a single module compiled from text can import nothing; compile the files instead"),
-                ),
-                None => {}
+                    );
+                }
+                // The loader reported it at the import.
+                None => {
+                    scope.missing_imports.insert(import.name.clone());
+                }
             }
         }
         program.modules.push(Module {

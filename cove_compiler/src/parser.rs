@@ -9,9 +9,15 @@
 //! reports every independent mistake of a file and not the echoes of one.
 //!
 //! Nesting is bounded by [`MAX_DEPTH`]: every recursive rule, and every
-//! step of a left-nested chain (`a + b + c ...`, `a.b.c ...`), counts
-//! against it, so the depth of any tree the parser returns is bounded and
-//! the passes that walk it recursively cannot overflow the native stack.
+//! step of a postfix chain (`a.b.c ...`, `f()()`), counts against it, so the
+//! depth of any tree the parser returns is bounded and the passes that walk
+//! it recursively cannot overflow the native stack. A chain of binary
+//! operators (`a + b + c ...`) is the exception: it is long, not deep, to the
+//! person who wrote it (a sum of many terms, a string built from many
+//! pieces), so it is parsed by precedence climbing in a loop and the passes
+//! walk its left spine in loops too. Only the recursive `Drop` of the tree
+//! still follows the spine, so the operators along any path have a bound of
+//! their own, [`MAX_CHAIN`], far above what people write.
 
 use crate::ast::*;
 use crate::diagnostics::Pending;
@@ -19,6 +25,10 @@ use crate::lexer::{StrPart, Tok, Token, lex};
 
 /// How deeply expressions, blocks, types and patterns may nest.
 pub const MAX_DEPTH: usize = 200;
+
+/// How many binary operators may lie on one path of the tree (`1 + 1 + ...`
+/// with that many `+`, or chains nested inside one another, together).
+pub const MAX_CHAIN: usize = 100_000;
 
 /// How many `else if` branches one chain may have.
 pub const MAX_ELSE_CHAIN: usize = 1000;
@@ -33,6 +43,7 @@ pub fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
         errors,
         panicking: false,
         depth: 0,
+        chain: 0,
         too_deep: false,
         no_struct: false,
         else_chain: 0,
@@ -53,6 +64,8 @@ struct Parser<'s, 'e> {
     /// Set by an error, cleared when the parser has resynchronised.
     panicking: bool,
     depth: usize,
+    /// The binary operators on the path to the expression being parsed.
+    chain: usize,
     /// Once nesting overflowed, nothing more of the file is reported: the
     /// rest would be echoes.
     too_deep: bool,
@@ -777,16 +790,21 @@ impl Parser<'_, '_> {
         e
     }
 
+    /// Precedence climbing: the operators of one level are taken in this
+    /// loop, each right operand parsed at the next level up, so `a + b + c`
+    /// nests to the left without recursing, and the recursion is bounded by
+    /// the number of precedence levels. The steps count against
+    /// [`MAX_CHAIN`], not the nesting limit.
     fn binary(&mut self, min: u8) -> Expr {
         let mut lhs = self.unary();
-        let mut chain = 0;
+        let mut steps = 0;
         while let Some((op, prec)) = binop(self.tok()) {
             if prec < min {
                 break;
             }
             self.bump();
-            chain += 1;
-            if !self.enter() {
+            steps += 1;
+            if !self.extend_chain() {
                 break;
             }
             let rhs = self.binary(prec + 1);
@@ -796,8 +814,31 @@ impl Parser<'_, '_> {
                 span,
             };
         }
-        self.depth -= chain.min(self.depth);
+        self.chain -= steps.min(self.chain);
         lhs
+    }
+
+    /// Counts one more operator on the current path; false (after a
+    /// diagnostic) past [`MAX_CHAIN`].
+    fn extend_chain(&mut self) -> bool {
+        self.chain += 1;
+        if self.chain <= MAX_CHAIN {
+            return true;
+        }
+        if !self.too_deep {
+            let span = self.span();
+            self.errors.push(
+                Pending::new(
+                    "E0013",
+                    span,
+                    format!("this expression has more than {MAX_CHAIN} operators in a chain"),
+                    "chain limit reached here",
+                )
+                .help("split the expression with `let` bindings or helper functions"),
+            );
+            self.too_deep = true;
+        }
+        false
     }
 
     fn unary(&mut self) -> Expr {

@@ -36,6 +36,9 @@ pub(crate) struct ModuleScope {
     pub broken_types: std::collections::HashSet<TypeId>,
     /// Struct and enum names → their types.
     pub types: HashMap<String, TypeId>,
+    /// Imports that named no module (reported at the `import`): their
+    /// uses are not reported again as unknown names.
+    pub missing_imports: std::collections::HashSet<String>,
 }
 
 /// The Cove spelling of a type, including the checker's own two.
@@ -184,6 +187,9 @@ pub(crate) fn resolve_type(
     let module_name = &path[0];
     let type_ident = &path[path.len() - 1];
     let Some(&target) = scopes[module].imports.get(&module_name.name) else {
+        if scopes[module].missing_imports.contains(&module_name.name) {
+            return ERROR;
+        }
         errors.push(
             Pending::new(
                 "E0304",

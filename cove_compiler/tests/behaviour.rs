@@ -276,3 +276,30 @@ behaves! {
         "\u{feff}fn main() -> Int {\r\n  let x = 2\r\n  x * 21\r\n}\r\n"
         => "=> 42";
 }
+
+// The compiler folds no arithmetic: an operation on literals runs at run
+// time, so it fails exactly as the runtime's would (Rust's checked
+// semantics), never as a silently wrapped constant.
+behaves! {
+    the_remainder_of_int_min_by_minus_one_is_an_overflow_not_a_folded_zero:
+        "fn main() {\n  println((-9223372036854775807 - 1) % -1)\n}\n"
+        => "error: integer overflow in m.main";
+    the_quotient_of_int_min_by_minus_one_is_an_overflow:
+        "fn main() {\n  let min = -9223372036854775808\n  println(min / -1)\n}\n"
+        => "error: integer overflow in m.main";
+    a_literal_divided_by_a_literal_zero_is_a_division_by_zero:
+        "fn main() {\n  println(7 % 0)\n}\n"
+        => "error: division by zero";
+    negating_int_min_at_run_time_is_an_overflow_though_the_literal_itself_is_fine:
+        "fn main() {\n  let min = -9223372036854775808\n  println(min)\n  println(-min)\n}\n"
+        => "-9223372036854775808\nerror: integer overflow in m.main";
+    literal_arithmetic_that_fits_is_exact:
+        "fn main() {\n  println(\"{-9223372036854775808 % 7} {9223372036854775807 / -1} {-(-5)} {3 * -4}\")\n}\n"
+        => "-1 -9223372036854775807 5 -12\n=> ()";
+}
+
+behaves! {
+    a_none_takes_its_type_from_a_later_branch_of_an_else_if_chain_or_match:
+        "fn main() {\n  let b = if false { None } else if false { None } else { Some(\"x\") }\n  let c = match 3 {\n    0 => None,\n    1 => None,\n    _ => Some(2.5),\n  }\n  let e = [None, Some([None, Some(1)])]\n  let f = [None, None, Some(true)]\n  println(\"{b} {c} {e} {f}\")\n}\n"
+        => "Some(\"x\") Some(2.5) [None, Some([None, Some(1)])] [None, None, Some(true)]\n=> ()";
+}

@@ -897,11 +897,18 @@ fn sig_text(sig: Sig) -> String {
 /// statements in it (a block, an `if`, a `match`) can; a call cannot reach
 /// its caller's variables.
 fn may_assign(e: &Expr) -> bool {
+    // A chain of operators nests to the left as deep as it is long: its
+    // spine is walked in a loop.
+    let mut e = e;
+    while let ExprKind::Binary(_, a, b) = &e.kind {
+        if may_assign(b) {
+            return true;
+        }
+        e = a;
+    }
     match &e.kind {
         ExprKind::Block(_) | ExprKind::If(..) | ExprKind::Match(..) | ExprKind::Assign(..) => true,
-        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
-            may_assign(a) || may_assign(b)
-        }
+        ExprKind::Index(a, b) | ExprKind::Range(a, b) => may_assign(a) || may_assign(b),
         ExprKind::Unary(_, a) | ExprKind::Field(a, _) | ExprKind::Spawn(a) => may_assign(a),
         ExprKind::Call(f, args) => may_assign(f) || args.iter().any(may_assign),
         ExprKind::List(items) | ExprKind::New(_, items) => items.iter().any(may_assign),

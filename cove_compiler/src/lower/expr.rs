@@ -122,9 +122,7 @@ impl FnCx<'_> {
                 // A literal on the left is evaluated after the right, whose
                 // type it takes (`2 * x` on a Float) and whose immediate it
                 // can be (`1 + i`).
-                if int_literal_value(a).is_some()
-                    && literal_bits(b).is_none_or(|(t, _)| t == Program::FLOAT)
-                {
+                if literal_goes_right(a, b) {
                     let r = self.operand(b, None);
                     if *op == BinOp::Add
                         && r.ty == Program::INT
@@ -143,7 +141,7 @@ impl FnCx<'_> {
                     let l = self.operand(a, hint);
                     return self.binary_values(*op, l, r, &e.span, want);
                 }
-                let l = self.operand(a, None);
+                let l = self.chain_operand(a);
                 self.binary_on(*op, l, b, &e.span, want)
             }
             ExprKind::Unary(op, a) => self.unary(*op, a, &e.span, want),
@@ -188,7 +186,7 @@ impl FnCx<'_> {
                 Val::none(ERROR)
             }
             ExprKind::If(cond, then, els) => {
-                self.if_expr(cond, then, els.as_deref(), expected, want)
+                self.if_expr(cond, then, els.as_deref(), expected, want, &e.span)
             }
             ExprKind::Match(scrutinee, arms) => {
                 self.match_expr(scrutinee, arms, &e.span, expected, want)
@@ -310,6 +308,11 @@ impl FnCx<'_> {
     pub(crate) fn unknown_name(&mut self, name: &str, span: &Span) {
         let vars = self.var_names();
         let scope = &self.scopes[self.module];
+        // `import nothere` was reported at the import; each use would only
+        // echo it.
+        if scope.missing_imports.contains(name) {
+            return;
+        }
         let candidates: Vec<&str> = vars
             .iter()
             .map(String::as_str)
@@ -475,6 +478,35 @@ impl FnCx<'_> {
             (UnOp::Not, _) => Instr::NotBool { dst, a: src },
         });
         self.done(dst, instr_ty, want)
+    }
+
+    /// The left operand of a binary operator. A chain `a + b + c ...` nests
+    /// to the left as deep as it is long, so its spine is walked in a loop
+    /// here, not by recursion: the leftmost operand is evaluated first, then
+    /// each operator in turn, exactly as the recursive [`Self::expr`] of
+    /// each link would, so a chain of any length needs no more native stack
+    /// than one operator.
+    fn chain_operand(&mut self, a: &Expr) -> Val {
+        let mut spine = Vec::new();
+        let mut leaf = a;
+        while let ExprKind::Binary(op, l, r) = &leaf.kind
+            && !matches!(op, BinOp::And | BinOp::Or)
+            && !literal_goes_right(l, r)
+        {
+            spine.push(leaf);
+            leaf = l;
+        }
+        let mut v = self.operand(leaf, None);
+        for link in spine.into_iter().rev() {
+            let ExprKind::Binary(op, _, r) = &link.kind else {
+                continue;
+            };
+            let old = self.set_line(&link.span);
+            v = self.binary_on(*op, v, r, &link.span, Want::Any);
+            v = self.finish(v, Want::Any);
+            self.e.line = old;
+        }
+        v
     }
 
     /// `l op b`, where `l` is already evaluated.
@@ -645,26 +677,25 @@ impl FnCx<'_> {
                 }
             }
             ExprKind::Unary(UnOp::Not, inner) => self.cond(inner, !jump_if, target),
-            ExprKind::Binary(BinOp::And, a, b) => {
-                if jump_if {
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), _, _) => {
+                // `a && b && c` nests to the left as deep as it is long: its
+                // operands are gathered in a loop, and each is one test.
+                // For `&&` jumping when true (and `||` jumping when false)
+                // an early operand that decides the other way skips the rest.
+                let operands = chain_operands(e, *op);
+                if (*op == BinOp::And) == jump_if {
                     let skip = self.e.label();
-                    self.cond(a, false, skip);
-                    self.cond(b, true, target);
+                    if let Some((last, rest)) = operands.split_last() {
+                        for x in rest {
+                            self.cond(x, !jump_if, skip);
+                        }
+                        self.cond(last, jump_if, target);
+                    }
                     self.e.bind(skip);
                 } else {
-                    self.cond(a, false, target);
-                    self.cond(b, false, target);
-                }
-            }
-            ExprKind::Binary(BinOp::Or, a, b) => {
-                if jump_if {
-                    self.cond(a, true, target);
-                    self.cond(b, true, target);
-                } else {
-                    let skip = self.e.label();
-                    self.cond(a, true, skip);
-                    self.cond(b, false, target);
-                    self.e.bind(skip);
+                    for x in operands {
+                        self.cond(x, jump_if, target);
+                    }
                 }
             }
             ExprKind::Binary(
@@ -962,6 +993,44 @@ impl FnCx<'_> {
         }
     }
 
+    /// The value of an `if` without `else`: `()`, which is a mistake where
+    /// a value is needed. Said plainly, as what is missing: an `else`
+    /// (a type mismatch spanning the whole `if` would not say so).
+    fn if_without_else(&mut self, expected: Option<TypeId>, want: Want, span: &Span) -> Val {
+        let needed = expected.filter(|t| ![Program::UNIT, ERROR, NEVER].contains(t));
+        let Some(t) = needed.filter(|_| want != Want::Discard) else {
+            return Val::none(Program::UNIT);
+        };
+        let t = self.tname(t);
+        // The `if` keyword: the whole `if` may span many lines.
+        let span = &(span.start..span.start + 2);
+        let d = if want == Want::Return {
+            Pending::new(
+                "E0402",
+                span.clone(),
+                format!(
+                    "`{}` must return {t}, but its body ends without a value when no branch of this `if` runs",
+                    self.fn_name
+                ),
+                "this `if` has no `else`",
+            )
+            .help(format!(
+                "add an `else` with a value of type {t}, or end the body with a value after the `if`"
+            ))
+        } else {
+            Pending::new(
+                "E0100",
+                span.clone(),
+                format!("type mismatch: expected {t}, but an `if` without `else` has no value"),
+                "this `if` has no `else`",
+            )
+            .help(format!("add an `else` with a value of type {t}"))
+        };
+        self.err(d);
+        Val::none(ERROR)
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn if_expr(
         &mut self,
         cond: &Expr,
@@ -969,6 +1038,7 @@ impl FnCx<'_> {
         els: Option<&Expr>,
         expected: Option<TypeId>,
         want: Want,
+        span: &Span,
     ) -> Val {
         let else_l = self.e.label();
         let end = self.e.label();
@@ -977,7 +1047,7 @@ impl FnCx<'_> {
             let v = self.block(then, None, Want::Discard);
             self.release(v);
             self.e.bind(else_l);
-            return Val::none(Program::UNIT);
+            return self.if_without_else(expected, want, span);
         };
         if want == Want::Return {
             let t = self.block(then, expected, Want::Return);
@@ -1473,6 +1543,19 @@ impl FnCx<'_> {
     /// `None` or `[]` take its type from a later branch. Never a wrong type:
     /// `None` where unsure.
     pub(crate) fn guess_type(&mut self, e: &Expr) -> Option<TypeId> {
+        // An arithmetic chain has the type of its leftmost operand, found
+        // in a loop: a chain nests as deep as it is long.
+        let mut leaf = e;
+        while let ExprKind::Binary(op, a, _) = &leaf.kind
+            && !op.is_bool_valued()
+        {
+            leaf = a;
+        }
+        if !std::ptr::eq(leaf, e) {
+            return self
+                .guess_type(leaf)
+                .filter(|t| [Program::INT, Program::FLOAT, Program::STR].contains(t));
+        }
         let t = match &e.kind {
             ExprKind::Int(_) => Program::INT,
             ExprKind::Float(_) => Program::FLOAT,
@@ -1492,26 +1575,21 @@ impl FnCx<'_> {
                 _ => return None,
             },
             ExprKind::List(items) => {
-                let first = self.guess_type(items.first()?)?;
-                self.program.intern_type(Type::List(first))
+                let elem = items.iter().find_map(|x| self.guess_type(x))?;
+                self.program.intern_type(Type::List(elem))
             }
+            // `if a { None } else if b { None } else { Some(1) }`: any branch
+            // whose shape tells its type.
+            ExprKind::If(_, then, Some(els)) => match self.guess_block(then) {
+                Some(t) => t,
+                None => self.guess_type(els)?,
+            },
+            ExprKind::Match(_, arms) => arms.iter().find_map(|a| self.guess_type(&a.body))?,
             ExprKind::StructLit(path, _) if path.len() == 1 => {
                 *self.scopes[self.module].types.get(&path[0].name)?
             }
             ExprKind::Block(b) => self.guess_block(b)?,
-            ExprKind::Binary(op, a, _) => match op {
-                BinOp::Eq
-                | BinOp::Ne
-                | BinOp::Lt
-                | BinOp::Le
-                | BinOp::Gt
-                | BinOp::Ge
-                | BinOp::And
-                | BinOp::Or => Program::BOOL,
-                _ => self
-                    .guess_type(a)
-                    .filter(|t| [Program::INT, Program::FLOAT, Program::STR].contains(t))?,
-            },
+            ExprKind::Binary(..) => Program::BOOL,
             ExprKind::Unary(UnOp::Not, _) => Program::BOOL,
             _ => return None,
         };
@@ -1542,6 +1620,28 @@ fn path_text(e: &Expr) -> String {
         ExprKind::Field(base, f) => format!("{}.{}", path_text(base), f.name),
         _ => "...".to_string(),
     }
+}
+
+/// The operands of a chain of one operator, `a && b && c`, left to right.
+fn chain_operands(e: &Expr, op: BinOp) -> Vec<&Expr> {
+    let mut operands = Vec::new();
+    let mut cur = e;
+    while let ExprKind::Binary(o, a, b) = &cur.kind
+        && *o == op
+    {
+        operands.push(&**b);
+        cur = a;
+    }
+    operands.push(cur);
+    operands.reverse();
+    operands
+}
+
+/// Whether `a op b` evaluates `b` first: an integer literal on the left
+/// takes the type of the right (`2 * x` on a Float) and can be its
+/// immediate (`1 + i`).
+fn literal_goes_right(a: &Expr, b: &Expr) -> bool {
+    int_literal_value(a).is_some() && literal_bits(b).is_none_or(|(t, _)| t == Program::FLOAT)
 }
 
 /// The value of an integer literal, negated or not, that fits an Int.

@@ -243,6 +243,7 @@ impl FnCx<'_> {
                 }
                 if let Some(r) = reg {
                     self.declare(name, ty, r, false, owned);
+                    self.declared_by(super::Origin::Pattern);
                 }
                 Pat::Wild
             }

@@ -75,11 +75,25 @@ struct Var {
     ty: TypeId,
     reg: Reg,
     mutable: bool,
+    /// What declared it, for the message when it is assigned.
+    origin: Origin,
     /// Whether the scope frees the register when it ends (false for a
     /// `match` binding that names the scrutinee's own register).
     owned: bool,
     /// Its entry in the function's debug locals.
     debug: Option<usize>,
+}
+
+/// What declared a variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// `let` or `var`.
+    Binding,
+    Parameter,
+    /// The variable of a `for`.
+    Loop,
+    /// A name bound by a `match` pattern.
+    Pattern,
 }
 
 /// The labels `break` and `continue` jump to.
@@ -103,6 +117,8 @@ pub(crate) struct FnCx<'a> {
     loops: Vec<LoopCx>,
     locals: Vec<Local>,
     result: TypeId,
+    /// The function's name, for messages.
+    pub(crate) fn_name: String,
     /// While lowering the last arm of an exhaustive `match`: emit the
     /// pattern's bindings but not its tests, which cannot fail.
     skip_tests: bool,
@@ -180,6 +196,7 @@ pub(crate) fn lower_function(
         loops: Vec::new(),
         locals: Vec::new(),
         result,
+        fn_name: decl.name.name.clone(),
         skip_tests: false,
         in_loop: 0,
         consts: Vec::new(),
@@ -198,6 +215,7 @@ pub(crate) fn lower_function(
             ));
         }
         cx.declare(&name.name, ty, reg, false, true);
+        cx.declared_by(Origin::Parameter);
     }
     let unit = result == Program::UNIT;
     let (expected, want) = if unit {
@@ -554,9 +572,26 @@ impl FnCx<'_> {
             ty,
             reg,
             mutable,
+            origin: Origin::Binding,
             owned,
             debug,
         });
+    }
+
+    /// Records what declared the variable declared last.
+    pub(crate) fn declared_by(&mut self, origin: Origin) {
+        if let Some(v) = self.vars.last_mut() {
+            v.origin = origin;
+        }
+    }
+
+    /// What declared the innermost variable named `name`.
+    fn origin_of(&self, name: &str) -> Origin {
+        self.vars
+            .iter()
+            .rev()
+            .find(|v| v.name == name)
+            .map_or(Origin::Binding, |v| v.origin)
     }
 
     /// The innermost variable named `name`: its register, type and mutability.
@@ -665,16 +700,32 @@ impl FnCx<'_> {
             ExprKind::Name(name) => match self.var(name) {
                 Some((reg, ty, mutable)) => {
                     if !mutable {
+                        let (why, help) = match self.origin_of(name) {
+                            Origin::Binding => (
+                                "it is declared with `let`".to_string(),
+                                format!("declare it with `var {name} = ...` to assign it later"),
+                            ),
+                            Origin::Parameter => (
+                                "it is a parameter".to_string(),
+                                format!("copy it into a variable first: `var {name} = {name}`"),
+                            ),
+                            Origin::Loop => (
+                                "it is the variable of a `for` loop, which takes each value in turn".to_string(),
+                                format!("to change a copy, write `var {name} = {name}` first; to control the stepping, loop with `while`"),
+                            ),
+                            Origin::Pattern => (
+                                "it is bound by a pattern".to_string(),
+                                format!("copy it into a variable first: `var {name} = {name}`"),
+                            ),
+                        };
                         self.err(
                             Pending::new(
                                 "E0404",
                                 target.span.clone(),
-                                format!("cannot assign to `{name}`: it is not declared with `var`"),
+                                format!("cannot assign to `{name}`: {why}"),
                                 "assigned here",
                             )
-                            .help(format!(
-                                "declare it with `var {name} = ...`; a parameter or loop variable can be copied into a `var` first"
-                            )),
+                            .help(help),
                         );
                     }
                     let v = self.expr(rhs, Some(ty), Want::Into(reg));
@@ -875,6 +926,7 @@ impl FnCx<'_> {
             }
             self.e.bind(top);
             self.declare(&name.name, Program::INT, i, false, true);
+            self.declared_by(Origin::Loop);
             self.loops.push(LoopCx { brk: exit, cont });
             self.in_loop += 1;
             let v = self.block(body, None, Want::Discard);
@@ -964,6 +1016,7 @@ impl FnCx<'_> {
                 });
             }
             self.declare(&name.name, elem, x, false, true);
+            self.declared_by(Origin::Loop);
             self.loops.push(LoopCx { brk: exit, cont });
             self.in_loop += 1;
             let v = self.block(body, None, Want::Discard);
