@@ -9,6 +9,33 @@
 //! [`Limits`]; another thread can end a run with an [`InterruptHandle`].
 //!
 //! ```
+//! use std::sync::{Arc, Mutex};
+//! use cove_runtime::{Value, Vm};
+//!
+//! let source = "export fn main() -> Int {\n  var total = 0\n  for i in 0..10 {\n    total += i\n  }\n  println(\"total={total}\")\n  total\n}\n";
+//! let program = cove_compiler::compile_module("m", source).expect("it compiles");
+//!
+//! // Capture what the program prints.
+//! #[derive(Clone, Default)]
+//! struct Captured(Arc<Mutex<Vec<u8>>>);
+//! impl std::io::Write for Captured {
+//!     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+//!         self.0.lock().unwrap().extend_from_slice(buf);
+//!         Ok(buf.len())
+//!     }
+//!     fn flush(&mut self) -> std::io::Result<()> { Ok(()) }
+//! }
+//! let out = Captured::default();
+//!
+//! let mut vm = Vm::new(&program).with_output(Box::new(out.clone()));
+//! assert_eq!(vm.run_entry("m", "main", vec![]), Ok(Value::Int(45)));
+//! assert_eq!(out.0.lock().unwrap().as_slice(), b"total=45\n");
+//! ```
+//!
+//! A program can also be written in the IR's printed form, which makes the
+//! instruction count of a run easy to reason about:
+//!
+//! ```
 //! use cove_runtime::{ErrorKind, Limits, Value, Vm};
 //!
 //! // `fn count(n: Int) -> Int`: counts down from n, one turn a loop.

@@ -796,11 +796,7 @@ impl<'env> Machine<'env> {
             .name(format!("cove-task-{id}"))
             .stack_size(super::TASK_STACK)
             .spawn_scoped(scope, move || {
-                let (outcome, _) = super::run_task(shared, scope, debugger, id, callee, &values);
-                // The arguments may hold channel handles: let them go before
-                // the task is counted finished, so a receiver that wakes then
-                // sees the channel's true holders.
-                drop(values);
+                let (outcome, _) = super::run_task(shared, scope, debugger, id, callee, values);
                 shared.scheduler.finish(&state, outcome);
             });
         if let Err(e) = started {

@@ -190,7 +190,7 @@ impl<'a> Vm<'a> {
                 .name("cove-main".to_string())
                 .stack_size(TASK_STACK)
                 .spawn_scoped(scope, move || {
-                    let outcome = run_task(shared, scope, debugger, 0, func, &args);
+                    let outcome = run_task(shared, scope, debugger, 0, func, args);
                     shared.scheduler.end();
                     outcome
                 });
@@ -239,7 +239,7 @@ pub(crate) fn run_task<'scope, 'env>(
     debugger: Option<&'env dyn Debugger>,
     task: u32,
     func: FunctionId,
-    args: &[Value],
+    args: Vec<Value>,
 ) -> (Result<Value, RunError>, u64)
 where
     'env: 'scope,
@@ -247,7 +247,10 @@ where
     let mut executed = 0;
     let attempt = std::panic::catch_unwind(AssertUnwindSafe(|| {
         let mut machine = Machine::new(shared, task)?;
-        machine.enter(func, args)?;
+        machine.enter(func, &args)?;
+        // The copies are in the heap now; holding them would keep channel
+        // handles counted that the task may have dropped.
+        drop(args);
         let result = match debugger {
             Some(debugger) => machine.run(scope, &Watched { debugger }),
             None => machine.run(scope, &Unwatched),
