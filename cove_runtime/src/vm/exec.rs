@@ -259,7 +259,9 @@ impl<'env> Machine<'env> {
         macro_rules! ret {
             ($value:expr) => {{
                 let value: u64 = $value;
-                let done = self.frames.pop().expect("a running machine has a frame");
+                // SAFETY: the loop runs only while the entry frame is on the
+                // stack, so there is a frame to pop.
+                let done = unsafe { self.frames.pop().unwrap_unchecked() };
                 match self.frames.last() {
                     None => {
                         self.frames.push(done);
@@ -490,8 +492,7 @@ impl<'env> Machine<'env> {
                     base: args,
                     count,
                 } => {
-                    let depth = self.frames.len();
-                    if depth >= self.shared.limits.max_call_depth {
+                    if self.frames.len() >= self.max_depth {
                         fail!(Fault::new(
                             ErrorKind::CallDepth,
                             format!(
@@ -527,12 +528,18 @@ impl<'env> Machine<'env> {
                     unsafe {
                         let stack = self.stack.as_mut_ptr();
                         let window = stack.add(callee_base);
-                        let args = stack.add(from);
-                        for i in 0..count {
-                            window.add(i).write_volatile(args.add(i).read());
+                        let mut arg = stack.add(from);
+                        let mut slot = window;
+                        let args_end = window.add(count);
+                        while slot < args_end {
+                            slot.write_volatile(arg.read());
+                            slot = slot.add(1);
+                            arg = arg.add(1);
                         }
-                        for i in count..size {
-                            window.add(i).write_volatile(0);
+                        let end = window.add(size);
+                        while slot < end {
+                            slot.write_volatile(0);
+                            slot = slot.add(1);
                         }
                         regs = window;
                     }

@@ -118,6 +118,8 @@ pub struct Machine<'env> {
     pub(crate) fuel: Option<u64>,
     /// This task's number: 0 for the task the `Vm` ran.
     pub(crate) task: u32,
+    /// `Limits::max_call_depth`, where a call reads it.
+    pub(crate) max_depth: usize,
     /// The rejected design: see [`crate::vm::sampled`].
     #[cfg(feature = "sampled-profile")]
     pub(crate) sampled: Option<Box<crate::vm::sampled::SampledProfile>>,
@@ -154,6 +156,7 @@ impl<'env> Machine<'env> {
             chunk: 0,
             fuel: limits.fuel,
             task,
+            max_depth: limits.max_call_depth,
             #[cfg(feature = "sampled-profile")]
             sampled: None,
         })
