@@ -145,6 +145,9 @@ impl<'a> Vm<'a> {
 
     /// Runs `module.function` on `args` and gives its result.
     ///
+    /// The function must be exported, or be named `main`; any other is an
+    /// [`ErrorKind::NotExported`] error.
+    ///
     /// Tasks the run spawns run on threads of their own and are all finished
     /// (or stopped, if nobody joined them) before this returns.
     pub fn run_entry(
@@ -165,6 +168,17 @@ impl<'a> Vm<'a> {
                 format!("the program has no function {module}.{function}"),
             ));
         };
+        // A host may call what a module exports, and `main`, which is what
+        // a command-line runner starts whether or not it is exported.
+        if !self.program.function(func).exported && function != "main" {
+            return Err(RunError::new(
+                ErrorKind::NotExported,
+                format!(
+                    "{module}.{function} is not exported: a host may run only exported \
+                     functions and main"
+                ),
+            ));
+        }
         let mut limits = self.limits.clone();
         limits.gc_stress |= gc_stress_from_env();
         let shared = Shared {
