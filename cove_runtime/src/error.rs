@@ -54,6 +54,8 @@ pub enum ErrorKind {
     /// `run_entry` named a function the program does not have, or gave it
     /// arguments of the wrong number or type.
     NoSuchEntry,
+    /// `run_entry` named a function that is neither exported nor `main`.
+    NotExported,
     /// The program failed verification: it is not something this machine
     /// may run.
     Invalid,
@@ -80,7 +82,7 @@ impl ErrorKind {
             ErrorKind::Deadlock => 127,
             ErrorKind::Halted => 128,
             ErrorKind::Io => 74,
-            ErrorKind::NoSuchEntry | ErrorKind::Invalid => 65,
+            ErrorKind::NoSuchEntry | ErrorKind::NotExported | ErrorKind::Invalid => 65,
             _ => 70,
         }
     }

@@ -92,3 +92,14 @@ fn a_vm_runs_again_after_a_failed_run() {
         Ok(Value::Int(3))
     );
 }
+
+#[test]
+fn run_entry_refuses_a_function_that_is_not_exported_but_runs_main() {
+    let program =
+        compile("fn private_fn() -> Int {\n  1\n}\n\nfn main() -> Int {\n  private_fn()\n}\n");
+    let mut vm = Vm::new(&program);
+    let error = vm.run_entry("m", "private_fn", vec![]).unwrap_err();
+    assert_eq!(error.kind, ErrorKind::NotExported);
+    assert!(error.message.contains("m.private_fn is not exported"));
+    assert_eq!(vm.run_entry("m", "main", vec![]), Ok(Value::Int(1)));
+}

@@ -9,20 +9,21 @@
 use std::io::Write as _;
 
 use cove_ir::program::Program;
-use cove_ir::types::{Type, TypeId};
+use cove_ir::types::{EnumId, StructId, Type, TypeId};
 
 use super::{Memory, Table, b_of, kind};
 use crate::error::{ErrorKind, Fault, Faulty};
 use crate::value::Value;
 
-/// How deep a value may nest before copying or printing it is refused: a
-/// guard for the host's native stack, which these recursive walks use.
+/// How deep a value may nest before printing it is refused: a guard for
+/// the native stack, which the text form's recursive walk uses. (The deep
+/// copies walk with a stack of their own and have no such bound.)
 pub(crate) const MAX_NESTING: usize = 20_000;
 
 fn too_deep() -> Fault {
     Fault::new(
         ErrorKind::InvalidArgument,
-        format!("a value nested more than {MAX_NESTING} deep cannot be copied or printed"),
+        format!("a value nested more than {MAX_NESTING} deep cannot be printed"),
     )
 }
 
@@ -36,150 +37,272 @@ fn mismatch(program: &Program, ty: TypeId, value: &Value) -> Fault {
     )
 }
 
+/// One step of [`Memory::to_value`]'s walk: a value to copy out, or a
+/// container to assemble from the values its parts left on the stack.
+enum Out {
+    Visit(TypeId, u64),
+    List(usize),
+    Map(Vec<Value>),
+    Some,
+    Struct(StructId),
+    Variant(EnumId, usize),
+}
+
+/// One step of [`Memory::put_value`]'s walk: a value to copy in, or a
+/// container to allocate from the bits its parts left on the stack.
+enum In<'v> {
+    Visit(TypeId, &'v Value),
+    Build(TypeId, &'v Value),
+}
+
 impl Memory {
     /// The value of type `ty` whose bits are `bits`, copied out of the heap.
+    ///
+    /// The walk keeps its own stack on the host's heap rather than
+    /// recursing, so no depth of value can overflow the native stack of the
+    /// task (or the host thread) doing the copy.
     pub(crate) fn to_value(&self, program: &Program, ty: TypeId, bits: u64) -> Faulty<Value> {
-        self.to_value_at(program, ty, bits, 0)
-    }
-
-    fn to_value_at(&self, program: &Program, ty: TypeId, bits: u64, depth: usize) -> Faulty<Value> {
-        if depth > MAX_NESTING {
-            return Err(too_deep());
-        }
-        let depth = depth + 1;
-        let Some(t) = program.types.get(ty.0 as usize) else {
-            return Ok(Value::Raw(bits));
-        };
-        if t.is_ref() && bits == 0 && !matches!(t, Type::Option(_)) {
-            return Ok(Value::Raw(0));
-        }
-        Ok(match t {
-            Type::Unit => Value::Unit,
-            Type::Bool => Value::Bool(bits != 0),
-            Type::Int => Value::Int(bits as i64),
-            Type::Float => Value::Float(f64::from_bits(bits)),
-            Type::Str => Value::Str(self.str_text(bits).into_owned()),
-            Type::List(elem) => {
-                let mut items = Vec::with_capacity(self.list_len(bits));
-                for item in self.list_items(bits) {
-                    items.push(self.to_value_at(program, *elem, *item, depth)?);
+        let mut work = vec![Out::Visit(ty, bits)];
+        let mut done: Vec<Value> = Vec::new();
+        let take = |done: &mut Vec<Value>, n: usize| done.split_off(done.len() - n);
+        while let Some(step) = work.pop() {
+            let (ty, bits) = match step {
+                Out::Visit(ty, bits) => (ty, bits),
+                Out::List(n) => {
+                    let items = take(&mut done, n);
+                    done.push(Value::List(items));
+                    continue;
                 }
-                Value::List(items)
+                Out::Map(keys) => {
+                    let values = take(&mut done, keys.len());
+                    done.push(Value::Map(keys.into_iter().zip(values).collect()));
+                    continue;
+                }
+                Out::Some => {
+                    let value = done.pop().unwrap_or(Value::Unit);
+                    done.push(Value::Option(Some(Box::new(value))));
+                    continue;
+                }
+                Out::Struct(s) => {
+                    let def = program.struct_def(s);
+                    let values = take(&mut done, def.fields.len());
+                    let fields = def
+                        .fields
+                        .iter()
+                        .map(|f| f.name.clone())
+                        .zip(values)
+                        .collect();
+                    done.push(Value::Struct {
+                        name: def.name.clone(),
+                        fields,
+                    });
+                    continue;
+                }
+                Out::Variant(e, index) => {
+                    let def = program.enum_def(e);
+                    let variant = &def.variants[index];
+                    let fields = take(&mut done, variant.fields.len());
+                    done.push(Value::Variant {
+                        enum_name: def.name.clone(),
+                        variant: variant.name.clone(),
+                        fields,
+                    });
+                    continue;
+                }
+            };
+            let Some(t) = program.types.get(ty.0 as usize) else {
+                done.push(Value::Raw(bits));
+                continue;
+            };
+            if t.is_ref() && bits == 0 && !matches!(t, Type::Option(_)) {
+                done.push(Value::Raw(0));
+                continue;
             }
-            Type::Map(k, v) => {
-                let mut entries = Vec::new();
-                match self.table(bits) {
-                    Table::Int(m) => {
-                        for (key, value) in m {
-                            let key = if matches!(program.ty(*k), Type::Bool) {
-                                Value::Bool(*key != 0)
-                            } else {
-                                Value::Int(*key)
-                            };
-                            entries.push((key, self.to_value_at(program, *v, *value, depth)?));
+            let leaf = match t {
+                Type::Unit => Value::Unit,
+                Type::Bool => Value::Bool(bits != 0),
+                Type::Int => Value::Int(bits as i64),
+                Type::Float => Value::Float(f64::from_bits(bits)),
+                Type::Str => Value::Str(self.str_text(bits).into_owned()),
+                Type::Task(_) => Value::Task(self.task(bits).clone()),
+                Type::Channel(_) => Value::Channel(self.channel(bits).clone()),
+                Type::Option(_) if bits == 0 => Value::Option(None),
+                Type::Option(inner) => {
+                    work.push(Out::Some);
+                    work.push(Out::Visit(*inner, self.word(bits + 1)));
+                    continue;
+                }
+                Type::List(elem) => {
+                    let items = self.list_items(bits);
+                    work.push(Out::List(items.len()));
+                    work.extend(items.iter().rev().map(|item| Out::Visit(*elem, *item)));
+                    continue;
+                }
+                Type::Map(k, v) => {
+                    let mut keys = Vec::new();
+                    let mut values = Vec::new();
+                    match self.table(bits) {
+                        Table::Int(m) => {
+                            let bool_keys = matches!(program.ty(*k), Type::Bool);
+                            for (key, value) in m {
+                                keys.push(if bool_keys {
+                                    Value::Bool(*key != 0)
+                                } else {
+                                    Value::Int(*key)
+                                });
+                                values.push(*value);
+                            }
+                        }
+                        Table::Str(m) => {
+                            for (key, value) in m {
+                                keys.push(Value::Str(String::from_utf8_lossy(key).into_owned()));
+                                values.push(*value);
+                            }
                         }
                     }
-                    Table::Str(m) => {
-                        for (key, value) in m {
-                            let key = Value::Str(String::from_utf8_lossy(key).into_owned());
-                            entries.push((key, self.to_value_at(program, *v, *value, depth)?));
-                        }
+                    work.push(Out::Map(keys));
+                    work.extend(values.into_iter().rev().map(|value| Out::Visit(*v, value)));
+                    continue;
+                }
+                Type::Struct(s) => {
+                    let def = program.struct_def(*s);
+                    work.push(Out::Struct(*s));
+                    for (i, field) in def.fields.iter().enumerate().rev() {
+                        work.push(Out::Visit(field.ty, self.word(bits + 1 + i as u64)));
                     }
+                    continue;
                 }
-                Value::Map(entries)
-            }
-            Type::Option(inner) => {
-                if bits == 0 {
-                    Value::Option(None)
-                } else {
-                    let value = self.to_value_at(program, *inner, self.word(bits + 1), depth)?;
-                    Value::Option(Some(Box::new(value)))
+                Type::Enum(e) => {
+                    let def = program.enum_def(*e);
+                    let index = b_of(self.header(bits)) as usize;
+                    work.push(Out::Variant(*e, index));
+                    for (i, ty) in def.variants[index].fields.iter().enumerate().rev() {
+                        work.push(Out::Visit(*ty, self.word(bits + 1 + i as u64)));
+                    }
+                    continue;
                 }
-            }
-            Type::Struct(s) => {
-                let def = program.struct_def(*s);
-                let mut fields = Vec::with_capacity(def.fields.len());
-                for (i, field) in def.fields.iter().enumerate() {
-                    let word = self.word(bits + 1 + i as u64);
-                    fields.push((
-                        field.name.clone(),
-                        self.to_value_at(program, field.ty, word, depth)?,
-                    ));
-                }
-                Value::Struct {
-                    name: def.name.clone(),
-                    fields,
-                }
-            }
-            Type::Enum(e) => {
-                let def = program.enum_def(*e);
-                let index = b_of(self.header(bits)) as usize;
-                let variant = &def.variants[index];
-                let mut fields = Vec::with_capacity(variant.fields.len());
-                for (i, ty) in variant.fields.iter().enumerate() {
-                    fields.push(self.to_value_at(
-                        program,
-                        *ty,
-                        self.word(bits + 1 + i as u64),
-                        depth,
-                    )?);
-                }
-                Value::Variant {
-                    enum_name: def.name.clone(),
-                    variant: variant.name.clone(),
-                    fields,
-                }
-            }
-            Type::Task(_) => Value::Task(self.task(bits).clone()),
-            Type::Channel(_) => Value::Channel(self.channel(bits).clone()),
-        })
+            };
+            done.push(leaf);
+        }
+        Ok(done.pop().unwrap_or(Value::Unit))
     }
 
     /// The bits of `value`, of type `ty`, copied into the heap.
+    ///
+    /// Like [`Memory::to_value`], a walk with its own stack: the bits of a
+    /// container's parts wait on it (unrooted, which is sound because no
+    /// collection runs inside an instruction) until the container is
+    /// allocated around them.
     pub(crate) fn put_value(
         &mut self,
         program: &Program,
         ty: TypeId,
         value: &Value,
     ) -> Faulty<u64> {
-        self.put_value_at(program, ty, value, 0)
+        let mut work = vec![In::Visit(ty, value)];
+        let mut done: Vec<u64> = Vec::new();
+        while let Some(step) = work.pop() {
+            match step {
+                In::Visit(ty, value) => {
+                    let Some(t) = program.types.get(ty.0 as usize) else {
+                        return Err(mismatch(program, ty, value));
+                    };
+                    let bits = match (t, value) {
+                        (Type::Unit, Value::Unit) => 0,
+                        (Type::Bool, Value::Bool(b)) => u64::from(*b),
+                        (Type::Int, Value::Int(n)) => *n as u64,
+                        (Type::Float, Value::Float(x)) => x.to_bits(),
+                        (Type::Str, Value::Str(s)) => self.alloc_str(s.as_bytes())?,
+                        (Type::Option(_), Value::Option(None)) => 0,
+                        (Type::Task(t), Value::Task(handle)) => {
+                            self.alloc_task(handle.clone(), t.0)?
+                        }
+                        (Type::Channel(t), Value::Channel(handle)) => {
+                            self.alloc_channel(handle.clone(), t.0)?
+                        }
+                        (Type::List(elem), Value::List(items)) => {
+                            work.push(In::Build(ty, value));
+                            work.extend(items.iter().rev().map(|item| In::Visit(*elem, item)));
+                            continue;
+                        }
+                        (Type::Map(_, v), Value::Map(entries)) => {
+                            work.push(In::Build(ty, value));
+                            work.extend(
+                                entries.iter().rev().map(|(_, value)| In::Visit(*v, value)),
+                            );
+                            continue;
+                        }
+                        (Type::Option(inner), Value::Option(Some(inside))) => {
+                            work.push(In::Build(ty, value));
+                            work.push(In::Visit(*inner, inside));
+                            continue;
+                        }
+                        (Type::Struct(s), Value::Struct { fields, .. }) => {
+                            let def = program.struct_def(*s);
+                            if def.fields.len() != fields.len() {
+                                return Err(mismatch(program, ty, value));
+                            }
+                            work.push(In::Build(ty, value));
+                            for (field, (_, v)) in def.fields.iter().zip(fields).rev() {
+                                work.push(In::Visit(field.ty, v));
+                            }
+                            continue;
+                        }
+                        (
+                            Type::Enum(e),
+                            Value::Variant {
+                                variant, fields, ..
+                            },
+                        ) => {
+                            let def = program.enum_def(*e);
+                            let Some(index) = def.variants.iter().position(|v| v.name == *variant)
+                            else {
+                                return Err(mismatch(program, ty, value));
+                            };
+                            let types = &def.variants[index].fields;
+                            if types.len() != fields.len() {
+                                return Err(mismatch(program, ty, value));
+                            }
+                            work.push(In::Build(ty, value));
+                            for (ty, field) in types.iter().zip(fields).rev() {
+                                work.push(In::Visit(*ty, field));
+                            }
+                            continue;
+                        }
+                        _ => return Err(mismatch(program, ty, value)),
+                    };
+                    done.push(bits);
+                }
+                In::Build(ty, value) => {
+                    let bits = self.build(program, ty, value, &mut done)?;
+                    done.push(bits);
+                }
+            }
+        }
+        Ok(done.pop().unwrap_or(0))
     }
 
-    fn put_value_at(
+    /// Allocates the container `value` of type `ty` around the bits of its
+    /// parts, which are the last entries of `done` (taken off it).
+    fn build(
         &mut self,
         program: &Program,
         ty: TypeId,
         value: &Value,
-        depth: usize,
+        done: &mut Vec<u64>,
     ) -> Faulty<u64> {
-        if depth > MAX_NESTING {
-            return Err(too_deep());
-        }
-        let depth = depth + 1;
-        let Some(t) = program.types.get(ty.0 as usize) else {
-            return Err(mismatch(program, ty, value));
-        };
-        match (t, value) {
-            (Type::Unit, Value::Unit) => Ok(0),
-            (Type::Bool, Value::Bool(b)) => Ok(u64::from(*b)),
-            (Type::Int, Value::Int(n)) => Ok(*n as u64),
-            (Type::Float, Value::Float(x)) => Ok(x.to_bits()),
-            (Type::Str, Value::Str(s)) => self.alloc_str(s.as_bytes()),
+        let parts = |done: &mut Vec<u64>, n: usize| done.split_off(done.len() - n);
+        match (program.ty(ty), value) {
             (Type::List(elem), Value::List(items)) => {
-                let elem = *elem;
-                let elem_ref = program.ty(elem).is_ref();
-                let mut bits = Vec::with_capacity(items.len());
-                for item in items {
-                    bits.push(self.put_value_at(program, elem, item, depth)?);
-                }
-                self.alloc_list(elem_ref, elem.0, &bits)
+                let bits = parts(done, items.len());
+                self.alloc_list(program.ty(*elem).is_ref(), elem.0, &bits)
             }
             (Type::Map(k, v), Value::Map(entries)) => {
                 let (k, v) = (*k, *v);
+                let bits = parts(done, entries.len());
                 let str_keys = matches!(program.ty(k), Type::Str);
                 let map = self.alloc_map(str_keys, program.ty(v).is_ref(), k.0, v.0)?;
-                for (key, value) in entries {
-                    let bits = self.put_value_at(program, v, value, depth)?;
+                for ((key, _), bits) in entries.iter().zip(bits) {
                     match (self.table_mut(map), key) {
                         (Table::Str(m), Value::Str(s)) => {
                             m.insert(s.as_bytes().into(), bits);
@@ -195,23 +318,12 @@ impl Memory {
                 }
                 Ok(map)
             }
-            (Type::Option(_), Value::Option(None)) => Ok(0),
-            (Type::Option(inner), Value::Option(Some(value))) => {
-                let inner = *inner;
-                let bits = self.put_value_at(program, inner, value, depth)?;
-                self.alloc_some(program.ty(inner).is_ref(), inner.0, bits)
+            (Type::Option(inner), _) => {
+                let bits = done.pop().unwrap_or(0);
+                self.alloc_some(program.ty(*inner).is_ref(), inner.0, bits)
             }
             (Type::Struct(s), Value::Struct { fields, .. }) => {
-                let s = *s;
-                let def = program.struct_def(s);
-                if def.fields.len() != fields.len() {
-                    return Err(mismatch(program, ty, value));
-                }
-                let types: Vec<TypeId> = def.fields.iter().map(|f| f.ty).collect();
-                let mut bits = Vec::with_capacity(fields.len());
-                for (ty, (_, field)) in types.into_iter().zip(fields) {
-                    bits.push(self.put_value_at(program, ty, field, depth)?);
-                }
+                let bits = parts(done, fields.len());
                 self.alloc_object(kind::STRUCT, u32::from(s.0), bits.len() as u32, &bits)
             }
             (
@@ -220,23 +332,15 @@ impl Memory {
                     variant, fields, ..
                 },
             ) => {
-                let e = *e;
-                let def = program.enum_def(e);
-                let Some(index) = def.variants.iter().position(|v| v.name == *variant) else {
-                    return Err(mismatch(program, ty, value));
-                };
-                let types = def.variants[index].fields.clone();
-                if types.len() != fields.len() {
-                    return Err(mismatch(program, ty, value));
-                }
-                let mut bits = Vec::with_capacity(fields.len());
-                for (ty, field) in types.into_iter().zip(fields) {
-                    bits.push(self.put_value_at(program, ty, field, depth)?);
-                }
+                let def = program.enum_def(*e);
+                let index = def
+                    .variants
+                    .iter()
+                    .position(|v| v.name == *variant)
+                    .unwrap_or(0);
+                let bits = parts(done, fields.len());
                 self.alloc_object(kind::VARIANT, u32::from(e.0), index as u32, &bits)
             }
-            (Type::Task(t), Value::Task(handle)) => self.alloc_task(handle.clone(), t.0),
-            (Type::Channel(t), Value::Channel(handle)) => self.alloc_channel(handle.clone(), t.0),
             _ => Err(mismatch(program, ty, value)),
         }
     }
@@ -383,4 +487,69 @@ impl Memory {
         }
         Ok(())
     }
+}
+
+/// Drops `value` without recursing: a list a hundred thousand deep would
+/// otherwise take as many native frames to free. Every value the runtime
+/// lets go of that may be deep (a message, a task's result) goes this way.
+pub(crate) fn dispose(value: Value) {
+    let mut stack = vec![value];
+    while let Some(mut value) = stack.pop() {
+        match &mut value {
+            Value::List(items) => stack.append(items),
+            Value::Map(entries) => {
+                for (key, value) in entries.drain(..) {
+                    stack.push(key);
+                    stack.push(value);
+                }
+            }
+            Value::Option(inner) => {
+                if let Some(inner) = inner.take() {
+                    stack.push(*inner);
+                }
+            }
+            Value::Struct { fields, .. } => stack.extend(fields.drain(..).map(|(_, v)| v)),
+            Value::Variant { fields, .. } => stack.append(fields),
+            _ => {}
+        }
+    }
+}
+
+/// About how many heap words `value` takes once copied into a heap: a
+/// header for every object, a word for every field, element or entry, and
+/// a string's bytes. What a queued message is charged against the limit.
+pub(crate) fn words_of(value: &Value) -> u64 {
+    let mut words = 0u64;
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        words += match value {
+            Value::Str(s) => 2 + (s.len() as u64).div_ceil(8),
+            Value::List(items) => {
+                stack.extend(items);
+                2 + items.len() as u64
+            }
+            Value::Map(entries) => {
+                for (key, value) in entries {
+                    stack.push(key);
+                    stack.push(value);
+                }
+                2 + 2 * entries.len() as u64
+            }
+            Value::Option(Some(inner)) => {
+                stack.push(inner);
+                2
+            }
+            Value::Struct { fields, .. } => {
+                stack.extend(fields.iter().map(|(_, v)| v));
+                1 + fields.len() as u64
+            }
+            Value::Variant { fields, .. } => {
+                stack.extend(fields);
+                1 + fields.len() as u64
+            }
+            Value::Task(_) | Value::Channel(_) => 2,
+            _ => 1,
+        };
+    }
+    words
 }

@@ -54,7 +54,7 @@
 //! the heap was made. A collection never lowers them: they are what a
 //! profiler subtracts across an instruction.
 
-mod convert;
+pub(crate) mod convert;
 mod gc;
 pub(crate) mod hash;
 

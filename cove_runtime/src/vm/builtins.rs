@@ -504,10 +504,11 @@ impl Machine<'_> {
             Builtin::IntMax => int(0).max(int(1)) as u64,
             Builtin::FloatToInt => {
                 let x = float(0);
-                // 2^63 is exact as a float; anything in (-2^63 - 1, 2^63) truncates into range.
+                // 2^63 and -2^63 are exact as floats, and every float in
+                // [-2^63, 2^63) truncates into range; -2^63 itself is Int.MIN.
                 if x.is_nan()
                     || x >= 9_223_372_036_854_775_808.0
-                    || x <= -9_223_372_036_854_775_809.0
+                    || x < -9_223_372_036_854_775_808.0
                 {
                     return Err(invalid(format!("{x} has no Int value")));
                 }
@@ -553,15 +554,15 @@ impl Machine<'_> {
             .shared
             .scheduler
             .join(&handle.0, &self.shared.interrupt)?;
-        match outcome {
+        match &outcome.0 {
             Ok(value) => {
                 self.heap
-                    .put_value(self.program, cove_ir::types::TypeId(result_ty), &value)
+                    .put_value(self.program, cove_ir::types::TypeId(result_ty), value)
             }
             Err(error) => Err(Fault {
                 kind: error.kind,
                 message: format!("in task {}: {}", handle.0.id, error.message),
-                inner: error.backtrace,
+                inner: error.backtrace.clone(),
             }),
         }
     }
@@ -570,7 +571,9 @@ impl Machine<'_> {
         let elem = cove_ir::types::TypeId(b_of(self.heap.header(channel)));
         let message = self.heap.to_value(self.program, elem, value)?;
         let handle = self.heap.channel(channel).clone();
-        self.shared.scheduler.send(&handle, message)?;
+        self.shared
+            .scheduler
+            .send(&handle, message, self.shared.limits.max_heap_words)?;
         Ok(0)
     }
 
@@ -586,7 +589,9 @@ impl Machine<'_> {
         match message {
             None => Ok(0),
             Some(value) => {
-                let bits = self.heap.put_value(self.program, elem, &value)?;
+                let bits = self.heap.put_value(self.program, elem, &value);
+                crate::heap::convert::dispose(value);
+                let bits = bits?;
                 let is_ref = self
                     .shared
                     .digest

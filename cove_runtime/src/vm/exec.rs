@@ -366,7 +366,11 @@ impl<'env> Machine<'env> {
                     if d == 0 {
                         fail!(division_by_zero());
                     }
-                    set!(dst, int!(a).wrapping_rem(d) as u64)
+                    // `Int.MIN % -1` overflows, as in Rust.
+                    match int!(a).checked_rem(d) {
+                        Some(v) => set!(dst, v as u64),
+                        None => fail!(overflow("remainder")),
+                    }
                 }
                 Instr::NegInt { dst, a } => match int!(a).checked_neg() {
                     Some(v) => set!(dst, v as u64),

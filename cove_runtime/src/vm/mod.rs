@@ -145,6 +145,9 @@ impl<'a> Vm<'a> {
 
     /// Runs `module.function` on `args` and gives its result.
     ///
+    /// The function must be exported, or be named `main`; any other is an
+    /// [`ErrorKind::NotExported`] error.
+    ///
     /// Tasks the run spawns run on threads of their own and are all finished
     /// (or stopped, if nobody joined them) before this returns.
     pub fn run_entry(
@@ -165,6 +168,17 @@ impl<'a> Vm<'a> {
                 format!("the program has no function {module}.{function}"),
             ));
         };
+        // A host may call what a module exports, and `main`, which is what
+        // a command-line runner starts whether or not it is exported.
+        if !self.program.function(func).exported && function != "main" {
+            return Err(RunError::new(
+                ErrorKind::NotExported,
+                format!(
+                    "{module}.{function} is not exported: a host may run only exported \
+                     functions and main"
+                ),
+            ));
+        }
         let mut limits = self.limits.clone();
         limits.gc_stress |= gc_stress_from_env();
         let shared = Shared {
@@ -205,13 +219,22 @@ impl<'a> Vm<'a> {
                 ),
             }
         });
+        // A spawned task that ended the run (exit, interrupt, a limit) gives
+        // the run its result, unless the task the Vm ran failed on its own.
+        let failure = shared.scheduler.failure();
         let mut out = shared.out.into_inner();
         let _ = out.flush();
         self.output = out;
         let mut err = shared.err.into_inner();
         let _ = err.flush();
         self.error_output = err;
-        let (result, executed) = outcome;
+        let (mut result, executed) = outcome;
+        if let Some(failure) = failure {
+            match &result {
+                Err(own) if own.kind != ErrorKind::Interrupted || failure.kind == own.kind => {}
+                _ => result = Err(failure),
+            }
+        }
         self.instructions += executed;
         if let Err(error) = &result
             && error.kind == ErrorKind::Interrupted
@@ -247,15 +270,24 @@ where
     let mut executed = 0;
     let attempt = std::panic::catch_unwind(AssertUnwindSafe(|| {
         let mut machine = Machine::new(shared, task)?;
-        machine.enter(func, &args)?;
+        let entered = machine.enter(func, &args);
         // The copies are in the heap now; holding them would keep channel
-        // handles counted that the task may have dropped.
-        drop(args);
+        // handles counted that the task may have dropped. Let go without
+        // recursing: an argument may be a list a hundred thousand deep.
+        args.into_iter().for_each(crate::heap::convert::dispose);
+        entered?;
         let result = match debugger {
             Some(debugger) => machine.run(scope, &Watched { debugger }),
             None => machine.run(scope, &Unwatched),
         };
         executed = machine.executed;
+        if task != 0
+            && let Err(error) = &result
+        {
+            // Before this task's heap (and its channel handles) goes, so a
+            // peer waiting on it sees the run end, not an orderly close.
+            shared.scheduler.fail(error);
+        }
         let bits = result?;
         let ty = shared.program.function(func).result;
         machine

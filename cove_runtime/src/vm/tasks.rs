@@ -12,27 +12,43 @@
 //! Every operation that can block or unblock a task (`join`, `recv`, `send`,
 //! `close`, a task ending) takes the scheduler's one lock. That makes the
 //! deadlock check exact and cheap: the scheduler counts the tasks that are
-//! running, a task that blocks takes itself off the count, and every event
-//! that could end a wait (a send, a close, a task's end) marks every waiting
-//! task as owing a fresh look at its condition. No task running and no look
-//! owed means nothing can ever wake anyone: a deadlock. (Counting running
-//! tasks alone is not enough: a task woken by a send but not yet back on
-//! the lock is neither running nor hopeless.) One lock is
+//! running, a task that blocks takes itself off the count, and a count of
+//! zero with a task still waiting means nothing can ever wake it. One lock is
 //! contended only by tasks that are already waiting on each other, which is
 //! the rare case in a language whose tasks share nothing; a lock per channel
 //! would make the count a distributed problem.
 //!
-//! A wait also wakes every 50 ms to look at the interrupt flag, so an
-//! interrupt ends a run whose tasks are all blocked on one another's I/O.
+//! A wait also wakes now and then to look at the interrupt flag (the
+//! waiters together about every 50 ms), so an interrupt ends a run whose
+//! tasks are all blocked on one another.
+//!
+//! # When a deadlock is real
+//!
+//! An event that can make a waiter ready (a send, a close, a task ending)
+//! counts every parked waiter as running again until it has re-checked its
+//! condition; a deadlock is declared only when no task is running and every
+//! waiter has looked since the last event. Counting a woken waiter as
+//! blocked until the OS schedules it (the obvious way) lets a task that
+//! sends and then blocks see "nobody running" and report a deadlock that is
+//! not there.
+//!
+//! # Failures that end the run
+//!
+//! A spawned task that ends in `exit`, an interrupt, a debugger's halt or a
+//! limit of the run ends the whole run: see [`ends_the_run`]. It records the
+//! failure before its heap (and so its channel handles) goes, so a peer
+//! blocked on one of its channels sees the run end rather than an orderly
+//! close, and `Vm::run_entry` returns the first such failure.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
 use crate::error::{ErrorKind, Fault, Faulty, RunError};
+use crate::heap::convert::{dispose, words_of};
 use crate::limits::InterruptHandle;
 use crate::value::{ChannelHandle, Value};
 
@@ -40,7 +56,7 @@ use crate::value::{ChannelHandle, Value};
 #[derive(Debug)]
 pub(crate) struct TaskState {
     pub(crate) id: u32,
-    result: Mutex<Option<Result<Value, RunError>>>,
+    result: Mutex<Option<Arc<Outcome>>>,
 }
 
 impl TaskState {
@@ -52,11 +68,28 @@ impl TaskState {
     }
 }
 
-/// A channel's queue.
+/// A finished task's result, shared by every `join` of it (a task may be
+/// joined through several copies of its handle, so the result is not taken,
+/// and cloning a deep value would recurse). Dropped without recursion.
+#[derive(Debug)]
+pub(crate) struct Outcome(pub(crate) Result<Value, RunError>);
+
+impl Drop for Outcome {
+    fn drop(&mut self) {
+        if let Ok(value) = &mut self.0 {
+            dispose(std::mem::replace(value, Value::Unit));
+        }
+    }
+}
+
+/// A channel's queue, and how many words its messages would take in a heap.
 #[derive(Debug, Default)]
 pub(crate) struct ChannelState {
-    queue: Mutex<VecDeque<Value>>,
+    queue: Mutex<VecDeque<(Value, u64)>>,
     closed: AtomicBool,
+    /// The run-wide count of queued words this channel's messages are part
+    /// of, set at the first send.
+    counted: OnceLock<Arc<AtomicU64>>,
 }
 
 impl ChannelHandle {
@@ -66,26 +99,41 @@ impl ChannelHandle {
     }
 }
 
+impl Drop for ChannelState {
+    fn drop(&mut self) {
+        let queue = std::mem::take(self.queue.get_mut());
+        let mut words = 0;
+        for (message, size) in queue {
+            words += size;
+            dispose(message);
+        }
+        if let Some(counted) = self.counted.get() {
+            counted.fetch_sub(words, Ordering::Relaxed);
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Counts {
-    /// Tasks alive and not waiting.
+    /// Tasks alive that are not parked: running, or woken by an event and
+    /// not yet back from re-checking what they wait for.
     running: usize,
-    /// Tasks waiting.
-    waiting: usize,
-    /// Bumped by everything that can satisfy a wait: a send, a close, a
-    /// task's end.
-    generation: u64,
-    /// Waiting tasks that have not looked at their condition since the last
-    /// bump. A wait woken by an event but not yet rescheduled is one of
-    /// these, so no task is declared deadlocked while another may be about
-    /// to go on.
-    unchecked: usize,
+    /// Tasks parked: they checked their condition after the last event and
+    /// found it false.
+    parked: usize,
+    /// Bumped by every event that can make a parked task ready (a send, a
+    /// close, a task ending); each bump moves every parked task back onto
+    /// `running` until it has looked again.
+    epoch: u64,
     /// Tasks spawned so far.
     spawned: usize,
     /// Set once every task was found waiting: all waits end in an error.
     deadlock: bool,
-    /// Set when the task the `Vm` ran has ended: the others stop.
+    /// Set when the run is over (the task the `Vm` ran has ended, or a task
+    /// failed in a way that ends the run): the others stop.
     ending: bool,
+    /// The first failure of a spawned task that ends the whole run.
+    failure: Option<RunError>,
 }
 
 /// What the tasks of one run share: see the module documentation.
@@ -96,6 +144,8 @@ pub(crate) struct Scheduler {
     next_id: AtomicU32,
     /// Mirrors `Counts::ending` where a safepoint can read it without the lock.
     ending: AtomicBool,
+    /// Words of messages queued on this run's channels: see [`Scheduler::send`].
+    queued: Arc<AtomicU64>,
 }
 
 impl Default for Scheduler {
@@ -103,16 +153,17 @@ impl Default for Scheduler {
         Scheduler {
             counts: Mutex::new(Counts {
                 running: 1,
-                waiting: 0,
-                generation: 0,
-                unchecked: 0,
+                parked: 0,
+                epoch: 0,
                 spawned: 0,
                 deadlock: false,
                 ending: false,
+                failure: None,
             }),
             wake: Condvar::new(),
             next_id: AtomicU32::new(1),
             ending: AtomicBool::new(false),
+            queued: Arc::new(AtomicU64::new(0)),
         }
     }
 }
@@ -126,6 +177,25 @@ fn deadlock() -> Fault {
 
 fn interrupted() -> Fault {
     Fault::new(ErrorKind::Interrupted, "interrupted")
+}
+
+/// Whether a spawned task that ends in an error of this kind ends the whole
+/// run, joined or not: the program asked to stop (`exit`), the host did (an
+/// interrupt, a debugger's halt), a bound of the run was reached, or the
+/// machine failed. Any other fault stays the task's own and surfaces where
+/// the task is joined.
+pub(crate) fn ends_the_run(kind: ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::Exit(_)
+            | ErrorKind::Interrupted
+            | ErrorKind::Halted
+            | ErrorKind::OutOfFuel
+            | ErrorKind::HeapLimit
+            | ErrorKind::CallDepth
+            | ErrorKind::TooManyTasks
+            | ErrorKind::Internal
+    )
 }
 
 impl Scheduler {
@@ -143,6 +213,32 @@ impl Scheduler {
         self.wake.notify_all();
     }
 
+    /// Records that a spawned task failed in a way that ends the run (see
+    /// [`ends_the_run`]) and ends it. The first such failure is the run's
+    /// result; one that comes after the run was already ending is not
+    /// recorded (it is most likely the stop itself).
+    ///
+    /// A task calls this before it lets go of its heap, so a peer waiting
+    /// on one of its channels sees the run end rather than an orderly close.
+    pub(crate) fn fail(&self, error: &RunError) {
+        if !ends_the_run(error.kind) {
+            return;
+        }
+        let mut counts = self.counts.lock();
+        if counts.ending {
+            return;
+        }
+        counts.failure = Some(error.clone());
+        counts.ending = true;
+        self.ending.store(true, Ordering::Relaxed);
+        self.wake.notify_all();
+    }
+
+    /// The failure [`Scheduler::fail`] recorded, if any.
+    pub(crate) fn failure(&self) -> Option<RunError> {
+        self.counts.lock().failure.clone()
+    }
+
     /// Admits one more task, counted as running; its number.
     pub(crate) fn admit(&self, max_tasks: usize) -> Faulty<u32> {
         let mut counts = self.counts.lock();
@@ -157,90 +253,158 @@ impl Scheduler {
         Ok(self.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
+    /// Wakes every waiter and counts the parked ones as running until they
+    /// have looked again: called, under the lock, by every event that can
+    /// make one of them ready.
+    fn event(&self, counts: &mut Counts) {
+        counts.epoch += 1;
+        counts.running += counts.parked;
+        counts.parked = 0;
+        self.wake.notify_all();
+    }
+
     /// Records a task's outcome and takes it off the running count.
     pub(crate) fn finish(&self, task: &TaskState, outcome: Result<Value, RunError>) {
         let mut counts = self.counts.lock();
-        *task.result.lock() = Some(outcome);
+        *task.result.lock() = Some(Arc::new(Outcome(outcome)));
         counts.running -= 1;
         self.event(&mut counts);
     }
 
-    /// Something a waiting task may be waiting for has happened: every
-    /// waiting task must look again before anyone may call it a deadlock.
-    fn event(&self, counts: &mut Counts) {
-        counts.generation += 1;
-        counts.unchecked = counts.waiting;
-        self.wake.notify_all();
-    }
-
     /// Waits until `ready` answers, counting this task as blocked meanwhile.
     ///
-    /// A deadlock is declared when no task is running and every waiting task
-    /// has looked at its condition since the last event, found it unmet,
-    /// and gone back to waiting: then nothing can ever change.
+    /// A deadlock is declared only when no task is running and every waiter
+    /// has re-checked its condition since the last event: a waiter that an
+    /// event woke counts as running until it has looked, so a task that
+    /// sends and then blocks cannot mistake the receiver it just woke for a
+    /// task that can never move.
     fn block_until<T>(
         &self,
         interrupt: &InterruptHandle,
         mut ready: impl FnMut() -> Option<T>,
     ) -> Faulty<T> {
         let mut counts = self.counts.lock();
+        if counts.ending {
+            return Err(interrupted());
+        }
         if let Some(value) = ready() {
             return Ok(value);
         }
+        // Parked: off the running count until the next event.
         counts.running -= 1;
-        counts.waiting += 1;
-        let mut seen = counts.generation;
+        counts.parked += 1;
+        let mut seen = counts.epoch;
         let outcome = loop {
+            let parked = counts.epoch == seen;
             if counts.deadlock {
                 break Err(deadlock());
             }
-            if counts.ending || interrupt.is_interrupted() {
+            if counts.ending {
                 break Err(interrupted());
             }
-            if counts.running == 0 && counts.unchecked == 0 {
+            if interrupt.is_interrupted() {
+                // Whoever sees the interrupt first ends the run for all.
+                counts.ending = true;
+                self.ending.store(true, Ordering::Relaxed);
+                self.wake.notify_all();
+                break Err(interrupted());
+            }
+            if parked && counts.running == 0 {
                 counts.deadlock = true;
                 self.wake.notify_all();
                 break Err(deadlock());
             }
             self.wait(&mut counts);
-            let fresh = seen != counts.generation;
-            if fresh {
-                seen = counts.generation;
-                counts.unchecked = counts.unchecked.saturating_sub(1);
+            if counts.ending || counts.deadlock {
+                continue;
             }
+            let woken = counts.epoch != seen;
             if let Some(value) = ready() {
-                break Ok(value);
+                if !woken {
+                    // Ready without an event (a holder let go of a channel
+                    // it was the last to hold elsewhere): unpark.
+                    counts.parked -= 1;
+                    counts.running += 1;
+                }
+                return Ok(value);
+            }
+            if woken {
+                // Looked after the event and still cannot go: park again.
+                counts.running -= 1;
+                counts.parked += 1;
+                seen = counts.epoch;
             }
         };
-        counts.running += 1;
-        counts.waiting -= 1;
+        if counts.epoch == seen {
+            counts.parked -= 1;
+            counts.running += 1;
+        }
         outcome
     }
 
+    /// Waits for an event, or until it is time to look at the interrupt
+    /// flag again. The first waiter to see an interrupt wakes the rest, so
+    /// the more tasks wait, the longer each sleeps: together they look about
+    /// every 50 ms, however many there are, rather than each of ten
+    /// thousand parked tasks waking twenty times a second.
     fn wait(&self, counts: &mut MutexGuard<'_, Counts>) {
-        self.wake.wait_for(counts, Duration::from_millis(50));
+        let waiting = (counts.parked as u64).clamp(1, 100);
+        self.wake
+            .wait_for(counts, Duration::from_millis(50 * waiting));
     }
 
-    /// The task's result, waiting for it.
+    /// The task's result, waiting for it. A task that has finished answers
+    /// at once.
     pub(crate) fn join(
         &self,
         task: &TaskState,
         interrupt: &InterruptHandle,
-    ) -> Faulty<Result<Value, RunError>> {
+    ) -> Faulty<Arc<Outcome>> {
+        if let Some(done) = task.result.lock().clone() {
+            return Ok(done);
+        }
         self.block_until(interrupt, || task.result.lock().clone())
     }
 
     /// Queues a message.
-    pub(crate) fn send(&self, channel: &ChannelHandle, message: Value) -> Faulty<()> {
-        let _counts = self.counts.lock();
+    ///
+    /// Queued messages are outside every task's heap, so they are counted
+    /// here instead: the words of all messages queued on the run's channels
+    /// (as [`words_of`] estimates them) may not exceed `max_heap_words`, or
+    /// the send fails with [`ErrorKind::HeapLimit`]. Without a heap bound
+    /// the queues are unbounded too.
+    pub(crate) fn send(
+        &self,
+        channel: &ChannelHandle,
+        message: Value,
+        max_heap_words: Option<u64>,
+    ) -> Faulty<()> {
+        let mut counts = self.counts.lock();
         if channel.0.closed.load(Ordering::Relaxed) {
+            dispose(message);
             return Err(Fault::new(
                 ErrorKind::ChannelClosed,
                 "send on a closed channel",
             ));
         }
-        channel.0.queue.lock().push_back(message);
-        self.wake.notify_all();
+        let words = words_of(&message);
+        let counted = channel.0.counted.get_or_init(|| self.queued.clone());
+        let queued = counted.load(Ordering::Relaxed);
+        if let Some(limit) = max_heap_words
+            && queued.saturating_add(words) > limit
+        {
+            dispose(message);
+            return Err(Fault::new(
+                ErrorKind::HeapLimit,
+                format!(
+                    "channel queues over the heap limit: {queued} words are waiting to be \
+                     received, and this message of {words} would pass the limit of {limit}"
+                ),
+            ));
+        }
+        counted.fetch_add(words, Ordering::Relaxed);
+        channel.0.queue.lock().push_back((message, words));
+        self.event(&mut counts);
         Ok(())
     }
 
@@ -257,7 +421,10 @@ impl Scheduler {
         interrupt: &InterruptHandle,
     ) -> Faulty<Option<Value>> {
         self.block_until(interrupt, || {
-            if let Some(message) = channel.0.queue.lock().pop_front() {
+            if let Some((message, words)) = channel.0.queue.lock().pop_front() {
+                if let Some(counted) = channel.0.counted.get() {
+                    counted.fetch_sub(words, Ordering::Relaxed);
+                }
                 return Some(Some(message));
             }
             if channel.0.closed.load(Ordering::Relaxed)
