@@ -447,3 +447,22 @@ fn main() {
         assert_eq!(printed, "");
     }
 }
+#[test]
+fn a_chain_of_ten_thousand_nested_spawns_ends_in_an_error() {
+    let source = "
+fn bomb(n: Int) -> Int {
+  if n == 10000 { return n }
+  let a = spawn bomb(n + 1)
+  a.join()
+}
+fn main() {
+  println(bomb(0))
+}
+";
+    let (printed, outcome) = run(source);
+    assert_eq!(
+        outcome.expect_err("the chain passes the task limit").kind,
+        ErrorKind::TooManyTasks
+    );
+    assert_eq!(printed, "");
+}
