@@ -11,7 +11,8 @@
 //!   - `// error: Kind` — the run ends in a `RunError` of that kind
 //!     (`Exit(3)` for an exit status); without it the run must succeed;
 //!   - `// message: text` — the error's `Display` contains the text;
-//!   - `// result: 7` — `main` returns this `Int`.
+//!   - `// result: 7` — `main` returns this `Int`;
+//!   - `// heap: 100000` — the run's `Limits::max_heap_words`.
 //!
 //! The whole suite runs twice: once as is, once with the collector in
 //! stress mode (a collection after every allocating instruction), which is
@@ -58,6 +59,7 @@ struct Case {
     error: Option<String>,
     message: Option<String>,
     result: Option<i64>,
+    heap: Option<u64>,
 }
 
 fn programs_dir() -> PathBuf {
@@ -101,6 +103,7 @@ fn cases() -> Vec<Case> {
             error: header("error"),
             message: header("message"),
             result: header("result").map(|r| r.trim().parse().expect("a result header is an Int")),
+            heap: header("heap").map(|h| h.trim().parse().expect("a heap header is a word count")),
         });
     }
     cases
@@ -124,6 +127,7 @@ fn run(case: &Case, stress: bool) -> Result<(), String> {
         .with_args(case.args.clone())
         .with_limits(Limits {
             gc_stress: stress,
+            max_heap_words: case.heap,
             ..Limits::default()
         });
     let outcome = vm.run_entry(&module, "main", vec![]);
