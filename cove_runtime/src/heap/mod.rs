@@ -1,5 +1,5 @@
 //! The heap: word-addressed cells, one header a object, bump allocation, and
-//! a precise copying collector (in [`gc`]).
+//! a precise copying collector (in `gc`).
 //!
 //! # Shape
 //!
@@ -29,7 +29,7 @@
 //! [`Memory::alloc`] only bumps a pointer (growing the vector when it is
 //! full; references are indices, so growing moves nothing a register holds).
 //! The collector runs between instructions, when the machine asks
-//! ([`Memory::wants_collection`]), and its roots are then exactly the ref
+//! (`Memory::wants_collection`), and its roots are then exactly the ref
 //! registers of every frame plus the interned constants. So a builtin that
 //! allocates three objects never holds a stale reference in a Rust local, and
 //! no builtin needs to register temporaries as roots — the usual source of

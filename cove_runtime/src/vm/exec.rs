@@ -1,6 +1,6 @@
 //! The dispatch loop: one `match` over [`Instr`], compiled twice.
 //!
-//! [`Machine::run`] is generic over a [`Watch`]: `Watched` calls the
+//! `Machine::run` is generic over a `Watch`: `Watched` calls the
 //! debugger before every instruction, `Unwatched` is a zero-sized type whose
 //! `ON` is `false`, so its instantiation of the loop has no debugger code in
 //! it at all — not a branch on an `Option`, not a field. Which one runs is
@@ -21,13 +21,13 @@
 //!
 //! Registers are untyped 64-bit slots read and written through a pointer to
 //! the frame's window without a bounds check. That is sound because
-//! [`check`](super::check) proved, before the run, that every register an
+//! `vm::check` proved, before the run, that every register an
 //! instruction names is inside its function's frame and that a frame's
 //! window is always allocated before it is entered.
 //!
 //! # Garbage collection
 //!
-//! An instruction that allocates checks [`Memory::wants_collection`] when it
+//! An instruction that allocates checks `Memory::wants_collection` when it
 //! is done and collects then, with every live reference in a register: see
 //! [`crate::heap`] for why allocation itself never collects.
 
