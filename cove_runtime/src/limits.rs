@@ -37,7 +37,13 @@ pub struct Limits {
     /// host's native stack.
     pub max_call_depth: usize,
     /// How many tasks a run may spawn in all.
-    /// More is [`ErrorKind::TooManyTasks`](crate::ErrorKind::TooManyTasks).
+    /// More is [`ErrorKind::TooManyTasks`](crate::ErrorKind::TooManyTasks),
+    /// which ends the whole run.
+    ///
+    /// The default is 1000: every task is an OS thread, and creating them
+    /// slows as they pile up (a chain of ten thousand nested spawns, each
+    /// joining the next, takes minutes to build), so a spawn bomb should
+    /// meet the bound while it is still quick to stop.
     pub max_tasks: usize,
     /// Collect garbage after every instruction that allocates, to shake out
     /// a missing root. Slow; for tests. The environment variable
@@ -51,7 +57,7 @@ impl Default for Limits {
             fuel: None,
             max_heap_words: None,
             max_call_depth: 100_000,
-            max_tasks: 10_000,
+            max_tasks: 1_000,
             gc_stress: false,
         }
     }

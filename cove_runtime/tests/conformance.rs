@@ -12,6 +12,7 @@
 //!     (`Exit(3)` for an exit status); without it the run must succeed;
 //!   - `// message: text` — the error's `Display` contains the text;
 //!   - `// result: 7` — `main` returns this `Int`;
+//!   - `// heap: 100000` — the run's `Limits::max_heap_words`;
 //!   - `// stress: skip (why)` — left out of the GC-stress run only, for a
 //!     program whose live heap is so large that collecting all of it at
 //!     every allocation is quadratic beyond a test's patience (the reason
@@ -62,6 +63,7 @@ struct Case {
     error: Option<String>,
     message: Option<String>,
     result: Option<i64>,
+    heap: Option<u64>,
     skip_stress: bool,
 }
 
@@ -106,6 +108,7 @@ fn cases() -> Vec<Case> {
             error: header("error"),
             message: header("message"),
             result: header("result").map(|r| r.trim().parse().expect("a result header is an Int")),
+            heap: header("heap").map(|h| h.trim().parse().expect("a heap header is a word count")),
             skip_stress: header("stress").is_some_and(|s| s.starts_with("skip")),
         });
     }
@@ -130,6 +133,7 @@ fn run(case: &Case, stress: bool) -> Result<(), String> {
         .with_args(case.args.clone())
         .with_limits(Limits {
             gc_stress: stress,
+            max_heap_words: case.heap,
             ..Limits::default()
         });
     let outcome = vm.run_entry(&module, "main", vec![]);

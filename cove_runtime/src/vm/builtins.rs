@@ -506,10 +506,8 @@ impl Machine<'_> {
                 let x = float(0);
                 // 2^63 and -2^63 are exact as floats, and every float in
                 // [-2^63, 2^63) truncates into range; -2^63 itself is Int.MIN.
-                if x.is_nan()
-                    || x >= 9_223_372_036_854_775_808.0
-                    || x < -9_223_372_036_854_775_808.0
-                {
+                // NaN is in no range.
+                if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&x) {
                     return Err(invalid(format!("{x} has no Int value")));
                 }
                 (x.trunc() as i64) as u64
