@@ -482,6 +482,14 @@ instruction_set! {
     JumpGtIntImm = "jump-gt.int.imm" { a: SrcNum, value: Imm, target: Target }
     /// `if a >= value { pc = target }` on `Int`.
     JumpGeIntImm = "jump-ge.int.imm" { a: SrcNum, value: Imm, target: Target }
+    /// `counter += 1; if counter < limit { pc = target }` on `Int`: the step
+    /// and the test of a counted `for` loop in one dispatch. Overflow is a
+    /// runtime error (it cannot happen in a loop that tested
+    /// `counter < limit` on entry, which is how the compiler emits it).
+    LoopLtInt = "loop-lt.int" { counter: DstNum, limit: SrcNum, target: Target }
+    /// `counter += 1; if counter < value { pc = target }` on `Int`: the
+    /// step and test of `for i in a..N` with a literal `N`.
+    LoopLtIntImm = "loop-lt.int.imm" { counter: DstNum, value: Imm, target: Target }
     /// `if opt is None { pc = target }`.
     JumpNone = "jump-none" { opt: SrcRef, target: Target }
     /// `if opt is Some(_) { pc = target }`.

@@ -935,15 +935,12 @@ impl FnCx<'_> {
             self.loops.pop();
             self.e.bind(cont);
             self.set_line(&iter.span);
-            self.e.emit(Instr::AddIntImm {
-                dst: i,
-                a: i,
-                value: 1,
-            });
+            // The step and the test in one dispatch: the entry test above
+            // proved `i < limit`, and the body cannot assign `i`.
             match limit {
                 Err(n) => self.e.jump(
-                    Instr::JumpLtIntImm {
-                        a: i,
+                    Instr::LoopLtIntImm {
+                        counter: i,
                         value: n,
                         target: 0,
                     },
@@ -951,9 +948,9 @@ impl FnCx<'_> {
                 ),
                 Ok((r, copy)) => {
                     self.e.jump(
-                        Instr::JumpLtInt {
-                            a: i,
-                            b: r,
+                        Instr::LoopLtInt {
+                            counter: i,
+                            limit: r,
                             target: 0,
                         },
                         top,
@@ -1003,8 +1000,14 @@ impl FnCx<'_> {
             if let Some((l, _)) = list_reg {
                 self.e.emit(Instr::LenList { dst: len, list: l });
             }
-            let check = self.e.label();
-            self.e.jump(Instr::Jump { target: 0 }, check);
+            self.e.jump(
+                Instr::JumpGeInt {
+                    a: index,
+                    b: len,
+                    target: 0,
+                },
+                exit,
+            );
             self.e.bind(top);
             let x = self.e.alloc(self.is_ref(elem));
             if let Some((l, _)) = list_reg {
@@ -1025,16 +1028,11 @@ impl FnCx<'_> {
             self.loops.pop();
             self.e.bind(cont);
             self.set_line(&iter.span);
-            self.e.emit(Instr::AddIntImm {
-                dst: index,
-                a: index,
-                value: 1,
-            });
-            self.e.bind(check);
+            // As for a range: the entry test proved `index < len`.
             self.e.jump(
-                Instr::JumpLtInt {
-                    a: index,
-                    b: len,
+                Instr::LoopLtInt {
+                    counter: index,
+                    limit: len,
                     target: 0,
                 },
                 top,

@@ -379,6 +379,30 @@ impl Machine<'_> {
                         pc = target as usize
                     }
                 }
+                Instr::LoopLtInt {
+                    counter,
+                    limit,
+                    target,
+                } => {
+                    let v = ov!(g!(counter).int().checked_add(1));
+                    let go = v.int() < g!(limit).int();
+                    set!(counter, v);
+                    if go {
+                        pc = target as usize
+                    }
+                }
+                Instr::LoopLtIntImm {
+                    counter,
+                    value,
+                    target,
+                } => {
+                    let v = ov!(g!(counter).int().checked_add(1));
+                    let go = v.int() < value as i64;
+                    set!(counter, v);
+                    if go {
+                        pc = target as usize
+                    }
+                }
                 Instr::JumpLtIntImm { a, value, target } => {
                     if g!(a).int() < value as i64 {
                         pc = target as usize

@@ -472,6 +472,28 @@ impl<'env> Machine<'env> {
                 Instr::JumpNeIntImm { a, value, target } => {
                     jump_if!(int!(a) != i64::from(value), target)
                 }
+                Instr::LoopLtInt {
+                    counter,
+                    limit,
+                    target,
+                } => match int!(counter).checked_add(1) {
+                    Some(v) => {
+                        set!(counter, v as u64);
+                        jump_if!(v < int!(limit), target)
+                    }
+                    None => fail!(overflow("addition")),
+                },
+                Instr::LoopLtIntImm {
+                    counter,
+                    value,
+                    target,
+                } => match int!(counter).checked_add(1) {
+                    Some(v) => {
+                        set!(counter, v as u64);
+                        jump_if!(v < i64::from(value), target)
+                    }
+                    None => fail!(overflow("addition")),
+                },
                 Instr::JumpLtIntImm { a, value, target } => {
                     jump_if!(int!(a) < i64::from(value), target)
                 }
