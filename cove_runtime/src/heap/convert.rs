@@ -1,4 +1,4 @@
-//! Copies between a heap and the host, and the text form of a value.
+//! Copies between a heap and the host.
 //!
 //! A register does not know its type, so every function here is guided by
 //! the Cove type the caller has from the program (a parameter's type, a
@@ -6,26 +6,12 @@
 //! copies tasks use to cross heaps: out of one heap into a [`Value`], and
 //! from the `Value` into the other heap.
 
-use std::io::Write as _;
-
 use cove_ir::program::Program;
 use cove_ir::types::{EnumId, StructId, Type, TypeId};
 
 use super::{Memory, Table, b_of, kind};
 use crate::error::{ErrorKind, Fault, Faulty};
 use crate::value::Value;
-
-/// How deep a value may nest before printing it is refused: a guard for
-/// the native stack, which the text form's recursive walk uses. (The deep
-/// copies walk with a stack of their own and have no such bound.)
-pub(crate) const MAX_NESTING: usize = 20_000;
-
-fn too_deep() -> Fault {
-    Fault::new(
-        ErrorKind::InvalidArgument,
-        format!("a value nested more than {MAX_NESTING} deep cannot be printed"),
-    )
-}
 
 fn mismatch(program: &Program, ty: TypeId, value: &Value) -> Fault {
     Fault::new(
@@ -343,149 +329,6 @@ impl Memory {
             }
             _ => Err(mismatch(program, ty, value)),
         }
-    }
-
-    /// Appends the text form of the value of type `ty` to `out`: what
-    /// `to-str` makes and `println` prints. A string is quoted when `nested`
-    /// (inside a container) and bare otherwise.
-    pub(crate) fn render(
-        &self,
-        program: &Program,
-        ty: TypeId,
-        bits: u64,
-        out: &mut Vec<u8>,
-        nested: bool,
-    ) -> Faulty<()> {
-        self.render_at(program, ty, bits, out, nested, 0)
-    }
-
-    fn render_at(
-        &self,
-        program: &Program,
-        ty: TypeId,
-        bits: u64,
-        out: &mut Vec<u8>,
-        nested: bool,
-        depth: usize,
-    ) -> Faulty<()> {
-        if depth > MAX_NESTING {
-            return Err(too_deep());
-        }
-        let depth = depth + 1;
-        let Some(t) = program.types.get(ty.0 as usize) else {
-            let _ = write!(out, "<raw {bits:#x}>");
-            return Ok(());
-        };
-        if t.is_ref() && bits == 0 && !matches!(t, Type::Option(_)) {
-            out.extend_from_slice(b"<unset>");
-            return Ok(());
-        }
-        match t {
-            Type::Unit => out.extend_from_slice(b"()"),
-            Type::Bool => out.extend_from_slice(if bits != 0 { b"true" } else { b"false" }),
-            Type::Int => {
-                let _ = write!(out, "{}", bits as i64);
-            }
-            Type::Float => {
-                let _ = write!(out, "{}", f64::from_bits(bits));
-            }
-            Type::Str => {
-                if nested {
-                    let _ = write!(out, "{:?}", self.str_text(bits));
-                } else {
-                    out.extend_from_slice(self.str_bytes(bits));
-                }
-            }
-            Type::List(elem) => {
-                out.push(b'[');
-                for (i, item) in self.list_items(bits).iter().enumerate() {
-                    if i > 0 {
-                        out.extend_from_slice(b", ");
-                    }
-                    self.render_at(program, *elem, *item, out, true, depth)?;
-                }
-                out.push(b']');
-            }
-            Type::Map(k, v) => {
-                out.push(b'{');
-                match self.table(bits) {
-                    Table::Int(m) => {
-                        for (i, (key, value)) in m.iter().enumerate() {
-                            if i > 0 {
-                                out.extend_from_slice(b", ");
-                            }
-                            self.render_at(program, *k, *key as u64, out, true, depth)?;
-                            out.extend_from_slice(b": ");
-                            self.render_at(program, *v, *value, out, true, depth)?;
-                        }
-                    }
-                    Table::Str(m) => {
-                        for (i, (key, value)) in m.iter().enumerate() {
-                            if i > 0 {
-                                out.extend_from_slice(b", ");
-                            }
-                            let _ = write!(out, "{:?}", String::from_utf8_lossy(key));
-                            out.extend_from_slice(b": ");
-                            self.render_at(program, *v, *value, out, true, depth)?;
-                        }
-                    }
-                }
-                out.push(b'}');
-            }
-            Type::Option(inner) => {
-                if bits == 0 {
-                    out.extend_from_slice(b"None");
-                } else {
-                    out.extend_from_slice(b"Some(");
-                    self.render_at(program, *inner, self.word(bits + 1), out, true, depth)?;
-                    out.push(b')');
-                }
-            }
-            Type::Struct(s) => {
-                let def = program.struct_def(*s);
-                let _ = write!(out, "{} {{ ", def.name);
-                for (i, field) in def.fields.iter().enumerate() {
-                    if i > 0 {
-                        out.extend_from_slice(b", ");
-                    }
-                    let _ = write!(out, "{}: ", field.name);
-                    self.render_at(
-                        program,
-                        field.ty,
-                        self.word(bits + 1 + i as u64),
-                        out,
-                        true,
-                        depth,
-                    )?;
-                }
-                out.extend_from_slice(b" }");
-            }
-            Type::Enum(e) => {
-                let def = program.enum_def(*e);
-                let variant = &def.variants[b_of(self.header(bits)) as usize];
-                let _ = write!(out, "{}.{}", def.name, variant.name);
-                if !variant.fields.is_empty() {
-                    out.push(b'(');
-                    for (i, ty) in variant.fields.iter().enumerate() {
-                        if i > 0 {
-                            out.extend_from_slice(b", ");
-                        }
-                        self.render_at(
-                            program,
-                            *ty,
-                            self.word(bits + 1 + i as u64),
-                            out,
-                            true,
-                            depth,
-                        )?;
-                    }
-                    out.push(b')');
-                }
-            }
-            Type::Task(_) => out.extend_from_slice(b"<task>"),
-            Type::Channel(_) => out.extend_from_slice(b"<channel>"),
-        }
-        Ok(())
     }
 }
 

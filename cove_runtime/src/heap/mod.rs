@@ -57,6 +57,7 @@
 pub(crate) mod convert;
 mod gc;
 pub(crate) mod hash;
+mod render;
 
 use std::sync::Arc;
 

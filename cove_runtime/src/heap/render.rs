@@ -1,0 +1,275 @@
+//! The text form of a value: what `to-str` makes and `println` prints.
+//!
+//! The walk keeps its own stack of [`Step`]s on the host's heap instead of
+//! recursing, so a value of any depth prints — a list of a million cons
+//! cells is as printable as a flat one — and the task's native stack never
+//! grows with the value. Nothing allocates in the Cove heap while a value
+//! is rendered, so the references the steps hold stay valid throughout.
+//!
+//! A container is one step that remembers how far it has got, not one
+//! step per element pushed up front: the stack grows with the depth of the
+//! value, never with its width.
+
+use std::io::Write as _;
+
+use cove_ir::program::{Field, Program};
+use cove_ir::types::{Type, TypeId};
+
+use super::{Memory, Table, b_of};
+
+/// One piece of work left in a rendering.
+enum Step<'p> {
+    /// A whole value; `nested` says whether a string is quoted.
+    Value { ty: TypeId, bits: u64, nested: bool },
+    /// Fixed text.
+    Text(&'static str),
+    /// A list's items from `next` on, then its `]`.
+    List {
+        elem: TypeId,
+        bits: u64,
+        next: usize,
+    },
+    /// A map's entries from `next` on, then its `}`.
+    Map {
+        key: TypeId,
+        value: TypeId,
+        bits: u64,
+        next: usize,
+    },
+    /// A struct's or variant's fields from `next` on, then `close`.
+    Fields {
+        parts: Parts<'p>,
+        bits: u64,
+        next: usize,
+        close: &'static str,
+    },
+}
+
+/// The fields of an object: a struct's are named, a variant's are not.
+#[derive(Clone, Copy)]
+enum Parts<'p> {
+    Struct(&'p [Field]),
+    Variant(&'p [TypeId]),
+}
+
+impl<'p> Parts<'p> {
+    /// The name (if it has one) and type of field `i`.
+    fn get(self, i: usize) -> Option<(Option<&'p str>, TypeId)> {
+        match self {
+            Parts::Struct(fields) => fields.get(i).map(|f| (Some(f.name.as_str()), f.ty)),
+            Parts::Variant(types) => types.get(i).map(|ty| (None, *ty)),
+        }
+    }
+}
+
+impl Memory {
+    /// Appends the text form of the value of type `ty` whose bits are
+    /// `bits` to `out`. A string is quoted when `nested` (inside a
+    /// container) and bare otherwise.
+    pub(crate) fn render(
+        &self,
+        program: &Program,
+        ty: TypeId,
+        bits: u64,
+        out: &mut Vec<u8>,
+        nested: bool,
+    ) {
+        let mut work = vec![Step::Value { ty, bits, nested }];
+        while let Some(step) = work.pop() {
+            match step {
+                Step::Value { ty, bits, nested } => {
+                    self.render_one(program, ty, bits, nested, out, &mut work)
+                }
+                Step::Text(text) => out.extend_from_slice(text.as_bytes()),
+                Step::List { elem, bits, next } => {
+                    let items = self.list_items(bits);
+                    let Some(&item) = items.get(next) else {
+                        out.push(b']');
+                        continue;
+                    };
+                    if next > 0 {
+                        out.extend_from_slice(b", ");
+                    }
+                    work.push(Step::List {
+                        elem,
+                        bits,
+                        next: next + 1,
+                    });
+                    work.push(Step::Value {
+                        ty: elem,
+                        bits: item,
+                        nested: true,
+                    });
+                }
+                Step::Map {
+                    key,
+                    value,
+                    bits,
+                    next,
+                } => {
+                    let table = self.table(bits);
+                    if next >= table.len() {
+                        out.push(b'}');
+                        continue;
+                    }
+                    if next > 0 {
+                        out.extend_from_slice(b", ");
+                    }
+                    work.push(Step::Map {
+                        key,
+                        value,
+                        bits,
+                        next: next + 1,
+                    });
+                    match table {
+                        Table::Int(m) => {
+                            let (k, v) = m.get_index(next).expect("an entry below the length");
+                            work.push(Step::Value {
+                                ty: value,
+                                bits: *v,
+                                nested: true,
+                            });
+                            work.push(Step::Text(": "));
+                            work.push(Step::Value {
+                                ty: key,
+                                bits: *k as u64,
+                                nested: true,
+                            });
+                        }
+                        Table::Str(m) => {
+                            let (k, v) = m.get_index(next).expect("an entry below the length");
+                            let _ = write!(out, "{:?}: ", String::from_utf8_lossy(k));
+                            work.push(Step::Value {
+                                ty: value,
+                                bits: *v,
+                                nested: true,
+                            });
+                        }
+                    }
+                }
+                Step::Fields {
+                    parts,
+                    bits,
+                    next,
+                    close,
+                } => {
+                    let Some((name, ty)) = parts.get(next) else {
+                        out.extend_from_slice(close.as_bytes());
+                        continue;
+                    };
+                    if next > 0 {
+                        out.extend_from_slice(b", ");
+                    }
+                    if let Some(name) = name {
+                        let _ = write!(out, "{name}: ");
+                    }
+                    work.push(Step::Fields {
+                        parts,
+                        bits,
+                        next: next + 1,
+                        close,
+                    });
+                    work.push(Step::Value {
+                        ty,
+                        bits: self.word(bits + 1 + next as u64),
+                        nested: true,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Writes what a value of type `ty` prints before its parts, and pushes
+    /// the step that prints the parts.
+    fn render_one<'p>(
+        &self,
+        program: &'p Program,
+        ty: TypeId,
+        bits: u64,
+        nested: bool,
+        out: &mut Vec<u8>,
+        work: &mut Vec<Step<'p>>,
+    ) {
+        let Some(t) = program.types.get(ty.0 as usize) else {
+            let _ = write!(out, "<raw {bits:#x}>");
+            return;
+        };
+        if t.is_ref() && bits == 0 && !matches!(t, Type::Option(_)) {
+            out.extend_from_slice(b"<unset>");
+            return;
+        }
+        match t {
+            Type::Unit => out.extend_from_slice(b"()"),
+            Type::Bool => out.extend_from_slice(if bits != 0 { b"true" } else { b"false" }),
+            Type::Int => {
+                let _ = write!(out, "{}", bits as i64);
+            }
+            Type::Float => {
+                let _ = write!(out, "{}", f64::from_bits(bits));
+            }
+            Type::Str => {
+                if nested {
+                    let _ = write!(out, "{:?}", self.str_text(bits));
+                } else {
+                    out.extend_from_slice(self.str_bytes(bits));
+                }
+            }
+            Type::List(elem) => {
+                out.push(b'[');
+                work.push(Step::List {
+                    elem: *elem,
+                    bits,
+                    next: 0,
+                });
+            }
+            Type::Map(key, value) => {
+                out.push(b'{');
+                work.push(Step::Map {
+                    key: *key,
+                    value: *value,
+                    bits,
+                    next: 0,
+                });
+            }
+            Type::Option(inner) => {
+                if bits == 0 {
+                    out.extend_from_slice(b"None");
+                } else {
+                    out.extend_from_slice(b"Some(");
+                    work.push(Step::Text(")"));
+                    work.push(Step::Value {
+                        ty: *inner,
+                        bits: self.word(bits + 1),
+                        nested: true,
+                    });
+                }
+            }
+            Type::Struct(s) => {
+                let def = program.struct_def(*s);
+                let _ = write!(out, "{} {{ ", def.name);
+                work.push(Step::Fields {
+                    parts: Parts::Struct(&def.fields),
+                    bits,
+                    next: 0,
+                    close: " }",
+                });
+            }
+            Type::Enum(e) => {
+                let def = program.enum_def(*e);
+                let variant = &def.variants[b_of(self.header(bits)) as usize];
+                let _ = write!(out, "{}.{}", def.name, variant.name);
+                if !variant.fields.is_empty() {
+                    out.push(b'(');
+                    work.push(Step::Fields {
+                        parts: Parts::Variant(&variant.fields),
+                        bits,
+                        next: 0,
+                        close: ")",
+                    });
+                }
+            }
+            Type::Task(_) => out.extend_from_slice(b"<task>"),
+            Type::Channel(_) => out.extend_from_slice(b"<channel>"),
+        }
+    }
+}
