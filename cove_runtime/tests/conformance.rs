@@ -31,6 +31,10 @@ use std::sync::{Arc, Mutex};
 
 use cove_runtime::{Limits, Value, Vm};
 
+/// How long one program may run before the suite calls it hung. Far above
+/// what any takes (the slowest, under GC stress, takes a few seconds).
+const WATCHDOG: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// A writer the test can read back after the run.
 #[derive(Clone, Default)]
 struct Captured(Arc<Mutex<Vec<u8>>>);
@@ -136,7 +140,25 @@ fn run(case: &Case, stress: bool) -> Result<(), String> {
             max_heap_words: case.heap,
             ..Limits::default()
         });
+    // A watchdog: a program that hangs (a lost wake-up, a lock held across
+    // a wait) is interrupted and reported, rather than hanging the suite.
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let interrupt = vm.interrupt_handle();
+    let watchdog = std::thread::spawn(move || {
+        let hung = finished.recv_timeout(WATCHDOG).is_err();
+        if hung {
+            interrupt.interrupt();
+        }
+        hung
+    });
     let outcome = vm.run_entry(&module, "main", vec![]);
+    let _ = done.send(());
+    if watchdog.join().unwrap_or(false) {
+        return Err(format!(
+            "did not finish within {} s and was interrupted",
+            WATCHDOG.as_secs()
+        ));
+    }
     let printed = out.text();
     let mut problems = Vec::new();
     if printed != case.expected_out {

@@ -32,8 +32,11 @@ use machine::{Digest, Machine, Shared};
 use tasks::Scheduler;
 
 /// The native stack each task's thread gets. Cove calls never use it (they
-/// are frames on the machine's own stack); the deep copies and the text
-/// form of nested values do, up to [`crate::heap`]'s nesting bound.
+/// are frames on the machine's own stack), nor does any walk over a value
+/// (the deep copies, the text form, the collector keep stacks of their
+/// own); it is reserved generously for what runs on the thread that is not
+/// ours to bound, a debugger's `at` above all. Reserved, not committed: an
+/// idle task costs the pages it touched.
 pub(crate) const TASK_STACK: usize = 64 << 20;
 
 /// A program, ready to run, with what the embedder configured around it.
@@ -149,7 +152,9 @@ impl<'a> Vm<'a> {
     /// [`ErrorKind::NotExported`] error.
     ///
     /// Tasks the run spawns run on threads of their own and are all finished
-    /// (or stopped, if nobody joined them) before this returns.
+    /// (or stopped, if nobody joined them) before this returns. A run whose
+    /// function returns but one of whose tasks failed, with nobody joining
+    /// it, returns that task's error.
     pub fn run_entry(
         &mut self,
         module: &str,
@@ -222,6 +227,9 @@ impl<'a> Vm<'a> {
         // A spawned task that ended the run (exit, interrupt, a limit) gives
         // the run its result, unless the task the Vm ran failed on its own.
         let failure = shared.scheduler.failure();
+        // A task's fault that no join looked at fails a run that otherwise
+        // ended well, rather than being lost.
+        let unjoined = shared.scheduler.unjoined();
         let mut out = shared.out.into_inner();
         let _ = out.flush();
         self.output = out;
@@ -233,6 +241,16 @@ impl<'a> Vm<'a> {
             match &result {
                 Err(own) if own.kind != ErrorKind::Interrupted || failure.kind == own.kind => {}
                 _ => result = Err(failure),
+            }
+        }
+        if let (Ok(_), Some((task, error))) = (&result, unjoined) {
+            let lost = Err(RunError {
+                kind: error.kind,
+                message: format!("in task {task}, which was never joined: {}", error.message),
+                backtrace: error.backtrace,
+            });
+            if let Ok(value) = std::mem::replace(&mut result, lost) {
+                crate::heap::convert::dispose(value);
             }
         }
         self.instructions += executed;
@@ -269,31 +287,45 @@ where
 {
     let mut executed = 0;
     let attempt = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let mut machine = Machine::new(shared, task)?;
-        let entered = machine.enter(func, &args);
-        // The copies are in the heap now; holding them would keep channel
-        // handles counted that the task may have dropped. Let go without
-        // recursing: an argument may be a list a hundred thousand deep.
-        args.into_iter().for_each(crate::heap::convert::dispose);
-        entered?;
-        let result = match debugger {
-            Some(debugger) => machine.run(scope, &Watched { debugger }),
-            None => machine.run(scope, &Unwatched),
+        let mut machine = match Machine::new(shared, task) {
+            Ok(machine) => machine,
+            Err(error) => {
+                if task != 0 {
+                    shared.scheduler.fail(task, &error);
+                }
+                return Err(error);
+            }
         };
-        executed = machine.executed;
+        let body = || {
+            let entered = machine.enter(func, &args);
+            // The copies are in the heap now; holding them would keep
+            // channel handles counted that the task may have dropped. Let
+            // go without recursing: an argument may be a list a hundred
+            // thousand deep.
+            args.into_iter().for_each(crate::heap::convert::dispose);
+            entered?;
+            let result = match debugger {
+                Some(debugger) => machine.run(scope, &Watched { debugger }),
+                None => machine.run(scope, &Unwatched),
+            };
+            executed = machine.executed;
+            let bits = result?;
+            let ty = shared.program.function(func).result;
+            machine
+                .heap
+                .to_value(shared.program, ty, bits)
+                .map_err(|f| RunError::new(f.kind, f.message))
+        };
+        let outcome = body();
         if task != 0
-            && let Err(error) = &result
+            && let Err(error) = &outcome
         {
-            // Before this task's heap (and its channel handles) goes, so a
-            // peer waiting on it sees the run end, not an orderly close.
-            shared.scheduler.fail(error);
+            // Before this task's heap (and its channel handles) goes: a peer
+            // that waits on one of its channels sees the run end, or, once
+            // the handles are gone, finds the fault already recorded.
+            shared.scheduler.fail(task, error);
         }
-        let bits = result?;
-        let ty = shared.program.function(func).result;
-        machine
-            .heap
-            .to_value(shared.program, ty, bits)
-            .map_err(|f| RunError::new(f.kind, f.message))
+        outcome
     }));
     (attempt.unwrap_or_else(|_| Err(internal_error())), executed)
 }

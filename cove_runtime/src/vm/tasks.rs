@@ -39,6 +39,13 @@
 //! failure before its heap (and so its channel handles) goes, so a peer
 //! blocked on one of its channels sees the run end rather than an orderly
 //! close, and `Vm::run_entry` returns the first such failure.
+//!
+//! Any other fault (division by zero, a failed `unwrap`, ...) is the task's
+//! own and surfaces where it is joined. A fault that no `join` ever looks at
+//! is not lost: if the run would otherwise end well, it ends with the first
+//! such fault instead ([`Scheduler::unjoined`]). It is not raised the moment
+//! it happens, because the program may still join the task and expect the
+//! error there, after output of its own.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -134,6 +141,9 @@ struct Counts {
     ending: bool,
     /// The first failure of a spawned task that ends the whole run.
     failure: Option<RunError>,
+    /// The faults of spawned tasks that no `join` has looked at yet, in the
+    /// order they happened, by task number: see [`Scheduler::unjoined`].
+    unjoined: Vec<(u32, RunError)>,
 }
 
 /// What the tasks of one run share: see the module documentation.
@@ -159,6 +169,7 @@ impl Default for Scheduler {
                 deadlock: false,
                 ending: false,
                 failure: None,
+                unjoined: Vec::new(),
             }),
             wake: Condvar::new(),
             next_id: AtomicU32::new(1),
@@ -213,19 +224,25 @@ impl Scheduler {
         self.wake.notify_all();
     }
 
-    /// Records that a spawned task failed in a way that ends the run (see
-    /// [`ends_the_run`]) and ends it. The first such failure is the run's
-    /// result; one that comes after the run was already ending is not
-    /// recorded (it is most likely the stop itself).
+    /// Records that spawned task `task` failed.
+    ///
+    /// A failure that ends the run (see [`ends_the_run`]) ends it: the first
+    /// such failure is the run's result, and one that comes after the run
+    /// was already ending is not recorded (it is most likely the stop
+    /// itself). Any other fault is noted as not yet joined
+    /// ([`Scheduler::unjoined`]), unless the run is already ending.
     ///
     /// A task calls this before it lets go of its heap, so a peer waiting
-    /// on one of its channels sees the run end rather than an orderly close.
-    pub(crate) fn fail(&self, error: &RunError) {
-        if !ends_the_run(error.kind) {
-            return;
-        }
+    /// on one of its channels sees the run end rather than an orderly close,
+    /// and a peer that sees the channel's last other holder go finds the
+    /// fault already noted.
+    pub(crate) fn fail(&self, task: u32, error: &RunError) {
         let mut counts = self.counts.lock();
         if counts.ending {
+            return;
+        }
+        if !ends_the_run(error.kind) {
+            counts.unjoined.push((task, error.clone()));
             return;
         }
         counts.failure = Some(error.clone());
@@ -354,16 +371,34 @@ impl Scheduler {
     }
 
     /// The task's result, waiting for it. A task that has finished answers
-    /// at once.
+    /// at once. A fault it ended in has now been seen, and is no longer
+    /// [unjoined](Scheduler::unjoined).
     pub(crate) fn join(
         &self,
         task: &TaskState,
         interrupt: &InterruptHandle,
     ) -> Faulty<Arc<Outcome>> {
-        if let Some(done) = task.result.lock().clone() {
-            return Ok(done);
+        // Bound first: a guard in the `match` would be held while waiting.
+        let finished = task.result.lock().clone();
+        let done = match finished {
+            Some(done) => done,
+            None => self.block_until(interrupt, || task.result.lock().clone())?,
+        };
+        if done.0.is_err() {
+            self.counts.lock().unjoined.retain(|(id, _)| *id != task.id);
         }
-        self.block_until(interrupt, || task.result.lock().clone())
+        Ok(done)
+    }
+
+    /// The first fault of a spawned task that no `join` looked at, with
+    /// its task's number.
+    ///
+    /// A run whose task the `Vm` ran ends well but which left such a fault
+    /// behind fails with it: an error in a task surfaces at its `join`, and
+    /// a task nobody joins has its error surface when the run ends, rather
+    /// than be lost.
+    pub(crate) fn unjoined(&self) -> Option<(u32, RunError)> {
+        self.counts.lock().unjoined.first().cloned()
     }
 
     /// Queues a message.
