@@ -154,7 +154,7 @@ impl<'a> Vm<'a> {
     /// Tasks the run spawns run on threads of their own and are all finished
     /// (or stopped, if nobody joined them) before this returns. A run whose
     /// function returns but one of whose tasks failed, with nobody joining
-    /// it, returns that task's error.
+    /// it, returns that task's error; so does one that ends in a deadlock.
     pub fn run_entry(
         &mut self,
         module: &str,
@@ -228,7 +228,8 @@ impl<'a> Vm<'a> {
         // the run its result, unless the task the Vm ran failed on its own.
         let failure = shared.scheduler.failure();
         // A task's fault that no join looked at fails a run that otherwise
-        // ended well, rather than being lost.
+        // ended well, rather than being lost; and it is the better report of
+        // a deadlock, which a task that died holding a channel can cause.
         let unjoined = shared.scheduler.unjoined();
         let mut out = shared.out.into_inner();
         let _ = out.flush();
@@ -243,7 +244,11 @@ impl<'a> Vm<'a> {
                 _ => result = Err(failure),
             }
         }
-        if let (Ok(_), Some((task, error))) = (&result, unjoined) {
+        let lost_matters = match &result {
+            Ok(_) => true,
+            Err(own) => own.kind == ErrorKind::Deadlock,
+        };
+        if let (true, Some((task, error))) = (lost_matters, unjoined) {
             let lost = Err(RunError {
                 kind: error.kind,
                 message: format!("in task {task}, which was never joined: {}", error.message),
