@@ -496,7 +496,9 @@ instruction_set! {
     JumpSome = "jump-some" { opt: SrcRef, target: Target }
     /// Calls `func` with the `count` registers from `base` as its arguments
     /// and writes its result to `dst`. The arguments become the callee's
-    /// `r0..r{count}`; the callee's other registers start as 0. A call
+    /// `r0..r{count}`; the callee's other ref registers start as 0, and its
+    /// other num registers hold unspecified bits until it writes them (the
+    /// compiler writes every local before it reads it). A call
     /// deeper than the limit is a runtime error. The VM pushes a frame on
     /// its own stack: a Cove call never recurses natively.
     Call = "call" { dst: DstAny, func: Func, base: Base, count: Count }

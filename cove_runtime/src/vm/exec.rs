@@ -539,6 +539,10 @@ impl<'env> Machine<'env> {
                         self.stack.resize(top * 2, 0);
                     }
                     let count = usize::from(count);
+                    // SAFETY: `check` proved the callee exists, and the
+                    // digest has an entry for every function.
+                    let clear_to =
+                        usize::from(unsafe { *self.clear_to.get_unchecked(callee.index()) });
                     // SAFETY: `check` proved `args..args+count` inside the
                     // caller's frame and `count` within the callee's; the
                     // callee's window was just made to fit in the stack.
@@ -558,11 +562,15 @@ impl<'env> Machine<'env> {
                             slot = slot.add(1);
                             arg = arg.add(1);
                         }
-                        let end = window.add(size);
+                        // Only up to the last ref register: see
+                        // `Machine::clear_to`.
+                        let end = window.add(clear_to);
                         while slot < end {
                             slot.write_volatile(0);
                             slot = slot.add(1);
                         }
+                        #[cfg(debug_assertions)]
+                        self.poison(callee, window, count);
                         regs = window;
                     }
                     self.frames.push(CallFrame {
@@ -761,6 +769,30 @@ impl<'env> Machine<'env> {
                     set!(dst, r);
                     gc_point!();
                 }
+            }
+        }
+    }
+
+    /// Fills the num registers of `callee`'s new frame at `window` that a
+    /// call leaves as they were (those after its `count` arguments) with a
+    /// pattern no test expects, in debug builds only: code that read a
+    /// register before writing it would then give wrong answers in the
+    /// test suites instead of relying, unseen, on a 0.
+    ///
+    /// # Safety
+    ///
+    /// `window` is the frame's first register, with the callee's
+    /// `registers` slots after it inside the stack.
+    #[cfg(debug_assertions)]
+    #[inline(never)]
+    unsafe fn poison(&self, callee: FunctionId, window: *mut u64, count: usize) {
+        const POISON: u64 = 0x5a5a_5a5a_5a5a_5a5a;
+        let function = self.program.function(callee);
+        for r in count..usize::from(function.registers) {
+            if !function.refs.get(r).copied().unwrap_or(false) {
+                // SAFETY: `r` is inside the frame, which the caller vouches
+                // is inside the stack.
+                unsafe { window.add(r).write(POISON) };
             }
         }
     }

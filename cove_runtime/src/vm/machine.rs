@@ -54,6 +54,9 @@ pub(crate) struct Digest {
     pub(crate) ref_registers: Vec<Vec<u16>>,
     /// Per type, whether its values are references.
     pub(crate) type_is_ref: Vec<bool>,
+    /// Per function, one past its last ref register (0 if it has none):
+    /// how much of a new frame a call clears. See [`Machine::clear_to`].
+    pub(crate) clear_to: Vec<u16>,
 }
 
 impl Digest {
@@ -73,6 +76,16 @@ impl Digest {
                 })
                 .collect(),
             type_is_ref: program.types.iter().map(|t| t.is_ref()).collect(),
+            clear_to: program
+                .functions
+                .iter()
+                .map(|f| {
+                    f.refs
+                        .iter()
+                        .rposition(|r| *r)
+                        .map_or(0, |last| last as u16 + 1)
+                })
+                .collect(),
         }
     }
 }
@@ -120,6 +133,14 @@ pub struct Machine<'env> {
     pub(crate) task: u32,
     /// `Limits::max_call_depth`, where a call reads it.
     pub(crate) max_depth: usize,
+    /// Per function, how far into a new frame a call writes zeros: up to
+    /// and including its last ref register, so that every reference the
+    /// collector finds in the frame is 0 or one the function wrote. The
+    /// num registers after the arguments are not cleared: they hold
+    /// whatever the stack held there, and nothing reads one before the
+    /// function has written it (the compiler assigns every local before
+    /// use; a debugger shows a local only inside its live range).
+    pub(crate) clear_to: &'env [u16],
     /// The rejected design: see [`crate::vm::sampled`].
     #[cfg(feature = "sampled-profile")]
     pub(crate) sampled: Option<Box<crate::vm::sampled::SampledProfile>>,
@@ -157,6 +178,7 @@ impl<'env> Machine<'env> {
             fuel: limits.fuel,
             task,
             max_depth: limits.max_call_depth,
+            clear_to: &shared.digest.clear_to,
             #[cfg(feature = "sampled-profile")]
             sampled: None,
         })
