@@ -9,7 +9,7 @@
 use cove_ir::program::Program;
 use cove_ir::types::{EnumId, StructId, Type, TypeId};
 
-use super::{Memory, Table, b_of, kind};
+use super::{INT_ENTRY_WORDS, Memory, Table, b_of, kind, str_entry_words};
 use crate::error::{ErrorKind, Fault, Faulty};
 use crate::value::Value;
 
@@ -288,19 +288,23 @@ impl Memory {
                 let bits = parts(done, entries.len());
                 let str_keys = matches!(program.ty(k), Type::Str);
                 let map = self.alloc_map(str_keys, program.ty(v).is_ref(), k.0, v.0)?;
+                let key_ty = program.ty(k);
                 for ((key, _), bits) in entries.iter().zip(bits) {
-                    match (self.table_mut(map), key) {
-                        (Table::Str(m), Value::Str(s)) => {
-                            m.insert(s.as_bytes().into(), bits);
+                    // The key's Value must be of the map's key type: an
+                    // `Int` and a `Bool` share a table, not a type.
+                    let grew = match (self.table_mut(map), key_ty, key) {
+                        (Table::Str(m), Type::Str, Value::Str(s)) => m
+                            .insert(s.as_bytes().into(), bits)
+                            .map_or(str_entry_words(s.len()), |_| 0),
+                        (Table::Int(m), Type::Int, Value::Int(n)) => {
+                            m.insert(*n, bits).map_or(INT_ENTRY_WORDS, |_| 0)
                         }
-                        (Table::Int(m), Value::Int(n)) => {
-                            m.insert(*n, bits);
-                        }
-                        (Table::Int(m), Value::Bool(b)) => {
-                            m.insert(i64::from(*b), bits);
+                        (Table::Int(m), Type::Bool, Value::Bool(b)) => {
+                            m.insert(i64::from(*b), bits).map_or(INT_ENTRY_WORDS, |_| 0)
                         }
                         _ => return Err(mismatch(program, k, key)),
-                    }
+                    };
+                    self.grew_side(grew);
                 }
                 Ok(map)
             }

@@ -141,7 +141,8 @@ impl Memory {
         self.tasks.sweep();
         self.channels.sweep();
         self.collections += 1;
-        self.live_after_collection = live + self.side_words();
+        self.side_now = self.side_words();
+        self.live_after_collection = live + self.side_now;
         self.set_next_collection();
         match self.limit {
             Some(limit) if self.live_after_collection as u64 > limit => Err(heap_limit(limit)),

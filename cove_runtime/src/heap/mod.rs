@@ -172,10 +172,20 @@ impl Table {
     /// heap limit.
     fn estimate_words(&self) -> usize {
         match self {
-            Table::Int(m) => m.len() * 3,
-            Table::Str(m) => m.keys().map(|k| 4 + words_for(k.len())).sum(),
+            Table::Int(m) => m.len() * INT_ENTRY_WORDS,
+            Table::Str(m) => m.keys().map(|k| str_entry_words(k.len())).sum(),
         }
     }
+}
+
+/// The estimated words of an entry of an `Int` or `Bool` keyed table: the
+/// key, the value and the index's slot.
+pub(crate) const INT_ENTRY_WORDS: usize = 3;
+
+/// The estimated words of an entry of a `String` keyed table whose key is
+/// `len` bytes: the key's box and bytes, the value and the index's slot.
+pub(crate) fn str_entry_words(len: usize) -> usize {
+    4 + words_for(len)
 }
 
 /// A table of Rust-owned things reached from heap objects by index, swept
@@ -259,6 +269,12 @@ pub struct Memory {
     allocations: u64,
     collections: u64,
     live_after_collection: usize,
+    /// Words the maps' side tables are estimated to hold now: their
+    /// estimate at the last collection, plus every entry added since. A
+    /// map's entries live outside `space`, so without this a program that
+    /// only grows a map of numbers would never collect, and never meet the
+    /// heap limit.
+    side_now: usize,
     limit: Option<u64>,
     stress: bool,
     layouts: Arc<Layouts>,
@@ -279,6 +295,7 @@ impl Memory {
             allocations: 0,
             collections: 0,
             live_after_collection: 0,
+            side_now: 0,
             limit,
             stress,
             layouts,
@@ -347,7 +364,14 @@ impl Memory {
     /// Whether the machine should collect at the end of this instruction.
     #[inline]
     pub(crate) fn wants_collection(&self) -> bool {
-        self.next > self.collect_at
+        self.next + self.side_now > self.collect_at
+    }
+
+    /// Counts a new entry of a map's side table, of about `words` words,
+    /// toward the next collection and the heap limit.
+    #[inline]
+    pub(crate) fn grew_side(&mut self, words: usize) {
+        self.side_now += words;
     }
 
     fn set_next_collection(&mut self) {
@@ -405,12 +429,7 @@ impl Memory {
         len: usize,
         fill: impl FnOnce(&mut [u8]),
     ) -> Faulty<u64> {
-        if len > u32::MAX as usize {
-            return Err(Fault::new(
-                ErrorKind::HeapLimit,
-                format!("a string of {len} bytes is longer than a string may be"),
-            ));
-        }
+        self.str_fits(len)?;
         let r = self.alloc_raw(1 + words_for(len))?;
         self.space[r as usize] = header(kind::STR, 0, len as u32);
         let words = &mut self.space[r as usize + 1..r as usize + 1 + words_for(len)];
@@ -419,6 +438,24 @@ impl Memory {
         let bytes = unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), len) };
         fill(bytes);
         Ok(r)
+    }
+
+    /// Whether a string of `len` bytes could be allocated at all: no longer
+    /// than a string may be, and not by itself over the heap limit. A
+    /// builtin that makes a long string asks this before it builds the
+    /// bytes on the host, so that a string far past the limit fails with
+    /// `HeapLimit` instead of first taking that much of the host's memory.
+    pub(crate) fn str_fits(&self, len: usize) -> Faulty<()> {
+        if len > u32::MAX as usize {
+            return Err(Fault::new(
+                ErrorKind::HeapLimit,
+                format!("a string of {len} bytes is longer than a string may be"),
+            ));
+        }
+        match self.limit {
+            Some(limit) if (1 + words_for(len)) as u64 > limit => Err(heap_limit(limit)),
+            _ => Ok(()),
+        }
     }
 
     /// A new string holding `bytes`.

@@ -16,6 +16,7 @@ use cove_ir::program::{Field, Program};
 use cove_ir::types::{Type, TypeId};
 
 use super::{Memory, Table, b_of};
+use crate::error::Faulty;
 
 /// One piece of work left in a rendering.
 enum Step<'p> {
@@ -66,6 +67,11 @@ impl Memory {
     /// Appends the text form of the value of type `ty` whose bits are
     /// `bits` to `out`. A string is quoted when `nested` (inside a
     /// container) and bare otherwise.
+    ///
+    /// The text is built on the host before it becomes a string, and a
+    /// small value can print long (a list of one long string many times):
+    /// the walk stops with the string's error as soon as the text is longer
+    /// than a string of this heap could be.
     pub(crate) fn render(
         &self,
         program: &Program,
@@ -73,9 +79,16 @@ impl Memory {
         bits: u64,
         out: &mut Vec<u8>,
         nested: bool,
-    ) {
+    ) -> Faulty<()> {
         let mut work = vec![Step::Value { ty, bits, nested }];
+        let mut checked = out.len();
         while let Some(step) = work.pop() {
+            // Checked each time the text has grown by a mebibyte or so,
+            // rather than at every step.
+            if out.len() - checked > 1 << 20 {
+                self.str_fits(out.len())?;
+                checked = out.len();
+            }
             match step {
                 Step::Value { ty, bits, nested } => {
                     self.render_one(program, ty, bits, nested, out, &mut work)
@@ -177,6 +190,7 @@ impl Memory {
                 }
             }
         }
+        Ok(())
     }
 
     /// Writes what a value of type `ty` prints before its parts, and pushes

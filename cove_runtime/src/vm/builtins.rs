@@ -17,7 +17,7 @@ use std::io::Write as _;
 use cove_ir::builtins::Builtin;
 
 use crate::error::{ErrorKind, Fault, Faulty};
-use crate::heap::{Table, a_of, b_of};
+use crate::heap::{INT_ENTRY_WORDS, Table, a_of, b_of, str_entry_words};
 use crate::vm::exec::{index_out_of_range, unwrap_none};
 use crate::vm::machine::Machine;
 
@@ -265,9 +265,23 @@ impl Machine<'_> {
                 self.substr(s, start, end)?
             }
             Builtin::StrReplace => {
-                let from = self.heap.str_bytes(arg(1));
+                let (whole, from) = (
+                    text(self.heap.str_bytes(arg(0))),
+                    text(self.heap.str_bytes(arg(1))),
+                );
                 let to = self.heap.str_bytes(arg(2));
-                let replaced = text(self.heap.str_bytes(arg(0))).replace(text(from), text(to));
+                // The result's length first: it may be far past the limit.
+                // An empty `from` matches before every char and at the end.
+                let found = if from.is_empty() {
+                    whole.chars().count() + 1
+                } else {
+                    whole.matches(from).count()
+                };
+                let len = (whole.len() as u128 - (found * from.len()) as u128)
+                    + found as u128 * to.len() as u128;
+                self.heap
+                    .str_fits(usize::try_from(len).unwrap_or(usize::MAX))?;
+                let replaced = whole.replace(from, text(to));
                 self.heap.alloc_str(replaced.as_bytes())?
             }
             Builtin::StrRepeat => {
@@ -278,7 +292,9 @@ impl Machine<'_> {
                 let bytes = self.heap.str_bytes(arg(0));
                 let total = (bytes.len() as u64).checked_mul(n as u64);
                 match total {
-                    Some(total) if total <= u64::from(u32::MAX) => {}
+                    Some(total) if total <= u64::from(u32::MAX) => {
+                        self.heap.str_fits(total as usize)?
+                    }
                     _ => {
                         return Err(Fault::new(
                             ErrorKind::HeapLimit,
@@ -368,8 +384,17 @@ impl Machine<'_> {
             }
             Builtin::ListJoin => {
                 let sep = self.heap.str_bytes(arg(1));
-                let mut joined = Vec::new();
-                for (i, item) in self.heap.list_items(arg(0)).iter().enumerate() {
+                let items = self.heap.list_items(arg(0));
+                // The result's length first: it may be far past the limit.
+                let len = items
+                    .iter()
+                    .map(|item| self.heap.str_bytes(*item).len() as u128)
+                    .sum::<u128>()
+                    + items.len().saturating_sub(1) as u128 * sep.len() as u128;
+                self.heap
+                    .str_fits(usize::try_from(len).unwrap_or(usize::MAX))?;
+                let mut joined = Vec::with_capacity(len as usize);
+                for (i, item) in items.iter().enumerate() {
                     if i > 0 {
                         joined.extend_from_slice(sep);
                     }
@@ -432,19 +457,24 @@ impl Machine<'_> {
             }
             Builtin::MapSet => {
                 let (map, key, value) = (arg(0), arg(1), arg(2));
-                match self.heap.table_and_str_if(map, key) {
-                    (Table::Int(m), _) => {
-                        m.insert(key as i64, value);
-                    }
+                let grew = match self.heap.table_and_str_if(map, key) {
+                    (Table::Int(m), _) => match m.insert(key as i64, value) {
+                        Some(_) => 0,
+                        None => INT_ENTRY_WORDS,
+                    },
                     (Table::Str(m), Some(bytes)) => {
                         if let Some(slot) = m.get_mut(bytes) {
                             *slot = value;
+                            0
                         } else {
+                            let words = str_entry_words(bytes.len());
                             m.insert(bytes.into(), value);
+                            words
                         }
                     }
-                    (Table::Str(_), None) => {}
-                }
+                    (Table::Str(_), None) => 0,
+                };
+                self.heap.grew_side(grew);
                 0
             }
             Builtin::MapContains => {

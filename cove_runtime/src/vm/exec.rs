@@ -450,7 +450,7 @@ impl<'env> Machine<'env> {
                 }
                 Instr::ToStr { dst, src, ty } => {
                     let mut text = Vec::new();
-                    self.heap.render(program, ty, reg!(src), &mut text, false);
+                    attempt!(self.heap.render(program, ty, reg!(src), &mut text, false));
                     let r = attempt!(self.heap.alloc_str(&text));
                     set!(dst, r);
                     gc_point!();
