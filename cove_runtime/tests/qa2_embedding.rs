@@ -943,3 +943,98 @@ fn the_program_arguments_reach_args() {
         Vm::new(&program).with_args(vec!["1".to_string(), "20".to_string(), "300".to_string()]);
     assert_eq!(vm.run_entry("m", "main", vec![]), Ok(Value::Int(321)));
 }
+
+const PIPELINE: &str = "
+export struct Msg {
+  id: Int,
+  text: String,
+  parts: List[Int],
+}
+
+export enum Out {
+  Done(Int, Map[String, Int]),
+  Skipped(String),
+}
+
+fn stage(inbox: Channel[Msg], outbox: Channel[Msg], k: Int) {
+  var going = true
+  while going {
+    match inbox.recv() {
+      Some(m) => {
+        m.parts.push(k)
+        outbox.send(Msg { id: m.id, text: m.text + \"{k}\", parts: m.parts })
+      }
+      None => going = false,
+    }
+  }
+  outbox.close()
+}
+
+fn sink(inbox: Channel[Msg]) -> Out {
+  let seen = Map[String, Int]()
+  var total = 0
+  var going = true
+  while going {
+    match inbox.recv() {
+      Some(m) => {
+        total += m.id
+        for p in m.parts {
+          total += p
+        }
+        seen.set(m.text, m.parts.length())
+      }
+      None => going = false,
+    }
+  }
+  if seen.length() == 0 {
+    return Out.Skipped(\"nothing\")
+  }
+  Out.Done(total, seen)
+}
+
+export fn pipeline(n: Int) -> Int {
+  let first = Channel[Msg]()
+  var inbox = first
+  let stages = List[Task[()]]()
+  for k in 1..5 {
+    let outbox = Channel[Msg]()
+    stages.push(spawn stage(inbox, outbox, k))
+    inbox = outbox
+  }
+  let last = spawn sink(inbox)
+  for i in 0..n {
+    first.send(Msg { id: i, text: \"m\", parts: [] })
+  }
+  first.close()
+  for s in stages {
+    s.join()
+  }
+  match last.join() {
+    Out.Done(total, seen) => total * 10 + seen.length(),
+    Out.Skipped(why) => -1,
+  }
+}
+";
+
+#[test]
+fn a_pipeline_of_tasks_passing_structs_always_delivers_every_message() {
+    within(|| {
+        let program = compile(PIPELINE);
+        let mut vm = Vm::new(&program);
+        for attempt in 0..30 {
+            // Each message's id, then its parts 1 + 2 + 3 + 4; all texts
+            // are "m1234", one key.
+            let n = 40;
+            let expected = (n * (n - 1) / 2 + n * 10) * 10 + 1;
+            assert_eq!(
+                vm.run_entry("m", "pipeline", vec![Value::Int(n)]),
+                Ok(Value::Int(expected)),
+                "attempt {attempt}"
+            );
+        }
+        assert_eq!(
+            vm.run_entry("m", "pipeline", vec![Value::Int(0)]),
+            Ok(Value::Int(-1))
+        );
+    });
+}
