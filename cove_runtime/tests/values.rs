@@ -103,3 +103,89 @@ fn run_entry_refuses_a_function_that_is_not_exported_but_runs_main() {
     assert!(error.message.contains("m.private_fn is not exported"));
     assert_eq!(vm.run_entry("m", "main", vec![]), Ok(Value::Int(1)));
 }
+
+#[test]
+fn a_struct_argument_is_read_by_field_name_in_any_order() {
+    let program = compile(
+        "export struct Point { x: Int, y: Int }\n\nexport fn x_of(p: Point) -> Int {\n  p.x\n}\n",
+    );
+    let mut vm = Vm::new(&program);
+    let swapped = Value::Struct {
+        name: "Point".to_string(),
+        fields: vec![
+            ("y".to_string(), Value::Int(2)),
+            ("x".to_string(), Value::Int(1)),
+        ],
+    };
+    assert_eq!(vm.run_entry("m", "x_of", vec![swapped]), Ok(Value::Int(1)));
+}
+
+#[test]
+fn a_struct_argument_of_another_name_or_other_fields_is_refused() {
+    let program = compile(
+        "export struct Point { x: Int, y: Int }\n\nexport fn x_of(p: Point) -> Int {\n  p.x\n}\n",
+    );
+    let mut vm = Vm::new(&program);
+    let field = |name: &str, n: i64| (name.to_string(), Value::Int(n));
+    for (name, fields) in [
+        ("Nope", vec![field("x", 1), field("y", 2)]),
+        ("Point", vec![field("a", 1), field("b", 2)]),
+        ("Point", vec![field("x", 1), field("x", 2)]),
+    ] {
+        let stranger = Value::Struct {
+            name: name.to_string(),
+            fields,
+        };
+        let error = vm
+            .run_entry("m", "x_of", vec![stranger.clone()])
+            .expect_err("a mismatched struct is refused");
+        assert_eq!(error.kind, ErrorKind::NoSuchEntry, "{stranger:?}: {error}");
+    }
+}
+
+#[test]
+fn a_variant_argument_of_another_enum_is_refused() {
+    let program = compile(
+        "export enum Shape { Dot, Square(Int) }\n\nexport fn side(s: Shape) -> Int {\n  match s {\n    Shape.Square(n) => n,\n    Shape.Dot => 0,\n  }\n}\n",
+    );
+    let mut vm = Vm::new(&program);
+    let square = |enum_name: &str| Value::Variant {
+        enum_name: enum_name.to_string(),
+        variant: "Square".to_string(),
+        fields: vec![Value::Int(4)],
+    };
+    assert_eq!(
+        vm.run_entry("m", "side", vec![square("Shape")]),
+        Ok(Value::Int(4))
+    );
+    let error = vm
+        .run_entry("m", "side", vec![square("Other")])
+        .expect_err("a variant of another enum is refused");
+    assert_eq!(error.kind, ErrorKind::NoSuchEntry, "{error}");
+}
+
+#[test]
+fn a_map_argument_whose_keys_are_not_of_the_key_type_is_refused() {
+    let program = compile(
+        "export fn count_bools(m: Map[Bool, Float]) -> Int {\n  m.length()\n}\n\nexport fn count_ints(m: Map[Int, Float]) -> Int {\n  m.length()\n}\n",
+    );
+    let mut vm = Vm::new(&program);
+    let map =
+        |keys: [Value; 2]| Value::Map(keys.into_iter().map(|k| (k, Value::Float(1.0))).collect());
+    let bools = map([Value::Bool(true), Value::Bool(false)]);
+    let ints = map([Value::Int(5), Value::Int(1)]);
+    assert_eq!(
+        vm.run_entry("m", "count_bools", vec![bools.clone()]),
+        Ok(Value::Int(2))
+    );
+    assert_eq!(
+        vm.run_entry("m", "count_ints", vec![ints.clone()]),
+        Ok(Value::Int(2))
+    );
+    for (entry, wrong) in [("count_bools", ints), ("count_ints", bools)] {
+        let error = vm
+            .run_entry("m", entry, vec![wrong])
+            .expect_err("keys of the wrong type are refused");
+        assert_eq!(error.kind, ErrorKind::NoSuchEntry, "{entry}: {error}");
+    }
+}

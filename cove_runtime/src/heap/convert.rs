@@ -223,13 +223,19 @@ impl Memory {
                             work.push(In::Visit(*inner, inside));
                             continue;
                         }
-                        (Type::Struct(s), Value::Struct { fields, .. }) => {
+                        (Type::Struct(s), Value::Struct { name, fields }) => {
+                            // By name: the struct's, and each field's once,
+                            // in any order; copied in declaration order.
                             let def = program.struct_def(*s);
-                            if def.fields.len() != fields.len() {
+                            if *name != def.name || def.fields.len() != fields.len() {
                                 return Err(mismatch(program, ty, value));
                             }
                             work.push(In::Build(ty, value));
-                            for (field, (_, v)) in def.fields.iter().zip(fields).rev() {
+                            for field in def.fields.iter().rev() {
+                                let mut given = fields.iter().filter(|(n, _)| *n == field.name);
+                                let (Some((_, v)), None) = (given.next(), given.next()) else {
+                                    return Err(mismatch(program, ty, value));
+                                };
                                 work.push(In::Visit(field.ty, v));
                             }
                             continue;
@@ -237,7 +243,9 @@ impl Memory {
                         (
                             Type::Enum(e),
                             Value::Variant {
-                                variant, fields, ..
+                                enum_name,
+                                variant,
+                                fields,
                             },
                         ) => {
                             let def = program.enum_def(*e);
@@ -245,6 +253,9 @@ impl Memory {
                             else {
                                 return Err(mismatch(program, ty, value));
                             };
+                            if *enum_name != def.name {
+                                return Err(mismatch(program, ty, value));
+                            }
                             let types = &def.variants[index].fields;
                             if types.len() != fields.len() {
                                 return Err(mismatch(program, ty, value));
