@@ -288,3 +288,43 @@ fn an_entry_the_program_lacks_is_an_error() {
         ErrorKind::NoSuchEntry
     );
 }
+
+#[test]
+fn out_of_fuel_in_a_loop_names_a_line_of_the_loop_whatever_the_fuel() {
+    let program = cove_compiler::compile_module(
+        "m",
+        "fn main() {\n  var i = 0\n  println(\"start\")\n  while true {\n    i += 1\n  }\n}\n",
+    )
+    .expect("it compiles");
+    for fuel in 1000..1010 {
+        let mut vm = Vm::new(&program)
+            .with_output(Box::new(std::io::sink()))
+            .with_limits(Limits {
+                fuel: Some(fuel),
+                ..Limits::default()
+            });
+        let error = vm.run_entry("m", "main", vec![]).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::OutOfFuel);
+        let line = error.backtrace[0].line;
+        assert!(
+            line == Some(4) || line == Some(5),
+            "fuel {fuel}: the error names line {line:?}"
+        );
+    }
+}
+
+#[test]
+fn a_call_depth_bound_of_zero_leaves_no_room_for_the_entry() {
+    let program = cove_compiler::compile_module("m", "export fn f() -> Int {\n  1\n}\n")
+        .expect("it compiles");
+    let bound = |max_call_depth| {
+        Vm::new(&program)
+            .with_limits(Limits {
+                max_call_depth,
+                ..Limits::default()
+            })
+            .run_entry("m", "f", vec![])
+    };
+    assert_eq!(bound(0).map_err(|e| e.kind), Err(ErrorKind::CallDepth));
+    assert_eq!(bound(1), Ok(Value::Int(1)));
+}

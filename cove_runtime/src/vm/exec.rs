@@ -299,7 +299,16 @@ impl<'env> Machine<'env> {
                     ip = unsafe { ip.add(1) };
                     fail!(fault);
                 }
-                self.chunk = attempt!(self.next_chunk());
+                // A fault here, like the safepoint's, is located at the
+                // instruction that was about to run (the locating takes the
+                // pc after the faulting instruction, hence the step).
+                self.chunk = match self.next_chunk() {
+                    Ok(chunk) => chunk,
+                    Err(fault) => {
+                        ip = unsafe { ip.add(1) };
+                        fail!(fault)
+                    }
+                };
                 remaining = self.chunk;
             }
             remaining -= 1;

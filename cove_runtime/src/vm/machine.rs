@@ -188,6 +188,12 @@ impl<'env> Machine<'env> {
     pub(crate) fn enter(&mut self, func: FunctionId, args: &[Value]) -> Result<(), RunError> {
         let program = self.program;
         let function = program.function(func);
+        if self.max_depth == 0 {
+            return Err(RunError::new(
+                ErrorKind::CallDepth,
+                "call depth exceeded its limit of 0 frames: the entry is the first",
+            ));
+        }
         if function.params.len() != args.len() {
             return Err(RunError::new(
                 ErrorKind::NoSuchEntry,
