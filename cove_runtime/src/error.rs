@@ -40,6 +40,8 @@ pub enum ErrorKind {
     /// The run executed [`Limits::fuel`](crate::Limits::fuel) instructions.
     OutOfFuel,
     /// An [`InterruptHandle`](crate::InterruptHandle) asked the run to stop.
+    /// (Also what a host gets joining, in a later run, a task that was still
+    /// running when its own run ended and stopped it: the message says so.)
     Interrupted,
     /// Every task of the run was waiting on another: nothing could go on.
     Deadlock,

@@ -479,3 +479,22 @@ fn main() {
     );
     assert_eq!(printed, "");
 }
+
+#[test]
+fn a_task_joined_after_its_run_ended_says_the_run_stopped_it_not_an_interrupt() {
+    let program = cove_compiler::compile_module(
+        "m",
+        "fn spin() -> Int {\n  var i = 0\n  while true {\n    i = (i + 1) % 10\n  }\n  i\n}\n\nexport fn start() -> Task[Int] {\n  spawn spin()\n}\n\nexport fn finish(t: Task[Int]) -> Int {\n  t.join()\n}\n",
+    )
+    .expect("it compiles");
+    let mut vm = Vm::new(&program);
+    let task = vm.run_entry("m", "start", vec![]).expect("the task starts");
+    let error = vm.run_entry("m", "finish", vec![task]).unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Interrupted, "{error}");
+    assert!(
+        error
+            .message
+            .contains("stopped: the run this task belongs to has ended"),
+        "{error}"
+    );
+}

@@ -839,7 +839,7 @@ impl<'env> Machine<'env> {
     #[cold]
     fn safepoint(&mut self) -> Result<(), Fault> {
         if self.shared.interrupt.is_interrupted() || self.shared.scheduler.is_ending() {
-            return Err(Fault::new(ErrorKind::Interrupted, "interrupted"));
+            return Err(crate::vm::tasks::stopped(&self.shared.interrupt));
         }
         Ok(())
     }

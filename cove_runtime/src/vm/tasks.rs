@@ -190,6 +190,21 @@ fn interrupted() -> Fault {
     Fault::new(ErrorKind::Interrupted, "interrupted")
 }
 
+/// Why a task stops because its run is over: an interrupt, or the end of
+/// the run for another reason (the task the `Vm` ran returned, or a task
+/// ended the run). Both are [`ErrorKind::Interrupted`]; the message tells
+/// them apart, which matters to a host that joins the task in a later run.
+pub(crate) fn stopped(interrupt: &InterruptHandle) -> Fault {
+    if interrupt.is_interrupted() {
+        interrupted()
+    } else {
+        Fault::new(
+            ErrorKind::Interrupted,
+            "stopped: the run this task belongs to has ended",
+        )
+    }
+}
+
 /// Whether a spawned task that ends in an error of this kind ends the whole
 /// run, joined or not: the program asked to stop (`exit`), the host did (an
 /// interrupt, a debugger's halt), a bound of the run was reached, or the
@@ -302,7 +317,7 @@ impl Scheduler {
     ) -> Faulty<T> {
         let mut counts = self.counts.lock();
         if counts.ending {
-            return Err(interrupted());
+            return Err(stopped(interrupt));
         }
         if let Some(value) = ready() {
             return Ok(value);
@@ -317,7 +332,7 @@ impl Scheduler {
                 break Err(deadlock());
             }
             if counts.ending {
-                break Err(interrupted());
+                break Err(stopped(interrupt));
             }
             if interrupt.is_interrupted() {
                 // Whoever sees the interrupt first ends the run for all.
