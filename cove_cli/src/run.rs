@@ -80,7 +80,8 @@ pub fn ending(program: &Program, result: Result<Value, RunError>) -> Status {
 }
 
 /// A runtime error as `cove` prints it: the message, the line it happened
-/// on, and the Cove backtrace, innermost first.
+/// on, and the Cove backtrace, innermost first, shortened as the runtime
+/// shortens a long one ([`RunError::backtrace_lines`]).
 pub fn describe(program: &Program, error: &RunError, style: Style) -> String {
     // The one thing that interrupts a run of the command line is Ctrl-C,
     // so say so rather than repeat the runtime's bare "interrupted".
@@ -110,8 +111,10 @@ pub fn describe(program: &Program, error: &RunError, style: Style) -> String {
             text.push_str(&style.dim(&format!("{gutter} |\n")));
         }
     }
-    for frame in &error.backtrace {
-        text.push_str(&style.dim(&frame.to_string()));
+    // The runtime decides which frames a report shows, so a runaway
+    // recursion reads the same here as in the error's `Display`.
+    for line in error.backtrace_lines() {
+        text.push_str(&style.dim(&line.to_string()));
         text.push('\n');
     }
     text

@@ -146,6 +146,33 @@ fn a_call_depth_limit_ends_deep_recursion_with_its_own_status() {
 }
 
 #[test]
+fn a_runaway_recursion_prints_the_innermost_frames_a_count_and_the_outermost_frames() {
+    let out = run(&["run", "cove_cli/tests/fixtures/runaway.cove"]);
+    assert_eq!(
+        status(&out),
+        cove_runtime::ErrorKind::CallDepth.exit_code(),
+        "{}",
+        stderr(&out)
+    );
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    let inner = cove_runtime::RunError::SHOWN_INNERMOST;
+    let outer = cove_runtime::RunError::SHOWN_OUTERMOST;
+    // The message, the source line between two gutter lines, the frames
+    // shown and one line counting the rest.
+    assert_eq!(lines.len(), 1 + 3 + inner + 1 + outer, "{err}");
+    let depth = cove_runtime::Limits::default().max_call_depth;
+    let hidden = format!("  ... {} more frames", depth - inner - outer);
+    assert_eq!(lines[4 + inner], hidden, "{err}");
+    assert!(
+        lines[4..4 + inner]
+            .iter()
+            .all(|l| l.contains("runaway.down"))
+    );
+    assert!(lines[lines.len() - 1].contains("runaway.main"), "{err}");
+}
+
+#[test]
 fn the_gc_stress_flag_runs_a_program_to_the_same_answer() {
     let out = run(&[
         "run",
