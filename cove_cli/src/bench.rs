@@ -15,6 +15,7 @@ use cove_runtime::vm::debug::{Debugger, Resume, Stop};
 
 use crate::cli::{BenchDebugger, BenchRunArgs, LimitArgs};
 use crate::compile::compile_runnable;
+use crate::pipe;
 use crate::run::{call_main, ending, machine};
 use crate::status::Status;
 
@@ -60,9 +61,9 @@ pub fn bench_run(args: &BenchRunArgs) -> Status {
     let started = Instant::now();
     let result = call_main(&mut vm, &program);
     let nanos = started.elapsed().as_nanos();
-    eprintln!(
-        "bench-run: nanos {nanos} instructions {}",
+    pipe::eprint(format_args!(
+        "bench-run: nanos {nanos} instructions {}\n",
         vm.instructions()
-    );
+    ));
     ending(&program, result)
 }

@@ -31,6 +31,8 @@ Exit status:
   127  deadlock: every task of the program was waiting on another
   128  a debugger halted the run
   130  interrupted (Ctrl-C); a second Ctrl-C exits at once
+  141  the program's output was closed (cove run prog.cove | head):
+       the run was stopped, quietly, as SIGPIPE stops a Unix tool
 A program's own status passes through modulo 256, as the system takes it.
 
 Environment:

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use cove_ir::program::Program;
 
+use crate::pipe;
 use crate::status::Status;
 use crate::style::Style;
 
@@ -17,10 +18,8 @@ use crate::style::Style;
 pub fn compile(file: &Path) -> Result<Program, Status> {
     cove_compiler::compile_files(file).map_err(|diagnostics| {
         let text = diagnostics.render(Style::stderr().colored());
-        eprint!("{text}");
-        if !text.ends_with('\n') {
-            eprintln!();
-        }
+        let end = if text.ends_with('\n') { "" } else { "\n" };
+        pipe::eprint(format_args!("{text}{end}"));
         Status::CompileError
     })
 }
@@ -43,11 +42,11 @@ pub fn compile_runnable(file: &Path) -> Result<Program, Status> {
         .find_function(entry_module(&program), crate::run::MAIN)
         .is_none()
     {
-        eprintln!(
-            "{}: {} has no `main` to run: write `export fn main()` or `export fn main() -> Int`",
+        pipe::eprint(format_args!(
+            "{}: {} has no `main` to run: write `export fn main()` or `export fn main() -> Int`\n",
             Style::stderr().error("error"),
             file.display()
-        );
+        ));
         return Err(Status::CompileError);
     }
     Ok(program)

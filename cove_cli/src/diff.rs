@@ -11,6 +11,7 @@ use cove_profile::diff::Diff;
 use cove_profile::report::Profile;
 
 use crate::cli::DiffArgs;
+use crate::pipe;
 use crate::status::Status;
 use crate::style::Style;
 
@@ -24,22 +25,30 @@ pub fn diff(args: &DiffArgs) -> Status {
         Ok(profile) => profile,
         Err(status) => return status,
     };
-    print!("{}", Diff::new(&before, &after).table(args.top));
-    Status::OK
+    let table = Diff::new(&before, &after).table(args.top);
+    // A reader that closed the pipe early had what it wanted.
+    match pipe::stdout(table.as_bytes()) {
+        Ok(()) => Status::OK,
+        Err(e) => {
+            let error = Style::stderr().error("error");
+            pipe::eprint(format_args!("{error}: stdout: {e}\n"));
+            Status::IoError
+        }
+    }
 }
 
 /// The profile in `path`, or the status after saying what is wrong with it.
 fn read(path: &Path) -> Result<Profile, Status> {
     let error = Style::stderr().error("error");
     let text = std::fs::read_to_string(path).map_err(|e| {
-        eprintln!("{error}: {}: {e}", path.display());
+        pipe::eprint(format_args!("{error}: {}: {e}\n", path.display()));
         Status::IoError
     })?;
     Profile::from_json(&text).map_err(|e| {
-        eprintln!(
-            "{error}: {}: not a profile from `cove profile --format json`: {e}",
+        pipe::eprint(format_args!(
+            "{error}: {}: not a profile from `cove profile --format json`: {e}\n",
             path.display()
-        );
+        ));
         Status::BadInput
     })
 }

@@ -5,11 +5,11 @@
 //! prints is exactly the text a profile row or a runtime error names an
 //! instruction by. Nothing is formatted here.
 
-use std::io::Write;
-
 use crate::cli::CheckArgs;
 use crate::compile::compile;
+use crate::pipe;
 use crate::status::Status;
+use crate::style::Style;
 
 /// Runs `cove disasm`.
 pub fn disasm(args: &CheckArgs) -> Status {
@@ -24,10 +24,14 @@ pub fn disasm(args: &CheckArgs) -> Status {
         }
         listing.push_str(&cove_ir::print::function(&program, id));
     }
-    let mut out = std::io::stdout().lock();
     // A closed pipe (`cove disasm f.cove | head`) is not an error worth a
     // status of its own: the reader had what it wanted.
-    let _ = out.write_all(listing.as_bytes());
-    let _ = out.flush();
-    Status::OK
+    match pipe::stdout(listing.as_bytes()) {
+        Ok(()) => Status::OK,
+        Err(e) => {
+            let error = Style::stderr().error("error");
+            pipe::eprint(format_args!("{error}: stdout: {e}\n"));
+            Status::IoError
+        }
+    }
 }

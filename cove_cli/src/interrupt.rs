@@ -35,7 +35,7 @@ pub fn forward_to(handle: InterruptHandle) {
     }
     let _ = ctrlc::set_handler(|| {
         if PRESSES.fetch_add(1, Ordering::SeqCst) > 0 {
-            eprintln!("\ncove: interrupted twice; exiting now");
+            crate::pipe::eprint(format_args!("\ncove: interrupted twice; exiting now\n"));
             std::process::exit(i32::from(Status::INTERRUPTED.code()));
         }
         if let Ok(target) = TARGET.lock() {

@@ -16,6 +16,7 @@ mod compile;
 mod diff;
 mod disasm;
 mod interrupt;
+mod pipe;
 #[cfg(feature = "profiler")]
 mod profile;
 #[cfg(feature = "profiler")]

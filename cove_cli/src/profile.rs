@@ -32,7 +32,7 @@
 //! report is a function of the program alone: what the snapshot tests use.
 //! It is not for reading a real run.
 
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use std::path::Path;
 
 use cove_ir::program::Program;
@@ -41,8 +41,9 @@ use cove_profile::{Profiler, SteppingClock};
 
 use crate::cli::{By, ClockChoice, Format, Metric, ProfileArgs};
 use crate::compile::compile_runnable;
+use crate::pipe;
 use crate::progress::Progress;
-use crate::run::{call_main, ending, machine};
+use crate::run::{call_main, ending, machine, watched};
 use crate::status::Status;
 use crate::style::Style;
 
@@ -65,10 +66,10 @@ pub fn profile(args: &ProfileArgs) -> Status {
     }
     let profiler = std::sync::Arc::new(profiler);
 
-    let watched = std::sync::Arc::clone(&profiler);
+    let counter = std::sync::Arc::clone(&profiler);
     let progress = Progress::start(
         format!("profiling {}", args.program.file().display()),
-        move || watched.counted(),
+        move || counter.counted(),
     );
     let to_stdout = args.output.as_deref().is_none_or(|p| p == Path::new("-"));
     let program_stdout = if to_stdout && args.format != Format::Table {
@@ -76,10 +77,13 @@ pub fn profile(args: &ProfileArgs) -> Status {
     } else {
         progress.guard(std::io::stdout())
     };
-    let mut vm = machine(&program, &args.limits, args.program.args())
+    let vm = machine(&program, &args.limits, args.program.args());
+    let out = watched(&vm, program_stdout);
+    let err = watched(&vm, progress.guard(std::io::stderr()));
+    let mut vm = vm
         .with_debugger(&*profiler)
-        .with_output(Box::new(BufWriter::new(program_stdout)))
-        .with_error_output(progress.guard(std::io::stderr()));
+        .with_output(Box::new(BufWriter::new(out)))
+        .with_error_output(Box::new(err));
     let result = call_main(&mut vm, &program);
     progress.finish();
     drop(vm);
@@ -88,17 +92,17 @@ pub fn profile(args: &ProfileArgs) -> Status {
     let report = match render(&program, &profiler, args) {
         Ok(report) => report,
         Err(why) => {
-            eprintln!(
-                "{}: could not render the profile: {why}",
+            pipe::eprint(format_args!(
+                "{}: could not render the profile: {why}\n",
                 Style::stderr().error("error")
-            );
+            ));
             return worse(status, Status::IoError);
         }
     };
     match write(args.output.as_deref(), &report) {
         Ok(()) => status,
         Err(why) => {
-            eprintln!("{}: {why}", Style::stderr().error("error"));
+            pipe::eprint(format_args!("{}: {why}\n", Style::stderr().error("error")));
             worse(status, Status::IoError)
         }
     }
@@ -130,13 +134,8 @@ fn write(path: Option<&Path>, report: &[u8]) -> Result<(), String> {
         Some(path) if path != Path::new("-") => {
             std::fs::write(path, report).map_err(|e| format!("{}: {e}", path.display()))
         }
-        _ => {
-            let mut out = std::io::stdout().lock();
-            // A reader that closed the pipe early had what it wanted.
-            let _ = out.write_all(report);
-            let _ = out.flush();
-            Ok(())
-        }
+        // A reader that closed the pipe early had what it wanted.
+        _ => pipe::stdout(report).map_err(|e| format!("stdout: {e}")),
     }
 }
 

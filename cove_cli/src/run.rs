@@ -7,12 +7,15 @@
 //! fault is and the command line only reports it; the table is printed by
 //! `cove --help` and tested against the runtime here.
 
+use std::io::BufWriter;
+
 use cove_ir::program::Program;
 use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
 
 use crate::cli::{LimitArgs, RunArgs};
 use crate::compile::{compile_runnable, entry_module};
 use crate::interrupt;
+use crate::pipe::{self, Watched};
 use crate::status::Status;
 use crate::style::Style;
 
@@ -34,13 +37,22 @@ pub fn limits(flags: &LimitArgs) -> Limits {
 }
 
 /// A machine for `program`, with the limits and arguments of the command
-/// line, which Ctrl-C interrupts.
+/// line, which Ctrl-C interrupts, writing to stdout and stderr through
+/// [`Watched`] so that a closed pipe stops the run.
 pub fn machine<'p>(program: &'p Program, flags: &LimitArgs, args: &[String]) -> Vm<'p> {
     let vm = Vm::new(program)
         .with_limits(limits(flags))
         .with_args(args.to_vec());
     interrupt::forward_to(vm.interrupt_handle());
-    vm
+    let out = watched(&vm, std::io::stdout());
+    let err = watched(&vm, std::io::stderr());
+    vm.with_output(Box::new(BufWriter::new(out)))
+        .with_error_output(Box::new(err))
+}
+
+/// `stream`, watched for a closed pipe, which stops `vm`'s run.
+pub fn watched<W: std::io::Write>(vm: &Vm<'_>, stream: W) -> Watched<W> {
+    Watched::new(stream, vm.interrupt_handle())
 }
 
 /// Calls the program's `main` on `vm`.
@@ -64,15 +76,23 @@ pub fn run(args: &RunArgs) -> Status {
 ///
 /// `exit(n)` and main's value are the program's business and are not
 /// announced; a fault is printed with its backtrace and the source line it
-/// happened on; an interrupt says where the program was.
+/// happened on; an interrupt says where the program was. A run whose
+/// output was closed ends quietly with [`Status::ClosedPipe`], however it
+/// ended: it was stopped for it, or would have been.
 pub fn ending(program: &Program, result: Result<Value, RunError>) -> Status {
+    if pipe::output_closed() {
+        return Status::ClosedPipe;
+    }
     match result {
         Ok(Value::Int(n)) => Status::Program(n),
         Ok(_) => Status::OK,
         Err(error) => match error.kind {
             ErrorKind::Exit(n) => Status::Program(i64::from(n)),
             kind => {
-                eprint!("{}", describe(program, &error, Style::stderr()));
+                pipe::eprint(format_args!(
+                    "{}",
+                    describe(program, &error, Style::stderr())
+                ));
                 Status::Run(kind.exit_code())
             }
         },
@@ -80,7 +100,8 @@ pub fn ending(program: &Program, result: Result<Value, RunError>) -> Status {
 }
 
 /// A runtime error as `cove` prints it: the message, the line it happened
-/// on, and the Cove backtrace, innermost first.
+/// on, and the Cove backtrace, innermost first, shortened as the runtime
+/// shortens a long one ([`RunError::backtrace_lines`]).
 pub fn describe(program: &Program, error: &RunError, style: Style) -> String {
     // The one thing that interrupts a run of the command line is Ctrl-C,
     // so say so rather than repeat the runtime's bare "interrupted".
@@ -110,8 +131,10 @@ pub fn describe(program: &Program, error: &RunError, style: Style) -> String {
             text.push_str(&style.dim(&format!("{gutter} |\n")));
         }
     }
-    for frame in &error.backtrace {
-        text.push_str(&style.dim(&frame.to_string()));
+    // The runtime decides which frames a report shows, so a runaway
+    // recursion reads the same here as in the error's `Display`.
+    for line in error.backtrace_lines() {
+        text.push_str(&style.dim(&line.to_string()));
         text.push('\n');
     }
     text

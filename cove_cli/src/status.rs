@@ -7,8 +7,9 @@
 //! program, 74 for I/O, 124–128 for the limits, a deadlock and a halt, 130
 //! for an interrupt, as a shell reports Ctrl-C), so the VM, which knows what
 //! each fault is, decides, and this crate does not keep a second table. A
-//! report `cove` cannot write is an I/O error too, 74. A program may of
-//! course return 70 itself; the message on stderr says which it was.
+//! report `cove` cannot write is an I/O error too, 74, and a run stopped
+//! because its output was closed is 141 (see [`crate::pipe`]). A program
+//! may of course return 70 itself; the message on stderr says which it was.
 //! `cove --help` prints the table, and a test holds it to the runtime's.
 
 use std::process::ExitCode;
@@ -27,6 +28,10 @@ pub enum Status {
     IoError,
     /// A file `cove diff` was given is not a profile.
     BadInput,
+    /// The program's output was closed (`cove run prog.cove | head`) and
+    /// the run was stopped for it: 141, what a shell reports for a process
+    /// `SIGPIPE` ended (see [`crate::pipe`]).
+    ClosedPipe,
 }
 
 impl Status {
@@ -48,6 +53,7 @@ impl Status {
             Status::Run(n) => (n & 0xff) as u8,
             Status::IoError => 74,
             Status::BadInput => 65,
+            Status::ClosedPipe => 141,
         }
     }
 }

@@ -146,6 +146,100 @@ fn a_call_depth_limit_ends_deep_recursion_with_its_own_status() {
 }
 
 #[test]
+fn a_runaway_recursion_prints_the_innermost_frames_a_count_and_the_outermost_frames() {
+    let out = run(&["run", "cove_cli/tests/fixtures/runaway.cove"]);
+    assert_eq!(
+        status(&out),
+        cove_runtime::ErrorKind::CallDepth.exit_code(),
+        "{}",
+        stderr(&out)
+    );
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    let inner = cove_runtime::RunError::SHOWN_INNERMOST;
+    let outer = cove_runtime::RunError::SHOWN_OUTERMOST;
+    // The message, the source line between two gutter lines, the frames
+    // shown and one line counting the rest.
+    assert_eq!(lines.len(), 1 + 3 + inner + 1 + outer, "{err}");
+    let depth = cove_runtime::Limits::default().max_call_depth;
+    let hidden = format!("  ... {} more frames", depth - inner - outer);
+    assert_eq!(lines[4 + inner], hidden, "{err}");
+    assert!(
+        lines[4..4 + inner]
+            .iter()
+            .all(|l| l.contains("runaway.down"))
+    );
+    assert!(lines[lines.len() - 1].contains("runaway.main"), "{err}");
+}
+
+#[test]
+fn a_closed_stdout_pipe_stops_the_run_quietly_with_status_141() {
+    let mut child = cove(&[
+        "run",
+        "--fuel",
+        "20000000000",
+        "cove_cli/tests/fixtures/chatter.cove",
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("cove starts");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    out.read_line(&mut line).expect("a line");
+    assert_eq!(line, "line 0\n");
+    drop(out);
+    let ended = child.wait_with_output().expect("it ends");
+    let err = String::from_utf8_lossy(&ended.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err, "", "a closed pipe is not announced");
+    assert_eq!(ended.status.code(), Some(141), "{err}");
+}
+
+#[test]
+fn a_pipe_closed_before_the_first_write_does_not_panic_any_command() {
+    for args in [
+        &[
+            "run",
+            "--fuel",
+            "20000000000",
+            "cove_cli/tests/fixtures/chatter.cove",
+        ][..],
+        &[
+            "profile",
+            "--fuel",
+            "20000000",
+            "cove_cli/tests/fixtures/chatter.cove",
+        ],
+        &["disasm", "examples/covefmt/main.cove"],
+        &["--help"],
+    ] {
+        let mut child = cove(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("cove starts");
+        drop(child.stdout.take());
+        let ended = child.wait_with_output().expect("it ends");
+        let err = String::from_utf8_lossy(&ended.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_ne!(ended.status.code(), Some(101), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn an_error_report_to_a_closed_stderr_keeps_the_runs_status() {
+    let mut child = cove(&["run", "cove_cli/tests/fixtures/runaway.cove"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cove starts");
+    drop(child.stderr.take());
+    let code = child.wait().expect("it ends").code();
+    assert_eq!(code, Some(cove_runtime::ErrorKind::CallDepth.exit_code()));
+}
+
+#[test]
 fn the_gc_stress_flag_runs_a_program_to_the_same_answer() {
     let out = run(&[
         "run",

@@ -135,32 +135,68 @@ impl RunError {
             backtrace: Vec::new(),
         }
     }
+
+    /// How many innermost frames a shortened backtrace shows.
+    pub const SHOWN_INNERMOST: usize = 20;
+    /// How many outermost frames a shortened backtrace shows.
+    pub const SHOWN_OUTERMOST: usize = 5;
+
+    /// The lines a report of the backtrace shows, innermost first: every
+    /// frame of a backtrace of at most
+    /// [`SHOWN_INNERMOST`](Self::SHOWN_INNERMOST) +
+    /// [`SHOWN_OUTERMOST`](Self::SHOWN_OUTERMOST) frames; of a longer one,
+    /// the innermost `SHOWN_INNERMOST`, one [`BacktraceLine::Omitted`]
+    /// counting the frames left out, and the outermost `SHOWN_OUTERMOST`.
+    ///
+    /// A runaway recursion has a hundred thousand frames; the ones worth
+    /// reading are where it ended and where it began. `Display` prints
+    /// these lines, and a runner that lays an error out its own way (the
+    /// `cove` command) should too, so every report shortens alike.
+    pub fn backtrace_lines(&self) -> impl Iterator<Item = BacktraceLine<'_>> {
+        let frames = &self.backtrace;
+        let (inner, omitted, outer) =
+            if frames.len() <= Self::SHOWN_INNERMOST + Self::SHOWN_OUTERMOST {
+                (&frames[..], 0, &frames[..0])
+            } else {
+                (
+                    &frames[..Self::SHOWN_INNERMOST],
+                    frames.len() - Self::SHOWN_INNERMOST - Self::SHOWN_OUTERMOST,
+                    &frames[frames.len() - Self::SHOWN_OUTERMOST..],
+                )
+            };
+        inner
+            .iter()
+            .map(BacktraceLine::Frame)
+            .chain((omitted > 0).then_some(BacktraceLine::Omitted(omitted)))
+            .chain(outer.iter().map(BacktraceLine::Frame))
+    }
 }
 
-/// How many innermost frames `Display` prints of a long backtrace.
-const SHOWN_FRAMES: usize = 20;
-/// How many outermost frames `Display` prints of a long backtrace.
-const SHOWN_OUTERMOST: usize = 5;
+/// One line of a backtrace as a report shows it (see
+/// [`RunError::backtrace_lines`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BacktraceLine<'a> {
+    /// A frame: `  at module.function (path:line)`.
+    Frame(&'a BacktraceFrame),
+    /// The count of frames left out of a long backtrace:
+    /// `  ... N more frames`.
+    Omitted(usize),
+}
+
+impl fmt::Display for BacktraceLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BacktraceLine::Frame(frame) => frame.fmt(f),
+            BacktraceLine::Omitted(n) => write!(f, "  ... {n} more frames"),
+        }
+    }
+}
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)?;
-        let shown = self.backtrace.len();
-        if shown <= SHOWN_FRAMES + SHOWN_OUTERMOST {
-            for frame in &self.backtrace {
-                write!(f, "\n{frame}")?;
-            }
-        } else {
-            // A runaway recursion has a hundred thousand frames; the ones
-            // worth reading are where it ended and where it began.
-            for frame in &self.backtrace[..SHOWN_FRAMES] {
-                write!(f, "\n{frame}")?;
-            }
-            let hidden = shown - SHOWN_FRAMES - SHOWN_OUTERMOST;
-            write!(f, "\n  ... {hidden} more frames")?;
-            for frame in &self.backtrace[shown - SHOWN_OUTERMOST..] {
-                write!(f, "\n{frame}")?;
-            }
+        for line in self.backtrace_lines() {
+            write!(f, "\n{line}")?;
         }
         Ok(())
     }
@@ -230,6 +266,47 @@ mod tests {
             error.to_string(),
             "division by zero\n  at m.divide (m.cove:2)\n  at m.main (m.cove:5)"
         );
+    }
+
+    fn frames(n: usize) -> Vec<BacktraceFrame> {
+        (0..n)
+            .map(|i| BacktraceFrame {
+                function: format!("m.f{i}"),
+                path: "m.cove".into(),
+                line: Some(1),
+                task: 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_backtrace_of_25_frames_is_shown_whole() {
+        let mut error = RunError::new(ErrorKind::CallDepth, "deep");
+        error.backtrace = frames(25);
+        let lines: Vec<_> = error.backtrace_lines().collect();
+        assert_eq!(lines.len(), 25);
+        assert!(
+            lines
+                .iter()
+                .all(|line| matches!(line, BacktraceLine::Frame(_)))
+        );
+        assert_eq!(error.to_string().lines().count(), 26);
+    }
+
+    #[test]
+    fn a_long_backtrace_shows_the_innermost_20_a_count_and_the_outermost_5() {
+        let mut error = RunError::new(ErrorKind::CallDepth, "deep");
+        error.backtrace = frames(100);
+        let lines: Vec<_> = error.backtrace_lines().collect();
+        assert_eq!(lines.len(), 26);
+        assert_eq!(lines[0], BacktraceLine::Frame(&error.backtrace[0]));
+        assert_eq!(lines[19], BacktraceLine::Frame(&error.backtrace[19]));
+        assert_eq!(lines[20], BacktraceLine::Omitted(75));
+        assert_eq!(lines[21], BacktraceLine::Frame(&error.backtrace[95]));
+        assert_eq!(lines[25], BacktraceLine::Frame(&error.backtrace[99]));
+        let text = error.to_string();
+        assert_eq!(text.lines().count(), 27);
+        assert!(text.contains("\n  ... 75 more frames\n  at m.f95 (m.cove:1)"));
     }
 
     #[test]

@@ -73,7 +73,7 @@ mod limits;
 mod value;
 pub mod vm;
 
-pub use error::{BacktraceFrame, ErrorKind, RunError};
+pub use error::{BacktraceFrame, BacktraceLine, ErrorKind, RunError};
 pub use heap::Memory;
 pub use limits::{InterruptHandle, Limits};
 pub use value::{ChannelHandle, TaskHandle, Value};

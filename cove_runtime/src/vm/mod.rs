@@ -112,6 +112,12 @@ impl<'a> Vm<'a> {
     }
 
     /// Where `print` and `println` write. Flushed at the end of each run.
+    ///
+    /// A failed write, to this or to the error output, is ignored: the
+    /// program cannot see it and the run goes on. A host that wants a run
+    /// to stop when its output is closed (a pipe whose reader left) wraps
+    /// the writer and stops the run through its
+    /// [`interrupt_handle`](Vm::interrupt_handle), as `cove` does.
     pub fn with_output(mut self, output: Box<dyn Write + Send>) -> Vm<'a> {
         self.output = output;
         self
