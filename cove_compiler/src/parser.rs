@@ -949,16 +949,34 @@ impl Parser<'_, '_> {
         args
     }
 
+    /// `Name { field: value, ... }` from its `{`.
+    ///
+    /// Fields are separated by a comma or a line end, exactly as in a struct
+    /// declaration, and a trailing comma is allowed. A literal that does not
+    /// parse is reported once, at the mistake, and becomes an error
+    /// expression (so no "missing field" echoes follow); the parser then
+    /// skips to the literal's own `}` when one can be found, so the rest of
+    /// the function is not read as if the literal had closed it. A line that
+    /// cannot be a field (`println(p)`, `let x = ...`) ends a literal whose
+    /// `}` was forgotten, rather than being read as one more field.
     fn struct_literal(&mut self, path: Vec<Ident>, start: usize) -> Expr {
         self.bump();
         let saved = std::mem::replace(&mut self.no_struct, false);
         let mut fields = Vec::new();
+        let mut well_formed = true;
         loop {
+            if self.at(&Tok::Newline) && !self.field_line_follows(self.pos) {
+                // `Name {` and then a line that cannot be a field.
+                self.expected("`}` to close the struct literal");
+                well_formed = false;
+                break;
+            }
             self.skip_newlines();
             if self.at(&Tok::RBrace) || self.at(&Tok::Eof) {
                 break;
             }
             let Some(name) = self.ident("a field name") else {
+                well_formed = false;
                 break;
             };
             let value = if self.eat(&Tok::Colon) {
@@ -971,19 +989,102 @@ impl Parser<'_, '_> {
                 }
             };
             fields.push((name, value));
-            self.skip_newlines();
-            if !self.eat(&Tok::Comma) {
+            if self.panicking {
+                well_formed = false;
+                break;
+            }
+            if self.at(&Tok::Newline) {
+                // The line end separates this field from the next (a comma
+                // may still start the next line, as it always could)...
+                if self.field_line_follows(self.pos) {
+                    self.skip_newlines();
+                    self.eat(&Tok::Comma);
+                    continue;
+                }
+                // ...unless the next line cannot be a field: the `}` is
+                // missing, and that line is the next statement.
+                self.expected("`}` to close the struct literal");
+                well_formed = false;
+                break;
+            }
+            if !self.eat(&Tok::Comma) && !self.at(&Tok::RBrace) {
+                self.expected("`,`, a new line or `}` after the field");
+                well_formed = false;
                 break;
             }
         }
-        self.skip_newlines();
         self.no_struct = saved;
-        if !self.panicking {
-            self.expect(Tok::RBrace, "`}` to close the struct literal");
+        if well_formed && self.expect(Tok::RBrace, "`}` to close the struct literal") {
+            return Expr {
+                span: start..self.prev_end(),
+                kind: ExprKind::StructLit(path, fields),
+            };
         }
-        Expr {
-            span: start..self.prev_end(),
-            kind: ExprKind::StructLit(path, fields),
+        let span = start..self.prev_end();
+        match self.struct_literal_close() {
+            Ok(close) => {
+                while self.pos < close {
+                    self.bump();
+                }
+                self.bump();
+                // Resynchronised at the literal's end: the rest of the
+                // statement is read, and reported, as usual.
+                self.panicking = false;
+                self.error_expr(start..self.prev_end())
+            }
+            Err(line_end) => {
+                // Unclosed: stop at the end of its last line, so what follows
+                // is read as the next statement.
+                while self.pos < line_end {
+                    self.bump();
+                }
+                self.error_expr(span)
+            }
+        }
+    }
+
+    /// Whether the line after the newline at `at` could continue a struct
+    /// literal: it closes it (`}`), starts with a separating `,`, or starts
+    /// like a field (`name:`, `name,`, a lone `name`).
+    fn field_line_follows(&self, at: usize) -> bool {
+        let tok = |i: usize| self.toks.get(i).map_or(&Tok::Eof, |t| &t.tok);
+        let mut next = at;
+        while matches!(tok(next), Tok::Newline) {
+            next += 1;
+        }
+        match tok(next) {
+            Tok::RBrace | Tok::Comma => true,
+            Tok::Ident(_) => matches!(
+                tok(next + 1),
+                Tok::Colon | Tok::Comma | Tok::Newline | Tok::RBrace
+            ),
+            _ => false,
+        }
+    }
+
+    /// From inside a malformed struct literal: `Ok` with the position of the
+    /// `}` that closes it, or `Err` with the position of the newline that
+    /// ends its last line (or of the end of the file) when it looks unclosed.
+    ///
+    /// Brackets opened inside are stepped over; a line at the literal's own
+    /// level that cannot be a field means the `}` was forgotten, and taking
+    /// a later `}` would swallow the statements between as fields.
+    fn struct_literal_close(&self) -> Result<usize, usize> {
+        let mut depth = 0usize;
+        let mut i = self.pos;
+        loop {
+            let Some(token) = self.toks.get(i) else {
+                return Err(self.toks.len().saturating_sub(1));
+            };
+            match token.tok {
+                Tok::Eof => return Err(i),
+                Tok::RBrace if depth == 0 => return Ok(i),
+                Tok::LBrace | Tok::LParen | Tok::LBrack => depth += 1,
+                Tok::RBrace | Tok::RParen | Tok::RBrack => depth = depth.saturating_sub(1),
+                Tok::Newline if depth == 0 && !self.field_line_follows(i) => return Err(i),
+                _ => {}
+            }
+            i += 1;
         }
     }
 

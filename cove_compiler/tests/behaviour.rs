@@ -303,3 +303,18 @@ behaves! {
         "fn main() {\n  let b = if false { None } else if false { None } else { Some(\"x\") }\n  let c = match 3 {\n    0 => None,\n    1 => None,\n    _ => Some(2.5),\n  }\n  let e = [None, Some([None, Some(1)])]\n  let f = [None, None, Some(true)]\n  println(\"{b} {c} {e} {f}\")\n}\n"
         => "Some(\"x\") Some(2.5) [None, Some([None, Some(1)])] [None, None, Some(true)]\n=> ()";
 }
+
+behaves! {
+    a_struct_literal_may_put_each_field_on_its_own_line:
+        "struct Q {\n  a: Int\n  b: String\n}\nfn main() {\n  let q = Q {\n    a: 3\n    b: \"bee\"\n  }\n  println(q)\n  let n = 1\n  println(n)\n}\n"
+        => "Q { a: 3, b: \"bee\" }\n1\n=> ()";
+    a_struct_literal_may_mix_commas_and_new_lines_and_shorthand_fields:
+        "struct Q {\n  a: Int,\n  b: String,\n}\nfn main() {\n  let b = \"s\"\n  let q = Q {\n    b\n    a: 1,\n  }\n  let r = Q {\n    a: 2, b: \"t\"\n    , \n  }\n  let xs = [Q { a: 3\n    b: \"u\" }, Q {\n    a: 4\n    b\n  }]\n  println(\"{q} {r} {xs}\")\n}\n"
+        => "Q { a: 1, b: \"s\" } Q { a: 2, b: \"t\" } [Q { a: 3, b: \"u\" }, Q { a: 4, b: \"s\" }]\n=> ()";
+    a_struct_literal_on_separate_lines_nests_inside_another:
+        "struct In {\n  v: Int\n}\nstruct Out {\n  i: In\n  w: Int\n}\nfn main() -> Int {\n  let o = Out {\n    i: In {\n      v: 40\n    }\n    w: 2\n  }\n  o.i.v + o.w\n}\n"
+        => "=> 42";
+    every_comma_separated_list_takes_a_trailing_comma:
+        "struct P {\n  x: Int,\n}\nenum E {\n  A(Int, Bool,),\n  B\n}\nfn f(a: Int, b: Int,) -> Int {\n  a * 10 + b\n}\nfn main() {\n  let p = P { x: f(1, 2,), }\n  let e = E.A(p.x, true,)\n  let m: Map[String, Int,] = Map[String, Int,]()\n  m.set(\"k\", 3,)\n  let s = match e {\n    E.A(n, true,) => n,\n    _ => 0,\n  }\n  println(\"{s} {[1, 2,]} {m}\")\n}\n"
+        => "12 [1, 2] {\"k\": 3}\n=> ()";
+}

@@ -11,7 +11,11 @@
 //! ("Warnings for pattern matching", 2007) over a small constructor view of
 //! the patterns: a `match` is exhaustive when a wildcard row is not useful
 //! after all its arms. That handles nested patterns (`Some(Token.End)`)
-//! exactly, where a per-variant count would not.
+//! exactly, where a per-variant count would not. The same algorithm, made
+//! to return the value it found, names the missing case in the diagnostic
+//! as deep as the arms look (`Some(Some(false))`), so the case a reader is
+//! told to add is one no arm handles, not a constructor that is only
+//! partly covered.
 
 use cove_ir::op::{Instr, Reg};
 use cove_ir::program::{Constant, Program};
@@ -22,6 +26,12 @@ use crate::ast::*;
 use crate::diagnostics::Pending;
 use crate::emit::Label;
 use crate::resolve::{ERROR, NEVER, ty_of};
+
+/// How many literals of `Int` and `String` columns the search for a
+/// missing case may try as constructors (see `witness`) before it settles
+/// for `_`: enough for any hand-written `match`, and a bound on the time a
+/// pathological one takes.
+const LITERAL_TRIES: usize = 2_000;
 
 /// A constructor of the exhaustiveness view.
 #[derive(Debug, Clone, PartialEq)]
@@ -629,21 +639,32 @@ impl FnCx<'_> {
         }
     }
 
+    /// Reports a `match` that some value reaches past every arm, naming the
+    /// missing cases precisely: one witness per top-level constructor that
+    /// is not fully covered, refined as deep as the arms look
+    /// (`Some(Some(false))`, not `Some(_)` when `Some(Some(true))` and
+    /// `Some(None)` are covered), so the case named is one that no arm
+    /// handles and a reader adding an arm for it adds what was missing.
     fn exhaustive(&mut self, rows: &[Vec<Pat>], ty: TypeId, span: &Span, scrutinee: &Expr) {
         if !self.useful(rows, &[Pat::Wild], &[ty]) {
             return;
         }
-        let missing: Vec<String> = match self.all_ctors(ty) {
+        let mut missing: Vec<String> = match self.all_ctors(ty) {
             Some(all) => all
                 .into_iter()
-                .filter(|c| {
-                    let q = Pat::Ctor(c.clone(), vec![Pat::Wild; self.arity(ty, c)]);
-                    self.useful(rows, &[q], &[ty])
+                .filter_map(|c| {
+                    let spec = Self::specialize(rows, &c, self.arity(ty, &c));
+                    let mut budget = LITERAL_TRIES;
+                    let args = self.witness(&spec, &self.ctor_types(ty, &c), &mut budget)?;
+                    Some(self.pat_text(ty, &Pat::Ctor(c, args)))
                 })
-                .map(|c| self.ctor_text(ty, &c))
                 .collect(),
-            None => vec!["_".to_string()],
+            None => Vec::new(),
         };
+        if missing.is_empty() {
+            // An `Int` or `String` scrutinee: only a catch-all completes it.
+            missing.push("_".to_string());
+        }
         let t = self.tname(ty);
         let list = missing
             .iter()
@@ -664,26 +685,124 @@ impl FnCx<'_> {
         );
     }
 
-    fn ctor_text(&self, ty: TypeId, c: &Ctor) -> String {
+    /// Values of the columns `tys` that no row of `rows` matches, as one
+    /// pattern per column, or `None` if the rows cover every value.
+    ///
+    /// Maranget's usefulness algorithm, returning the value it found instead
+    /// of a yes/no: where the rows' first column names every constructor of
+    /// its type, each constructor is tried in turn on the specialised rows
+    /// and the first witness is rebuilt under it; otherwise a constructor
+    /// the column does not name (or `_` where it names none) heads a
+    /// witness of the rows that accept anything there. `Int` and `String`
+    /// have no list of constructors: the literals the column names are
+    /// tried first, as constructors, and only when each is covered does `_`
+    /// stand for the values the arms do not name. So a `_` in a witness
+    /// means every value is missing there, or every value not named.
+    ///
+    /// Trying literals multiplies across columns (a dozen literals in each
+    /// of six `Int` fields is millions of tries), so they share a `budget`;
+    /// once it is spent the plain algorithm, which names the rest as `_`,
+    /// finishes the witness.
+    fn witness(&self, rows: &[Vec<Pat>], tys: &[TypeId], budget: &mut usize) -> Option<Vec<Pat>> {
+        let Some(&ty) = tys.first() else {
+            return rows.is_empty().then(Vec::new);
+        };
+        let heads: Vec<&Ctor> = rows
+            .iter()
+            .filter_map(|r| match r.first() {
+                Some(Pat::Ctor(c, _)) => Some(c),
+                _ => None,
+            })
+            .collect();
+        let all = self.all_ctors(ty);
+        if let Some(all) = all
+            .as_ref()
+            .filter(|all| all.iter().all(|c| heads.contains(&c)))
+        {
+            return all.iter().find_map(|c| {
+                let arity = self.arity(ty, c);
+                let spec = Self::specialize(rows, c, arity);
+                let mut sub_tys = self.ctor_types(ty, c);
+                sub_tys.extend_from_slice(&tys[1..]);
+                let mut w = self.witness(&spec, &sub_tys, budget)?;
+                let rest = w.split_off(arity.min(w.len()));
+                let mut out = vec![Pat::Ctor(c.clone(), w)];
+                out.extend(rest);
+                Some(out)
+            });
+        }
+        if all.is_none() {
+            // An `Int` or `String` column: a literal the arms name may still
+            // be missing under some of its rows (`T.A(0, Some(false))`),
+            // which is more telling than the rest of the values as `_`.
+            let mut tried: Vec<&Ctor> = Vec::new();
+            for &c in &heads {
+                if tried.contains(&c) {
+                    continue;
+                }
+                if *budget == 0 {
+                    break;
+                }
+                *budget -= 1;
+                tried.push(c);
+                let spec = Self::specialize(rows, c, 0);
+                if let Some(rest) = self.witness(&spec, &tys[1..], budget) {
+                    let mut out = vec![Pat::Ctor(c.clone(), Vec::new())];
+                    out.extend(rest);
+                    return Some(out);
+                }
+            }
+        }
+        let default: Vec<Vec<Pat>> = rows
+            .iter()
+            .filter(|r| matches!(r.first(), Some(Pat::Wild)))
+            .map(|r| r[1..].to_vec())
+            .collect();
+        let rest = self.witness(&default, &tys[1..], budget)?;
+        let head = match all {
+            Some(all) if !heads.is_empty() => {
+                all.into_iter()
+                    .find(|c| !heads.contains(&c))
+                    .map_or(Pat::Wild, |c| {
+                        let arity = self.arity(ty, &c);
+                        Pat::Ctor(c, vec![Pat::Wild; arity])
+                    })
+            }
+            _ => Pat::Wild,
+        };
+        let mut out = vec![head];
+        out.extend(rest);
+        Some(out)
+    }
+
+    /// How a witness is written in a diagnostic, as a pattern would be.
+    fn pat_text(&self, ty: TypeId, p: &Pat) -> String {
+        let Pat::Ctor(c, args) = p else {
+            return "_".into();
+        };
+        let tys = self.ctor_types(ty, c);
+        let args: Vec<String> = args
+            .iter()
+            .zip(tys)
+            .map(|(a, t)| self.pat_text(t, a))
+            .collect();
         match c {
             Ctor::Variant(i) => match ty_of(self.program, ty) {
                 Some(Type::Enum(eid)) => {
                     let def = self.program.enum_def(*eid);
-                    let v = &def.variants[*i as usize];
-                    if v.fields.is_empty() {
-                        format!("{}.{}", def.name, v.name)
+                    let name = def
+                        .variants
+                        .get(*i as usize)
+                        .map_or("_", |v| v.name.as_str());
+                    if args.is_empty() {
+                        format!("{}.{name}", def.name)
                     } else {
-                        format!(
-                            "{}.{}({})",
-                            def.name,
-                            v.name,
-                            vec!["_"; v.fields.len()].join(", ")
-                        )
+                        format!("{}.{name}({})", def.name, args.join(", "))
                     }
                 }
                 _ => "_".into(),
             },
-            Ctor::Some => "Some(_)".into(),
+            Ctor::Some => format!("Some({})", args.first().map_or("_", |a| a.as_str())),
             Ctor::None => "None".into(),
             Ctor::Bool(b) => b.to_string(),
             Ctor::Int(v) => v.to_string(),
