@@ -7,7 +7,7 @@
 //! here, and a closed pipe is a quiet ending, never a panic:
 //!
 //! - **`cove`'s own messages** on stderr (a runtime error, a compile error)
-//!   are written with [`eprint`], which ignores a failure: the message had
+//!   are written with [`eprint()`], which ignores a failure: the message had
 //!   nowhere to go, and the status still says how the command ended.
 //! - **`cove`'s own reports** on stdout (`disasm`, `diff`, a profile) are
 //!   written with [`stdout`]: a reader that stopped reading had what it
