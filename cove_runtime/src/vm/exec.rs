@@ -295,20 +295,17 @@ impl<'env> Machine<'env> {
                         sampled.sample(program.function(func), pc);
                     }
                 }
-                if let Err(fault) = self.safepoint() {
-                    ip = unsafe { ip.add(1) };
-                    fail!(fault);
-                }
-                // A fault here, like the safepoint's, is located at the
-                // instruction that was about to run (the locating takes the
-                // pc after the faulting instruction, hence the step).
-                self.chunk = match self.next_chunk() {
-                    Ok(chunk) => chunk,
+                // A fault here (an interrupt, the end of the run, fuel) is
+                // located at the instruction that was about to run: the
+                // locating takes the pc after the faulting instruction,
+                // hence the step.
+                match self.safepoint().and_then(|()| self.next_chunk()) {
+                    Ok(chunk) => self.chunk = chunk,
                     Err(fault) => {
                         ip = unsafe { ip.add(1) };
                         fail!(fault)
                     }
-                };
+                }
                 remaining = self.chunk;
             }
             remaining -= 1;
@@ -535,10 +532,9 @@ impl<'env> Machine<'env> {
                     // SAFETY: `check` proved the callee exists.
                     let target = unsafe { program.functions.get_unchecked(callee.index()) };
                     let pc = pc!() as u32;
-                    let caller = self
-                        .frames
-                        .last_mut()
-                        .expect("a running machine has a frame");
+                    // SAFETY: the loop runs only while the entry frame is
+                    // on the stack, so there is a caller.
+                    let caller = unsafe { self.frames.last_mut().unwrap_unchecked() };
                     caller.pc = pc;
                     let callee_base = caller.top as usize;
                     let from = caller.base as usize + usize::from(args.0);
