@@ -25,9 +25,7 @@
 //! `COVE_PROGRAM=name` runs one program alone; `COVE_TIMES=1` prints how
 //! long each took (with `-- --nocapture`).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 
 use cove_runtime::{Limits, Value, Vm};
 
@@ -35,29 +33,8 @@ use cove_runtime::{Limits, Value, Vm};
 /// what any takes (the slowest, under GC stress, takes a few seconds).
 const WATCHDOG: std::time::Duration = std::time::Duration::from_secs(120);
 
-/// A writer the test can read back after the run.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .expect("the capture lock")
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().expect("the capture lock")).into_owned()
-    }
-}
+mod support;
+use support::Captured;
 
 struct Case {
     name: String,

@@ -7,9 +7,7 @@
 //! Every run goes through `within`, which fails the test (rather than
 //! hanging the suite) if the run takes longer than a watchdog's patience.
 
-use std::io::Write;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
@@ -18,29 +16,8 @@ use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
 /// hung. Every run here takes a small fraction of it.
 const WATCHDOG: Duration = Duration::from_secs(20);
 
-/// A writer the test can read back after the run.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .expect("the capture lock")
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().expect("the capture lock")).into_owned()
-    }
-}
+mod support;
+use support::Captured;
 
 fn compile(source: &str) -> cove_ir::program::Program {
     cove_compiler::compile_module("m", source).unwrap_or_else(|d| panic!("{d}"))

@@ -8,28 +8,10 @@
 //! run proves little. Nothing here measures time; a test only needs its
 //! runs to end, and to end as the program says.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
 
-/// A writer the test can read back after the run.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .expect("the capture lock")
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+mod support;
+use support::Captured;
 
 /// Compiles `source` as module `m` and runs its `main` under `limits`: what
 /// it printed and how it ended.
