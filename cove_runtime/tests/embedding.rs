@@ -380,7 +380,7 @@ fn a_private_function_is_refused_whatever_its_arguments() {
 
 #[test]
 fn an_exported_function_of_an_imported_module_can_be_an_entry() {
-    let dir = std::env::temp_dir().join(format!("qa2_embedding_modules_{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("cove_embedding_modules_{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     std::fs::write(
         dir.join("util.cove"),
