@@ -480,3 +480,24 @@ fn a_task_joined_after_its_run_ended_says_the_run_stopped_it_not_an_interrupt() 
         "{error}"
     );
 }
+
+#[test]
+fn a_deadlock_is_reported_by_the_task_that_waits_not_as_a_lost_fault() {
+    let source = "
+fn wait_for(ch: Channel[Int]) -> Int {
+  ch.recv().unwrap_or(0)
+}
+
+fn main() {
+  let ch = Channel[Int]()
+  let t = spawn wait_for(ch)
+  println(t.join())
+  ch.send(1)
+}
+";
+    let (_, outcome) = run(source);
+    let error = outcome.expect_err("the run deadlocks");
+    assert_eq!(error.kind, ErrorKind::Deadlock, "{error}");
+    assert!(!error.message.contains("never joined"), "{error}");
+    assert_eq!(error.backtrace[0].function, "m.main", "{error}");
+}

@@ -244,7 +244,8 @@ impl Scheduler {
     /// A failure that ends the run (see [`ends_the_run`]) ends it: the first
     /// such failure is the run's result, and one that comes after the run
     /// was already ending is not recorded (it is most likely the stop
-    /// itself). Any other fault is noted as not yet joined
+    /// itself). A deadlock is the run's state rather than the task's fault,
+    /// and is not noted. Any other fault is noted as not yet joined
     /// ([`Scheduler::unjoined`]), unless the run is already ending.
     ///
     /// A task calls this before it lets go of its heap, so a peer waiting
@@ -254,6 +255,11 @@ impl Scheduler {
     pub(crate) fn fail(&self, task: u32, error: &RunError) {
         let mut counts = self.counts.lock();
         if counts.ending {
+            return;
+        }
+        if error.kind == ErrorKind::Deadlock {
+            // Not the task's own fault but the run's state, which every
+            // waiter reports alike; the task that waits on it says so.
             return;
         }
         if !ends_the_run(error.kind) {
