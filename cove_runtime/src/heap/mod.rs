@@ -249,7 +249,7 @@ impl<T> Side<T> {
         }
     }
 
-    fn live(&self) -> impl Iterator<Item = &T> {
+    pub(crate) fn live(&self) -> impl Iterator<Item = &T> {
         self.slots.iter().flatten()
     }
 }

@@ -20,6 +20,7 @@ use crate::error::{ErrorKind, Fault, Faulty};
 use crate::heap::{INT_ENTRY_WORDS, Table, a_of, b_of, str_entry_words};
 use crate::vm::exec::{index_out_of_range, unwrap_none};
 use crate::vm::machine::Machine;
+use crate::vm::tasks::Blocked;
 
 /// The text of a string that is known to be UTF-8.
 fn text(bytes: &[u8]) -> &str {
@@ -575,13 +576,36 @@ impl Machine<'_> {
         })
     }
 
+    /// Collects this task's heap because every task of the run was found
+    /// waiting (see [`Blocked::Sweep`]), and tells the waiters if that let
+    /// go of a channel handle.
+    ///
+    /// Called from inside a builtin: the registers are the roots, and the
+    /// builtin's own copies of its arguments are stale afterwards.
+    fn sweep(&mut self) -> Faulty<()> {
+        let before = self.heap.channels.live().count();
+        self.collect()?;
+        if self.heap.channels.live().count() < before {
+            self.shared.scheduler.released();
+        }
+        Ok(())
+    }
+
     fn join(&mut self, task: u64) -> Faulty<u64> {
         let handle = self.heap.task(task).clone();
         let result_ty = b_of(self.heap.header(task));
-        let outcome = self
-            .shared
-            .scheduler
-            .join(&handle.0, &self.shared.interrupt)?;
+        // From here on `task` may be moved by a sweep; the handle is enough.
+        let outcome = loop {
+            match self
+                .shared
+                .scheduler
+                .join(&handle.0, &self.shared.interrupt)
+            {
+                Ok(outcome) => break outcome,
+                Err(Blocked::Fault(fault)) => return Err(fault),
+                Err(Blocked::Sweep) => self.sweep()?,
+            }
+        };
         match &outcome.0 {
             Ok(value) => {
                 self.heap
@@ -608,12 +632,21 @@ impl Machine<'_> {
     fn recv(&mut self, channel: u64) -> Faulty<u64> {
         let elem = cove_ir::types::TypeId(b_of(self.heap.header(channel)));
         // This task holds the channel through its heap's one handle, which
-        // is the reference `recv` is given.
-        let handle = self.heap.channel(channel);
-        let message = self
-            .shared
-            .scheduler
-            .recv(handle, 1, &self.shared.interrupt)?;
+        // is the reference `recv` is given, and through the clone here,
+        // which outlives a sweep that may move `channel`.
+        let handle = self.heap.channel(channel).clone();
+        let message = loop {
+            match self
+                .shared
+                .scheduler
+                .recv(&handle, 2, &self.shared.interrupt)
+            {
+                Ok(message) => break message,
+                Err(Blocked::Fault(fault)) => return Err(fault),
+                Err(Blocked::Sweep) => self.sweep()?,
+            }
+        };
+        drop(handle);
         match message {
             None => Ok(0),
             Some(value) => {

@@ -32,6 +32,14 @@
 //! sends and then blocks see "nobody running" and report a deadlock that is
 //! not there.
 //!
+//! Nor is every task waiting enough by itself: a receiver that waits for
+//! the channel's other holders to go is held up by handles that no task can
+//! reach but whose heaps have not been collected. So the first time every
+//! task is found waiting, each waiter collects its heap and waits again
+//! ([`Blocked::Sweep`]); a collection that lets go of a channel handle is an
+//! event, and only if every task is found waiting again with no event in
+//! between is the deadlock declared.
+//!
 //! # Failures that end the run
 //!
 //! A spawned task that ends in `exit`, an interrupt, a debugger's halt or a
@@ -136,6 +144,12 @@ struct Counts {
     spawned: usize,
     /// Set once every task was found waiting: all waits end in an error.
     deadlock: bool,
+    /// Bumped to ask every waiter to collect its heap before a deadlock is
+    /// declared: see [`Blocked::Sweep`].
+    sweep: u64,
+    /// A sweep was asked for and no event has happened since: if every
+    /// task is found waiting again, the deadlock is real.
+    swept: bool,
     /// Set when the run is over (the task the `Vm` ran has ended, or a task
     /// failed in a way that ends the run): the others stop.
     ending: bool,
@@ -144,6 +158,28 @@ struct Counts {
     /// The faults of spawned tasks that no `join` has looked at yet, in the
     /// order they happened, by task number: see [`Scheduler::unjoined`].
     unjoined: Vec<(u32, RunError)>,
+}
+
+/// Why a wait ended without what it waited for.
+#[derive(Debug)]
+pub(crate) enum Blocked {
+    /// The wait failed: a deadlock, the end of the run, an interrupt.
+    Fault(Fault),
+    /// Every task was found waiting, and before calling it a deadlock each
+    /// waiter is asked to collect its heap and wait again: a channel handle
+    /// that no task can reach any more still counts as a holder of the
+    /// channel until the heap that has it is collected, and a receiver
+    /// waits for "no other holder" only once those are gone. A collection
+    /// that lets go of a channel handle is an event
+    /// ([`Scheduler::released`]); if none does, the next time every task is
+    /// found waiting the deadlock is real.
+    Sweep,
+}
+
+impl From<Fault> for Blocked {
+    fn from(fault: Fault) -> Blocked {
+        Blocked::Fault(fault)
+    }
 }
 
 /// What the tasks of one run share: see the module documentation.
@@ -167,6 +203,8 @@ impl Default for Scheduler {
                 epoch: 0,
                 spawned: 0,
                 deadlock: false,
+                sweep: 0,
+                swept: false,
                 ending: false,
                 failure: None,
                 unjoined: Vec::new(),
@@ -295,10 +333,24 @@ impl Scheduler {
     /// have looked again: called, under the lock, by every event that can
     /// make one of them ready.
     fn event(&self, counts: &mut Counts) {
+        counts.swept = false;
+        self.wake_all(counts);
+    }
+
+    /// Wakes every waiter to look again, as an event does, without being
+    /// one: what asking for a sweep does.
+    fn wake_all(&self, counts: &mut Counts) {
         counts.epoch += 1;
         counts.running += counts.parked;
         counts.parked = 0;
         self.wake.notify_all();
+    }
+
+    /// Tells the waiters that a collection let go of channel handles: a
+    /// receiver waiting for the other holders to go may now be ready.
+    pub(crate) fn released(&self) {
+        let mut counts = self.counts.lock();
+        self.event(&mut counts);
     }
 
     /// Records a task's outcome and takes it off the running count.
@@ -320,10 +372,10 @@ impl Scheduler {
         &self,
         interrupt: &InterruptHandle,
         mut ready: impl FnMut() -> Option<T>,
-    ) -> Faulty<T> {
+    ) -> Result<T, Blocked> {
         let mut counts = self.counts.lock();
         if counts.ending {
-            return Err(stopped(interrupt));
+            return Err(stopped(interrupt).into());
         }
         if let Some(value) = ready() {
             return Ok(value);
@@ -332,25 +384,36 @@ impl Scheduler {
         counts.running -= 1;
         counts.parked += 1;
         let mut seen = counts.epoch;
+        let sweep = counts.sweep;
         let outcome = loop {
             let parked = counts.epoch == seen;
             if counts.deadlock {
-                break Err(deadlock());
+                break Err(deadlock().into());
             }
             if counts.ending {
-                break Err(stopped(interrupt));
+                break Err(stopped(interrupt).into());
+            }
+            if counts.sweep != sweep {
+                break Err(Blocked::Sweep);
             }
             if interrupt.is_interrupted() {
                 // Whoever sees the interrupt first ends the run for all.
                 counts.ending = true;
                 self.ending.store(true, Ordering::Relaxed);
                 self.wake.notify_all();
-                break Err(interrupted());
+                break Err(interrupted().into());
             }
             if parked && counts.running == 0 {
+                if !counts.swept {
+                    // Not yet: every waiter collects its heap first.
+                    counts.swept = true;
+                    counts.sweep += 1;
+                    self.wake_all(&mut counts);
+                    break Err(Blocked::Sweep);
+                }
                 counts.deadlock = true;
                 self.wake.notify_all();
-                break Err(deadlock());
+                break Err(deadlock().into());
             }
             self.wait(&mut counts);
             if counts.ending || counts.deadlock {
@@ -398,7 +461,7 @@ impl Scheduler {
         &self,
         task: &TaskState,
         interrupt: &InterruptHandle,
-    ) -> Faulty<Arc<Outcome>> {
+    ) -> Result<Arc<Outcome>, Blocked> {
         // Bound first: a guard in the `match` would be held while waiting.
         let finished = task.result.lock().clone();
         let done = match finished {
@@ -475,7 +538,7 @@ impl Scheduler {
         channel: &ChannelHandle,
         holders_here: usize,
         interrupt: &InterruptHandle,
-    ) -> Faulty<Option<Value>> {
+    ) -> Result<Option<Value>, Blocked> {
         self.block_until(interrupt, || {
             if let Some((message, words)) = channel.0.queue.lock().pop_front() {
                 if let Some(counted) = channel.0.counted.get() {
