@@ -295,7 +295,10 @@ impl FnCx<'_> {
             (
                 format!("`{name}` is a type, not a value"),
                 "a type name here".to_string(),
-                format!("make a value: `{name} {{ ... }}` or `{name}.Variant`"),
+                format!(
+                    "make a value: `{name} {{ ... }}` or `{name}.Variant` (in the head of \
+                     `if`, `while`, `for` or `match`, in parentheses: `({name} {{ ... }})`)"
+                ),
             )
         } else {
             self.unknown_name(name, span);
