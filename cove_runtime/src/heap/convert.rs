@@ -130,19 +130,19 @@ impl Memory {
                     match self.table(bits) {
                         Table::Int(m) => {
                             let bool_keys = matches!(program.ty(*k), Type::Bool);
-                            for (key, value) in m {
+                            for (key, value) in m.iter() {
                                 keys.push(if bool_keys {
                                     Value::Bool(*key != 0)
                                 } else {
                                     Value::Int(*key)
                                 });
-                                values.push(*value);
+                                values.push(value);
                             }
                         }
                         Table::Str(m) => {
-                            for (key, value) in m {
+                            for (key, value) in m.iter() {
                                 keys.push(Value::Str(String::from_utf8_lossy(key).into_owned()));
-                                values.push(*value);
+                                values.push(value);
                             }
                         }
                     }
@@ -303,18 +303,20 @@ impl Memory {
                 for ((key, _), bits) in entries.iter().zip(bits) {
                     // The key's Value must be of the map's key type: an
                     // `Int` and a `Bool` share a table, not a type.
-                    let grew = match (self.table_mut(map), key_ty, key) {
-                        (Table::Str(m), Type::Str, Value::Str(s)) => m
-                            .insert(s.as_bytes().into(), bits)
-                            .map_or(str_entry_words(s.len()), |_| 0),
+                    let (new, words) = match (self.table_mut(map), key_ty, key) {
+                        (Table::Str(m), Type::Str, Value::Str(s)) => (
+                            m.set(s.as_bytes(), bits, |k: &[u8]| k.into()),
+                            str_entry_words(s.len()),
+                        ),
                         (Table::Int(m), Type::Int, Value::Int(n)) => {
-                            m.insert(*n, bits).map_or(INT_ENTRY_WORDS, |_| 0)
+                            (m.set(n, bits, |k| *k), INT_ENTRY_WORDS)
                         }
                         (Table::Int(m), Type::Bool, Value::Bool(b)) => {
-                            m.insert(i64::from(*b), bits).map_or(INT_ENTRY_WORDS, |_| 0)
+                            (m.set(&i64::from(*b), bits, |k| *k), INT_ENTRY_WORDS)
                         }
                         _ => return Err(mismatch(program, k, key)),
                     };
+                    let grew = if new { words } else { 0 };
                     self.grew_side(grew);
                 }
                 Ok(map)

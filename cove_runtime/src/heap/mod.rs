@@ -38,12 +38,13 @@
 //!
 //! # Maps, tasks and channels
 //!
-//! A map's entries live in a Rust `IndexMap` owned by a side table of the
-//! heap and reached from the map object by index; the collector forwards the
-//! map's ref values when it copies the map object and drops the tables of
-//! maps that died. `IndexMap` gives insertion order, removal that keeps the
-//! order, and a probe sequence tuned better than a hand-written table would
-//! be in the time this had; its entries are not heap words, so a map's words
+//! A map's entries live in a Rust `IndexMap` (wrapped in [`entries`], which
+//! makes removal constant-time) owned by a side table of the heap and
+//! reached from the map object by index; the collector forwards the map's
+//! ref values when it copies the map object and drops the tables of maps
+//! that died. `IndexMap` gives insertion order and a probe sequence tuned
+//! better than a hand-written table would be in the time this had; its
+//! entries are not heap words, so a map's words
 //! in a profile are its two-word object, and the heap limit adds an estimate
 //! of its entries. Task and channel handles are `Arc`s in side tables the
 //! same way.
@@ -55,6 +56,7 @@
 //! profiler subtracts across an instruction.
 
 pub(crate) mod convert;
+mod entries;
 mod gc;
 pub(crate) mod hash;
 mod render;
@@ -63,11 +65,10 @@ use std::sync::Arc;
 
 use cove_ir::program::Program;
 use cove_ir::types::Type;
-use indexmap::IndexMap;
 
 use crate::error::{ErrorKind, Fault, Faulty, RunError};
 use crate::value::{ChannelHandle, TaskHandle};
-use hash::FxBuild;
+use entries::Entries;
 
 /// The kinds of object a header can name.
 pub(crate) mod kind {
@@ -148,9 +149,9 @@ impl Layouts {
 #[derive(Debug, Clone)]
 pub(crate) enum Table {
     /// `Int` or `Bool` keys.
-    Int(IndexMap<i64, u64, FxBuild>),
+    Int(Entries<i64>),
     /// `String` keys, as their bytes.
-    Str(IndexMap<Box<[u8]>, u64, FxBuild>),
+    Str(Entries<Box<[u8]>>),
 }
 
 impl Table {
@@ -158,6 +159,14 @@ impl Table {
         match self {
             Table::Int(m) => m.len(),
             Table::Str(m) => m.len(),
+        }
+    }
+
+    /// How many entries it holds, removed ones not yet swept included.
+    pub(crate) fn held(&self) -> usize {
+        match self {
+            Table::Int(m) => m.held(),
+            Table::Str(m) => m.held(),
         }
     }
 
@@ -172,7 +181,7 @@ impl Table {
     /// heap limit.
     fn estimate_words(&self) -> usize {
         match self {
-            Table::Int(m) => m.len() * INT_ENTRY_WORDS,
+            Table::Int(m) => m.held() * INT_ENTRY_WORDS,
             Table::Str(m) => m.keys().map(|k| str_entry_words(k.len())).sum(),
         }
     }
@@ -630,9 +639,9 @@ impl Memory {
         value: u32,
     ) -> Faulty<u64> {
         let table = if str_keys {
-            Table::Str(IndexMap::default())
+            Table::Str(Entries::default())
         } else {
-            Table::Int(IndexMap::default())
+            Table::Int(Entries::default())
         };
         let index = self.maps.insert((table, values_ref));
         self.alloc_object(

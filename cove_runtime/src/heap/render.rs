@@ -30,12 +30,14 @@ enum Step<'p> {
         bits: u64,
         next: usize,
     },
-    /// A map's entries from `next` on, then its `}`.
+    /// A map's entries from position `next` on, then its `}`; `first`
+    /// until one has been printed.
     Map {
         key: TypeId,
         value: TypeId,
         bits: u64,
         next: usize,
+        first: bool,
     },
     /// A struct's or variant's fields from `next` on, then `close`.
     Fields {
@@ -44,6 +46,12 @@ enum Step<'p> {
         next: usize,
         close: &'static str,
     },
+}
+
+/// A map's key, as its table holds it.
+enum Key<'m> {
+    Int(i64),
+    Str(&'m [u8]),
 }
 
 /// The fields of an object: a struct's are named, a variant's are not.
@@ -119,44 +127,46 @@ impl Memory {
                     value,
                     bits,
                     next,
+                    first,
                 } => {
+                    // `next` is a position among the entries held, dead
+                    // ones included: the first live one from there on is
+                    // the next to print.
                     let table = self.table(bits);
-                    if next >= table.len() {
+                    let found = (next..table.held()).find_map(|at| match table {
+                        Table::Int(m) => m.held_at(at).map(|(k, v)| (at, Key::Int(*k), v)),
+                        Table::Str(m) => m.held_at(at).map(|(k, v)| (at, Key::Str(k), v)),
+                    });
+                    let Some((at, k, v)) = found else {
                         out.push(b'}');
                         continue;
-                    }
-                    if next > 0 {
+                    };
+                    if !first {
                         out.extend_from_slice(b", ");
                     }
                     work.push(Step::Map {
                         key,
                         value,
                         bits,
-                        next: next + 1,
+                        next: at + 1,
+                        first: false,
                     });
-                    match table {
-                        Table::Int(m) => {
-                            let (k, v) = m.get_index(next).expect("an entry below the length");
-                            work.push(Step::Value {
-                                ty: value,
-                                bits: *v,
-                                nested: true,
-                            });
+                    work.push(Step::Value {
+                        ty: value,
+                        bits: v,
+                        nested: true,
+                    });
+                    match k {
+                        Key::Int(k) => {
                             work.push(Step::Text(": "));
                             work.push(Step::Value {
                                 ty: key,
-                                bits: *k as u64,
+                                bits: k as u64,
                                 nested: true,
                             });
                         }
-                        Table::Str(m) => {
-                            let (k, v) = m.get_index(next).expect("an entry below the length");
+                        Key::Str(k) => {
                             let _ = write!(out, "{:?}: ", String::from_utf8_lossy(k));
-                            work.push(Step::Value {
-                                ty: value,
-                                bits: *v,
-                                nested: true,
-                            });
                         }
                     }
                 }
@@ -243,6 +253,7 @@ impl Memory {
                     value: *value,
                     bits,
                     next: 0,
+                    first: true,
                 });
             }
             Type::Option(inner) => {

@@ -450,8 +450,8 @@ impl Machine<'_> {
             Builtin::MapGet => {
                 let map = arg(0);
                 let found = match self.heap.table(map) {
-                    Table::Int(m) => m.get(&int(1)).copied(),
-                    Table::Str(m) => m.get(self.heap.str_bytes(arg(1))).copied(),
+                    Table::Int(m) => m.get(&int(1)),
+                    Table::Str(m) => m.get(self.heap.str_bytes(arg(1))),
                 };
                 let header = self.heap.header(map);
                 self.some(found, a_of(header) & 1 != 0, b_of(header))?
@@ -459,18 +459,14 @@ impl Machine<'_> {
             Builtin::MapSet => {
                 let (map, key, value) = (arg(0), arg(1), arg(2));
                 let grew = match self.heap.table_and_str_if(map, key) {
-                    (Table::Int(m), _) => match m.insert(key as i64, value) {
-                        Some(_) => 0,
-                        None => INT_ENTRY_WORDS,
+                    (Table::Int(m), _) => match m.set(&(key as i64), value, |k| *k) {
+                        true => INT_ENTRY_WORDS,
+                        false => 0,
                     },
                     (Table::Str(m), Some(bytes)) => {
-                        if let Some(slot) = m.get_mut(bytes) {
-                            *slot = value;
-                            0
-                        } else {
-                            let words = str_entry_words(bytes.len());
-                            m.insert(bytes.into(), value);
-                            words
+                        match m.set(bytes, value, |k: &[u8]| k.into()) {
+                            true => str_entry_words(bytes.len()),
+                            false => 0,
                         }
                     }
                     (Table::Str(_), None) => 0,
@@ -488,8 +484,8 @@ impl Machine<'_> {
             Builtin::MapRemove => {
                 let (map, key) = (arg(0), arg(1));
                 let removed = match self.heap.table_and_str_if(map, key) {
-                    (Table::Int(m), _) => m.shift_remove(&(key as i64)),
-                    (Table::Str(m), Some(bytes)) => m.shift_remove(bytes),
+                    (Table::Int(m), _) => m.remove(&(key as i64)),
+                    (Table::Str(m), Some(bytes)) => m.remove(bytes),
                     (Table::Str(_), None) => None,
                 };
                 let header = self.heap.header(map);
@@ -517,8 +513,8 @@ impl Machine<'_> {
                 let map = arg(0);
                 let header = self.heap.header(map);
                 let values: Vec<u64> = match self.heap.table(map) {
-                    Table::Int(m) => m.values().copied().collect(),
-                    Table::Str(m) => m.values().copied().collect(),
+                    Table::Int(m) => m.values().collect(),
+                    Table::Str(m) => m.values().collect(),
                 };
                 self.heap
                     .alloc_list(a_of(header) & 1 != 0, b_of(header), &values)?
