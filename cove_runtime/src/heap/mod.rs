@@ -38,7 +38,7 @@
 //!
 //! # Maps, tasks and channels
 //!
-//! A map's entries live in a Rust `IndexMap` (wrapped in [`entries`], which
+//! A map's entries live in a Rust `IndexMap` (wrapped in `heap/entries.rs`, which
 //! makes removal constant-time) owned by a side table of the heap and
 //! reached from the map object by index; the collector forwards the map's
 //! ref values when it copies the map object and drops the tables of maps
