@@ -469,9 +469,10 @@ fn after_a_halt_at_stop_n_the_vm_count_equals_the_debuggers_calls_including_the_
         let mut vm = Vm::new(&program).with_debugger(&dbg);
         let error = vm.run_entry("m", "main", vec![]).unwrap_err();
         assert_eq!(error.kind, ErrorKind::Halted);
-        // `n` instructions ran; the debugger was called n + 1 times, and the
-        // count is the calls of `at`, one more than what ran (see
-        // `qa4-failing/halt_counts_the_instruction_it_did_not_run.rs`).
+        // FIXME(#4): `n` instructions ran; the debugger was called n + 1
+        // times, and the count is the calls of `at`, one more than what
+        // ran, though `Vm::instructions` says "executed" and a fuel of n
+        // reports exactly n. Asserted as it is until the count is fixed.
         assert_eq!(vm.instructions(), n + 1, "halted at stop {n}");
     }
 }
