@@ -18,9 +18,10 @@ use cove_ir::builtins::Builtin;
 
 use crate::error::{ErrorKind, Fault, Faulty};
 use crate::heap::{INT_ENTRY_WORDS, Table, a_of, b_of, str_entry_words};
+use crate::limits::InterruptHandle;
 use crate::vm::exec::{index_out_of_range, unwrap_none};
 use crate::vm::machine::Machine;
-use crate::vm::tasks::Blocked;
+use crate::vm::tasks::{Blocked, Scheduler};
 
 /// The text of a string that is known to be UTF-8.
 fn text(bytes: &[u8]) -> &str {
@@ -572,6 +573,21 @@ impl Machine<'_> {
         })
     }
 
+    /// Waits with `wait` (a join or a recv), collecting this task's heap
+    /// and waiting again each time the scheduler asks for a sweep.
+    fn wait<T>(
+        &mut self,
+        wait: impl Fn(&Scheduler, &InterruptHandle) -> Result<T, Blocked>,
+    ) -> Faulty<T> {
+        loop {
+            match wait(&self.shared.scheduler, &self.shared.interrupt) {
+                Ok(value) => return Ok(value),
+                Err(Blocked::Fault(fault)) => return Err(fault),
+                Err(Blocked::Sweep) => self.sweep()?,
+            }
+        }
+    }
+
     /// Collects this task's heap because every task of the run was found
     /// waiting (see [`Blocked::Sweep`]), and tells the waiters if that let
     /// go of a channel handle.
@@ -591,17 +607,7 @@ impl Machine<'_> {
         let handle = self.heap.task(task).clone();
         let result_ty = b_of(self.heap.header(task));
         // From here on `task` may be moved by a sweep; the handle is enough.
-        let outcome = loop {
-            match self
-                .shared
-                .scheduler
-                .join(&handle.0, &self.shared.interrupt)
-            {
-                Ok(outcome) => break outcome,
-                Err(Blocked::Fault(fault)) => return Err(fault),
-                Err(Blocked::Sweep) => self.sweep()?,
-            }
-        };
+        let outcome = self.wait(|scheduler, interrupt| scheduler.join(&handle.0, interrupt))?;
         match &outcome.0 {
             Ok(value) => {
                 self.heap
@@ -631,17 +637,7 @@ impl Machine<'_> {
         // is the reference `recv` is given, and through the clone here,
         // which outlives a sweep that may move `channel`.
         let handle = self.heap.channel(channel).clone();
-        let message = loop {
-            match self
-                .shared
-                .scheduler
-                .recv(&handle, 2, &self.shared.interrupt)
-            {
-                Ok(message) => break message,
-                Err(Blocked::Fault(fault)) => return Err(fault),
-                Err(Blocked::Sweep) => self.sweep()?,
-            }
-        };
+        let message = self.wait(|scheduler, interrupt| scheduler.recv(&handle, 2, interrupt))?;
         drop(handle);
         match message {
             None => Ok(0),
