@@ -70,7 +70,8 @@ pub enum Resume {
     /// Run the instruction and go on.
     Go,
     /// End the run here, with [`ErrorKind::Halted`](crate::ErrorKind::Halted),
-    /// without running the instruction.
+    /// without running the instruction: [`Vm::instructions`](crate::Vm::instructions)
+    /// does not count it.
     Halt,
 }
 

@@ -323,6 +323,8 @@ impl<'env> Machine<'env> {
                     task: self.task,
                 };
                 if watch.at(&stop) == Resume::Halt {
+                    // The halted instruction never ran: give back its count.
+                    remaining += 1;
                     ip = unsafe { ip.add(1) };
                     fail!(Fault::new(ErrorKind::Halted, "halted by the debugger"));
                 }
