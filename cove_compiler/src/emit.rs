@@ -12,6 +12,16 @@
 //!
 //! Jumps are emitted to [`Label`]s and patched when the function is done,
 //! so the lowering can branch forward without knowing where to.
+//!
+//! One peephole lives here, because only the emitter sees where a label
+//! lands: a compare-with-immediate jump followed by a `return`, whose
+//! jump target turns out to be the instruction right after the return, is
+//! one guarded return (`return-if-*.int.imm`, see `cove_ir::op`). That is
+//! the shape of a recursion's base case, `if n < 2 { n } else { ... }`,
+//! and fusing it takes one dispatch out of every leaf call. The fusion is
+//! made when the `return` is emitted and kept only if the jump's label is
+//! bound next; anything else emitted or bound first puts the pair back as
+//! it was, so no pc ever has to be renumbered.
 
 use cove_ir::op::{Instr, Operand, Reg};
 
@@ -42,6 +52,22 @@ pub(crate) struct Emitter {
     /// Instructions that run first, before the code: the loads of the
     /// constants pinned in registers (see [`Emitter::pin`]).
     pub prologue: Vec<Instr>,
+    /// A guarded return not yet confirmed: see the module documentation.
+    guard: Option<Guard>,
+}
+
+/// A compare-and-jump and the `return` after it, fused into the guarded
+/// return now last in the code, until the jump's label is bound right
+/// after it.
+#[derive(Debug, Clone, Copy)]
+struct Guard {
+    /// The jump as it was emitted (with a placeholder target).
+    jump: Instr,
+    /// Where the jump was going.
+    label: Label,
+    /// The `return`, and its line.
+    ret: Instr,
+    line: u32,
 }
 
 impl Emitter {
@@ -58,8 +84,62 @@ impl Emitter {
     }
 
     pub fn emit(&mut self, instr: Instr) {
+        self.unfuse();
+        if let Instr::Return { src } = instr
+            && self.fuse(src, instr)
+        {
+            return;
+        }
         self.code.push(instr);
         self.lines.push(self.line);
+    }
+
+    /// Fuses a `return src` with the compare-and-jump before it, if that
+    /// jump goes forward to a label not yet bound and nothing jumps to the
+    /// return itself; true if it did.
+    fn fuse(&mut self, src: Reg, ret: Instr) -> bool {
+        let Some(&last) = self.code.last() else {
+            return false;
+        };
+        let at = self.code.len() - 1;
+        let Some(fixup) = self.fixups.iter().rposition(|&(i, _)| i == at) else {
+            return false;
+        };
+        let label = self.fixups[fixup].1;
+        if self.labels[label.0].is_some() || self.label_here() {
+            return false;
+        }
+        // The guarded return returns when the jump would not have jumped.
+        let fused = match last {
+            Instr::JumpNeIntImm { a, value, .. } => Instr::ReturnIfEqIntImm { a, value, src },
+            Instr::JumpEqIntImm { a, value, .. } => Instr::ReturnIfNeIntImm { a, value, src },
+            Instr::JumpGeIntImm { a, value, .. } => Instr::ReturnIfLtIntImm { a, value, src },
+            Instr::JumpGtIntImm { a, value, .. } => Instr::ReturnIfLeIntImm { a, value, src },
+            Instr::JumpLeIntImm { a, value, .. } => Instr::ReturnIfGtIntImm { a, value, src },
+            Instr::JumpLtIntImm { a, value, .. } => Instr::ReturnIfGeIntImm { a, value, src },
+            _ => return false,
+        };
+        self.fixups.remove(fixup);
+        self.code[at] = fused;
+        self.guard = Some(Guard {
+            jump: last,
+            label,
+            ret,
+            line: self.line,
+        });
+        true
+    }
+
+    /// Puts back the compare-and-jump and the `return` of an unconfirmed
+    /// guarded return.
+    fn unfuse(&mut self) {
+        if let Some(guard) = self.guard.take() {
+            let at = self.code.len() - 1;
+            self.code[at] = guard.jump;
+            self.fixups.push((at, guard.label));
+            self.code.push(guard.ret);
+            self.lines.push(guard.line);
+        }
     }
 
     /// The lowest free register of the class, or a new one.
@@ -168,6 +248,12 @@ impl Emitter {
 
     /// Binds the label to the next instruction.
     pub fn bind(&mut self, label: Label) {
+        match self.guard {
+            // The jump's target is the next instruction: the fusion stands.
+            Some(guard) if guard.label == label => self.guard = None,
+            Some(_) => self.unfuse(),
+            None => {}
+        }
         self.labels[label.0] = Some(self.pc());
     }
 
@@ -190,6 +276,7 @@ impl Emitter {
     /// The code (after the prologue), lines, reference map and frame size.
     /// Every pc the lowering saw moves up by the prologue's length.
     pub fn finish(mut self) -> (Vec<Instr>, Vec<u32>, Vec<bool>, u16) {
+        self.unfuse();
         let shift = self.prologue.len() as u32;
         if shift > 0 {
             for label in self.labels.iter_mut().flatten() {
@@ -223,5 +310,124 @@ impl Emitter {
         }
         let registers = self.classes.len() as u16;
         (self.code, self.lines, self.classes, registers)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `jump-ge.int.imm r0, 2, <label>` then `return r1`, as the lowering
+    /// emits the base case of a recursion.
+    fn guard_then_return(e: &mut Emitter) -> Label {
+        let label = e.label();
+        e.jump(
+            Instr::JumpGeIntImm {
+                a: Reg(0),
+                value: 2,
+                target: 0,
+            },
+            label,
+        );
+        e.emit(Instr::Return { src: Reg(1) });
+        label
+    }
+
+    fn code(e: Emitter) -> Vec<Instr> {
+        e.finish().0
+    }
+
+    #[test]
+    fn a_jump_over_a_return_to_the_next_instruction_becomes_one_guarded_return() {
+        let mut e = Emitter::new();
+        let label = guard_then_return(&mut e);
+        e.bind(label);
+        e.emit(Instr::ReturnUnit {});
+        assert_eq!(
+            code(e),
+            [
+                Instr::ReturnIfLtIntImm {
+                    a: Reg(0),
+                    value: 2,
+                    src: Reg(1)
+                },
+                Instr::ReturnUnit {},
+            ]
+        );
+    }
+
+    fn unfused() -> Vec<Instr> {
+        vec![
+            Instr::JumpGeIntImm {
+                a: Reg(0),
+                value: 2,
+                target: 3,
+            },
+            Instr::Return { src: Reg(1) },
+        ]
+    }
+
+    #[test]
+    fn code_emitted_before_the_jumps_label_is_bound_puts_the_pair_back() {
+        let mut e = Emitter::new();
+        let label = guard_then_return(&mut e);
+        e.emit(Instr::ReturnUnit {});
+        e.bind(label);
+        e.emit(Instr::ReturnUnit {});
+        let mut want = unfused();
+        want.extend([Instr::ReturnUnit {}, Instr::ReturnUnit {}]);
+        assert_eq!(code(e), want);
+    }
+
+    #[test]
+    fn another_label_bound_after_the_return_puts_the_pair_back() {
+        let mut e = Emitter::new();
+        let label = guard_then_return(&mut e);
+        let other = e.label();
+        e.bind(other);
+        e.bind(label);
+        e.emit(Instr::ReturnUnit {});
+        let mut want = unfused();
+        want[0] = Instr::JumpGeIntImm {
+            a: Reg(0),
+            value: 2,
+            target: 2,
+        };
+        want.push(Instr::ReturnUnit {});
+        assert_eq!(code(e), want);
+    }
+
+    #[test]
+    fn a_return_something_jumps_to_is_not_fused() {
+        let mut e = Emitter::new();
+        let back = e.label();
+        e.jump(Instr::Jump { target: 0 }, back);
+        let label = e.label();
+        e.jump(
+            Instr::JumpGeIntImm {
+                a: Reg(0),
+                value: 2,
+                target: 0,
+            },
+            label,
+        );
+        // The first jump lands on the return.
+        e.bind(back);
+        e.emit(Instr::Return { src: Reg(1) });
+        e.bind(label);
+        e.emit(Instr::ReturnUnit {});
+        assert_eq!(
+            code(e),
+            [
+                Instr::Jump { target: 2 },
+                Instr::JumpGeIntImm {
+                    a: Reg(0),
+                    value: 2,
+                    target: 3
+                },
+                Instr::Return { src: Reg(1) },
+                Instr::ReturnUnit {},
+            ]
+        );
     }
 }

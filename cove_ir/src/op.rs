@@ -510,6 +510,23 @@ instruction_set! {
     Return = "return" { src: SrcAny }
     /// Returns `()`.
     ReturnUnit = "return.unit" {}
+    /// `if a == value { return src }` on `Int`, else go on to the next
+    /// instruction. This and the five below are a guarded return in one
+    /// dispatch: the base case of a recursion (`if n < 2 { n } else ...`),
+    /// which would otherwise be a compare-and-jump over a `return`. The
+    /// compiler fuses the pair when the jump's target is the instruction
+    /// right after the return.
+    ReturnIfEqIntImm = "return-if-eq.int.imm" { a: SrcNum, value: Imm, src: SrcAny }
+    /// `if a != value { return src }` on `Int`.
+    ReturnIfNeIntImm = "return-if-ne.int.imm" { a: SrcNum, value: Imm, src: SrcAny }
+    /// `if a < value { return src }` on `Int`.
+    ReturnIfLtIntImm = "return-if-lt.int.imm" { a: SrcNum, value: Imm, src: SrcAny }
+    /// `if a <= value { return src }` on `Int`.
+    ReturnIfLeIntImm = "return-if-le.int.imm" { a: SrcNum, value: Imm, src: SrcAny }
+    /// `if a > value { return src }` on `Int`.
+    ReturnIfGtIntImm = "return-if-gt.int.imm" { a: SrcNum, value: Imm, src: SrcAny }
+    /// `if a >= value { return src }` on `Int`.
+    ReturnIfGeIntImm = "return-if-ge.int.imm" { a: SrcNum, value: Imm, src: SrcAny }
 
     // ---- structs, enums, options ---------------------------------------
 
@@ -564,6 +581,21 @@ impl Instr {
             Operand::Target(t) => Some(t),
             _ => None,
         })
+    }
+
+    /// The register this instruction may return: the source of a `return`
+    /// or of a guarded `return-if-*`. `return.unit` returns no register.
+    pub fn returned(&self) -> Option<Reg> {
+        match *self {
+            Instr::Return { src }
+            | Instr::ReturnIfEqIntImm { src, .. }
+            | Instr::ReturnIfNeIntImm { src, .. }
+            | Instr::ReturnIfLtIntImm { src, .. }
+            | Instr::ReturnIfLeIntImm { src, .. }
+            | Instr::ReturnIfGtIntImm { src, .. }
+            | Instr::ReturnIfGeIntImm { src, .. } => Some(src),
+            _ => None,
+        }
     }
 }
 

@@ -556,7 +556,13 @@ impl<'p> Checker<'p> {
                 vec![self.type_class(ty); count as usize],
                 &format!("an element of type {ty}, element"),
             ),
-            Instr::Return { src } => {
+            Instr::Return { src }
+            | Instr::ReturnIfEqIntImm { src, .. }
+            | Instr::ReturnIfNeIntImm { src, .. }
+            | Instr::ReturnIfLtIntImm { src, .. }
+            | Instr::ReturnIfLeIntImm { src, .. }
+            | Instr::ReturnIfGtIntImm { src, .. }
+            | Instr::ReturnIfGeIntImm { src, .. } => {
                 vec![(
                     src,
                     self.type_class(f.result),

@@ -471,6 +471,30 @@ impl Machine<'_> {
                 }
                 Instr::Return { src } => return Ok(g!(src)),
                 Instr::ReturnUnit {} => return Ok(Val::Bits(0)),
+                Instr::ReturnIfEqIntImm { a, value, src } if g!(a).int() == value as i64 => {
+                    return Ok(g!(src));
+                }
+                Instr::ReturnIfNeIntImm { a, value, src } if g!(a).int() != value as i64 => {
+                    return Ok(g!(src));
+                }
+                Instr::ReturnIfLtIntImm { a, value, src } if g!(a).int() < value as i64 => {
+                    return Ok(g!(src));
+                }
+                Instr::ReturnIfLeIntImm { a, value, src } if g!(a).int() <= value as i64 => {
+                    return Ok(g!(src));
+                }
+                Instr::ReturnIfGtIntImm { a, value, src } if g!(a).int() > value as i64 => {
+                    return Ok(g!(src));
+                }
+                Instr::ReturnIfGeIntImm { a, value, src } if g!(a).int() >= value as i64 => {
+                    return Ok(g!(src));
+                }
+                Instr::ReturnIfEqIntImm { .. }
+                | Instr::ReturnIfNeIntImm { .. }
+                | Instr::ReturnIfLtIntImm { .. }
+                | Instr::ReturnIfLeIntImm { .. }
+                | Instr::ReturnIfGtIntImm { .. }
+                | Instr::ReturnIfGeIntImm { .. } => {}
                 Instr::NewStruct {
                     dst, base, count, ..
                 } => {

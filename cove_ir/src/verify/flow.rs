@@ -436,7 +436,13 @@ impl<'p> Flow<'p> {
             } => {
                 self.builtin(&mut e, dst, builtin, base, state);
             }
-            Instr::Return { src } => {
+            Instr::Return { src }
+            | Instr::ReturnIfEqIntImm { src, .. }
+            | Instr::ReturnIfNeIntImm { src, .. }
+            | Instr::ReturnIfLtIntImm { src, .. }
+            | Instr::ReturnIfLeIntImm { src, .. }
+            | Instr::ReturnIfGtIntImm { src, .. }
+            | Instr::ReturnIfGeIntImm { src, .. } => {
                 let result = self.types.of(self.f.result);
                 e.needs.push((
                     src,

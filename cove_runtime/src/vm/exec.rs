@@ -608,6 +608,36 @@ impl<'env> Machine<'env> {
                 }
                 Instr::Return { src } => ret!(reg!(src)),
                 Instr::ReturnUnit {} => ret!(0),
+                Instr::ReturnIfEqIntImm { a, value, src } => {
+                    if int!(a) == i64::from(value) {
+                        ret!(reg!(src))
+                    }
+                }
+                Instr::ReturnIfNeIntImm { a, value, src } => {
+                    if int!(a) != i64::from(value) {
+                        ret!(reg!(src))
+                    }
+                }
+                Instr::ReturnIfLtIntImm { a, value, src } => {
+                    if int!(a) < i64::from(value) {
+                        ret!(reg!(src))
+                    }
+                }
+                Instr::ReturnIfLeIntImm { a, value, src } => {
+                    if int!(a) <= i64::from(value) {
+                        ret!(reg!(src))
+                    }
+                }
+                Instr::ReturnIfGtIntImm { a, value, src } => {
+                    if int!(a) > i64::from(value) {
+                        ret!(reg!(src))
+                    }
+                }
+                Instr::ReturnIfGeIntImm { a, value, src } => {
+                    if int!(a) >= i64::from(value) {
+                        ret!(reg!(src))
+                    }
+                }
 
                 // ---- structs, enums, options -----------------------------
                 Instr::NewStruct {
