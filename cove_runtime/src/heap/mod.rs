@@ -182,7 +182,7 @@ impl Table {
     fn estimate_words(&self) -> usize {
         match self {
             Table::Int(m) => m.held() * INT_ENTRY_WORDS,
-            Table::Str(m) => m.keys().map(|k| str_entry_words(k.len())).sum(),
+            Table::Str(m) => m.held_keys().map(|k| str_entry_words(k.len())).sum(),
         }
     }
 }
