@@ -1,21 +1,65 @@
-//! The entries of one map: insertion-ordered, with removal in constant time.
+//! The entries of one map: insertion-ordered, with every operation in
+//! constant time (amortised).
 //!
-//! An `IndexMap` keeps insertion order, but its order-keeping removal
-//! (`shift_remove`) moves every later entry down a slot, so emptying a map
-//! of a hundred thousand entries from the front takes billions of moves.
-//! Here a removal only marks its entry dead (a tombstone, as CPython's dict
-//! does) and the dead entries are swept out in one pass once they are as
-//! many as the live ones, so a removal costs constant time amortised and the
-//! order of the rest never changes. Every read skips the dead.
+//! A Cove map iterates, prints and copies in insertion order; setting a key
+//! it has keeps the key's place, and a key removed and then set again goes
+//! to the end, as a new key does.
 //!
-//! A key removed and then set again goes to the end, as a new key does: its
-//! dead entry is taken out of the middle first, which is the one case that
-//! still moves the entries after it.
+//! # Shape
+//!
+//! The entries are a vector in insertion order, and a hash table
+//! (hashbrown's `HashTable`, hashed with the Fx-style hash of `hash.rs`)
+//! holds, for each live key, its position in the vector. Each key is stored
+//! once, in the vector; the table holds only positions.
+//!
+//! - A lookup hashes the key, and compares it with the keys at the
+//!   positions the table offers.
+//! - Setting a new key pushes an entry at the end of the vector and its
+//!   position into the table; setting a live key rewrites its value in
+//!   place.
+//! - A removal takes the key's position out of the table and marks its entry
+//!   dead (a tombstone, as CPython's dict does); the dead entry keeps its key
+//!   and its place, so no other entry moves. A key removed and set again is
+//!   not in the table, so it is set as a new key: a fresh entry at the end,
+//!   its dead one left where it was.
+//! - Once the dead entries are at least [`SWEEP_AT`] and as many as the
+//!   live ones, the removal that got there sweeps: one pass compacts the
+//!   vector, keeping the order of the live entries, and the table is rebuilt
+//!   from it. The pass costs what the map holds, and at least half of that
+//!   is removals made since the last sweep, so it is constant time per
+//!   removal, amortised.
+//!
+//! Every read (iteration, printing, the collector) skips the dead.
+//!
+//! # Cost
+//!
+//! Lookup, set, removal and re-setting a removed key are constant time,
+//! amortised: a remove-and-set-again loop (an LRU cache) on a map of any
+//! size costs the same per step. The map holds its live entries plus the
+//! dead ones not yet swept, which are never more than the live ones (or
+//! [`SWEEP_AT`]), so [`Entries::held`], what the map costs in memory, is at
+//! most twice its length plus [`SWEEP_AT`] however it is used. A sweep also
+//! gives back the room of a vector or table that has become four times too
+//! big, so a map emptied after growing large does not keep its peak.
+//!
+//! # Why this shape
+//!
+//! `IndexMap`, used before, keeps insertion order but can only move a key
+//! to the end by taking its entry out of the middle (`shift_remove`), which
+//! moves every later entry: a remove-and-set-again loop was quadratic. Its
+//! keys are unique, so a dead entry and a live one of the same key cannot
+//! both be in it, and keeping the live entries in a second structure would
+//! store every key twice. The table of positions over a vector is the shape
+//! `IndexMap` has inside, with the one change that the table may forget a
+//! position its vector still holds. hashbrown's `HashTable` is the table
+//! `IndexMap` itself is built on (and the standard `HashMap` too, which does
+//! not expose it), so taking it directly adds nothing to the build and takes
+//! `indexmap` out of it.
 
 use std::borrow::Borrow;
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash};
 
-use indexmap::IndexMap;
+use hashbrown::HashTable;
 
 use super::hash::FxBuild;
 
@@ -29,15 +73,19 @@ struct Slot {
 /// A map's entries: see the module documentation.
 #[derive(Debug, Clone)]
 pub(crate) struct Entries<K> {
-    map: IndexMap<K, Slot, FxBuild>,
-    /// How many entries of `map` are dead.
+    /// Every entry held, dead ones included, in insertion order.
+    entries: Vec<(K, Slot)>,
+    /// The position in `entries` of each live key, and of no dead one.
+    index: HashTable<usize>,
+    /// How many entries of `entries` are dead.
     dead: usize,
 }
 
 impl<K> Default for Entries<K> {
     fn default() -> Entries<K> {
         Entries {
-            map: IndexMap::default(),
+            entries: Vec::new(),
+            index: HashTable::new(),
             dead: 0,
         }
     }
@@ -47,16 +95,37 @@ impl<K> Default for Entries<K> {
 /// are as many as the live ones.
 const SWEEP_AT: usize = 16;
 
+/// A sweep gives back the room of a vector or table whose capacity is more
+/// than this many times what it needs.
+const SHRINK_BEYOND: usize = 4;
+
+/// The hash of a key, or of what it borrows as: `Borrow` promises they are
+/// the same.
+fn hash_of<Q: Hash + ?Sized>(key: &Q) -> u64 {
+    FxBuild::default().hash_one(key)
+}
+
 impl<K: Hash + Eq> Entries<K> {
     /// How many keys the map has.
     pub(crate) fn len(&self) -> usize {
-        self.map.len() - self.dead
+        self.entries.len() - self.dead
     }
 
     /// How many entries it holds, dead ones included: what it costs in
     /// memory.
     pub(crate) fn held(&self) -> usize {
-        self.map.len()
+        self.entries.len()
+    }
+
+    /// The position of `key`'s live entry.
+    fn find<Q: Hash + Eq + ?Sized>(&self, hash: u64, key: &Q) -> Option<usize>
+    where
+        K: Borrow<Q>,
+    {
+        let entries = &self.entries;
+        self.index
+            .find(hash, |&at| entries[at].0.borrow() == key)
+            .copied()
     }
 
     /// The value of `key`.
@@ -64,7 +133,8 @@ impl<K: Hash + Eq> Entries<K> {
     where
         K: Borrow<Q>,
     {
-        self.map.get(key).filter(|s| s.live).map(|s| s.value)
+        self.find(hash_of(key), key)
+            .map(|at| self.entries[at].1.value)
     }
 
     /// Whether `key` is in the map.
@@ -72,11 +142,12 @@ impl<K: Hash + Eq> Entries<K> {
     where
         K: Borrow<Q>,
     {
-        self.get(key).is_some()
+        self.find(hash_of(key), key).is_some()
     }
 
     /// Sets `key` to `value`, making the owned key with `own` only if the
-    /// key is new: whether it is.
+    /// key is new: whether it is. A key removed before is new again, and
+    /// goes to the end.
     pub(crate) fn set<Q: Hash + Eq + ?Sized>(
         &mut self,
         key: &Q,
@@ -86,23 +157,17 @@ impl<K: Hash + Eq> Entries<K> {
     where
         K: Borrow<Q>,
     {
-        match self.map.get_index_of(key) {
-            Some(i) if self.map[i].live => {
-                self.map[i].value = value;
-                false
-            }
-            Some(i) => {
-                // Removed before: set again, it goes to the end.
-                self.map.shift_remove_index(i);
-                self.dead -= 1;
-                self.map.insert(own(key), Slot { value, live: true });
-                true
-            }
-            None => {
-                self.map.insert(own(key), Slot { value, live: true });
-                true
-            }
+        let hash = hash_of(key);
+        if let Some(at) = self.find(hash, key) {
+            self.entries[at].1.value = value;
+            return false;
         }
+        let at = self.entries.len();
+        self.entries.push((own(key), Slot { value, live: true }));
+        let entries = &self.entries;
+        self.index
+            .insert_unique(hash, at, |&at| hash_of(&entries[at].0));
+        true
     }
 
     /// Removes `key`; its value, if it was there.
@@ -110,20 +175,46 @@ impl<K: Hash + Eq> Entries<K> {
     where
         K: Borrow<Q>,
     {
-        let slot = self.map.get_mut(key).filter(|s| s.live)?;
+        let entries = &self.entries;
+        let found = self
+            .index
+            .find_entry(hash_of(key), |&at| entries[at].0.borrow() == key)
+            .ok()?;
+        let (at, _) = found.remove();
+        let slot = &mut self.entries[at].1;
         slot.live = false;
         let value = slot.value;
         self.dead += 1;
-        if self.dead >= SWEEP_AT && self.dead * 2 >= self.map.len() {
-            self.map.retain(|_, s| s.live);
-            self.dead = 0;
+        if self.dead >= SWEEP_AT && self.dead * 2 >= self.entries.len() {
+            self.sweep();
         }
         Some(value)
     }
 
+    /// Drops the dead entries, keeping the order of the rest, and points the
+    /// table at where they now are.
+    fn sweep(&mut self) {
+        self.entries.retain(|(_, s)| s.live);
+        self.dead = 0;
+        let live = self.entries.len();
+        if self.entries.capacity() > SHRINK_BEYOND * live.max(SWEEP_AT) {
+            self.entries.shrink_to(2 * live);
+        }
+        if self.index.capacity() > SHRINK_BEYOND * live.max(SWEEP_AT) {
+            self.index = HashTable::with_capacity(live);
+        } else {
+            self.index.clear();
+        }
+        let entries = &self.entries;
+        for (at, (key, _)) in entries.iter().enumerate() {
+            self.index
+                .insert_unique(hash_of(key), at, |&at| hash_of(&entries[at].0));
+        }
+    }
+
     /// The keys and values, in insertion order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, u64)> {
-        self.map
+        self.entries
             .iter()
             .filter(|(_, s)| s.live)
             .map(|(k, s)| (k, s.value))
@@ -132,6 +223,11 @@ impl<K: Hash + Eq> Entries<K> {
     /// The keys, in insertion order.
     pub(crate) fn keys(&self) -> impl Iterator<Item = &K> {
         self.iter().map(|(k, _)| k)
+    }
+
+    /// Every key held, dead ones included: what the keys cost in memory.
+    pub(crate) fn held_keys(&self) -> impl Iterator<Item = &K> {
+        self.entries.iter().map(|(k, _)| k)
     }
 
     /// The values, in insertion order.
@@ -143,18 +239,18 @@ impl<K: Hash + Eq> Entries<K> {
     /// are never read again, so the collector need not keep what they point
     /// at.
     pub(crate) fn values_mut(&mut self) -> impl Iterator<Item = &mut u64> {
-        self.map
-            .values_mut()
-            .filter(|s| s.live)
-            .map(|s| &mut s.value)
+        self.entries
+            .iter_mut()
+            .filter(|(_, s)| s.live)
+            .map(|(_, s)| &mut s.value)
     }
 
     /// The entry at position `at` of the entries held (see [`Entries::held`]),
     /// or `None` if it is dead: for a walk that keeps a position between
     /// steps and must not mutate the map meanwhile.
     pub(crate) fn held_at(&self, at: usize) -> Option<(&K, u64)> {
-        self.map
-            .get_index(at)
+        self.entries
+            .get(at)
             .filter(|(_, s)| s.live)
             .map(|(k, s)| (k, s.value))
     }
@@ -168,6 +264,23 @@ mod tests {
         e.keys().copied().collect()
     }
 
+    /// Checks what every read must agree on: the table knows exactly the
+    /// live entries, at their positions, and the counts add up.
+    fn check(e: &Entries<i64>) {
+        let live: Vec<(i64, u64)> = e.iter().map(|(k, v)| (*k, v)).collect();
+        assert_eq!(live.len(), e.len());
+        assert_eq!(e.index.len(), e.len());
+        assert_eq!(e.held(), e.len() + e.dead);
+        for (k, v) in &live {
+            assert_eq!(e.get(k), Some(*v));
+        }
+        for at in 0..e.held() {
+            if let Some((k, _)) = e.held_at(at) {
+                assert_eq!(e.find(hash_of(k), k), Some(at));
+            }
+        }
+    }
+
     #[test]
     fn removal_keeps_the_order_of_the_rest_and_a_key_set_again_goes_last() {
         let mut e = Entries::default();
@@ -176,12 +289,83 @@ mod tests {
         }
         assert_eq!(e.remove(&1), Some(10));
         assert_eq!(e.remove(&1), None);
+        assert_eq!(e.get(&1), None);
+        assert!(!e.contains_key(&1));
         assert_eq!(keys(&e), [0, 2, 3, 4]);
         assert!(!e.set(&3, 33, |k| *k));
         assert!(e.set(&1, 11, |k| *k));
         assert_eq!(keys(&e), [0, 2, 3, 4, 1]);
         assert_eq!(e.get(&3), Some(33));
+        assert_eq!(e.get(&1), Some(11));
         assert_eq!(e.len(), 5);
+        // The dead entry of 1 is still held, at its old place.
+        assert_eq!(e.held(), 6);
+        assert_eq!(e.held_at(1), None);
+        assert_eq!(e.held_at(5), Some((&1, 11)));
+        check(&e);
+    }
+
+    #[test]
+    fn interleaved_sets_removals_and_sets_again_keep_insertion_order() {
+        let mut e = Entries::default();
+        // A plain model: a vector of live (key, value) in order.
+        let mut model: Vec<(i64, u64)> = Vec::new();
+        let mut x: u64 = 7;
+        for step in 0..20_000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let k = (x >> 33) as i64 % 64;
+            if (x >> 20) % 3 == 0 {
+                let at = model.iter().position(|(m, _)| *m == k);
+                let want = at.map(|at| model.remove(at).1);
+                assert_eq!(e.remove(&k), want);
+            } else {
+                let new = match model.iter_mut().find(|(m, _)| *m == k) {
+                    Some(entry) => {
+                        entry.1 = step;
+                        false
+                    }
+                    None => {
+                        model.push((k, step));
+                        true
+                    }
+                };
+                assert_eq!(e.set(&k, step, |k| *k), new);
+            }
+            let got: Vec<(i64, u64)> = e.iter().map(|(k, v)| (*k, v)).collect();
+            assert_eq!(got, model);
+        }
+        check(&e);
+    }
+
+    #[test]
+    fn a_sweep_keeps_the_order_of_the_live_entries() {
+        let mut e = Entries::default();
+        for k in 0..100i64 {
+            e.set(&k, k as u64, |k| *k);
+        }
+        // Remove three keys in four, setting every tenth key again right
+        // after its removal, until past a sweep.
+        let mut swept = false;
+        for k in (0..100i64).filter(|k| k % 4 != 1) {
+            let before = e.held();
+            e.remove(&k);
+            swept |= e.held() < before;
+            if k % 10 == 0 {
+                e.set(&k, 1000 + k as u64, |k| *k);
+            }
+        }
+        assert!(swept, "no sweep happened");
+        // The untouched keys in their first order, then the keys set again
+        // in the order they were set again.
+        let mut want: Vec<i64> = (0..100).filter(|k| k % 4 == 1).collect();
+        want.extend((0..100).step_by(10));
+        assert_eq!(keys(&e), want);
+        assert_eq!(e.get(&20), Some(1020));
+        assert_eq!(e.get(&21), Some(21));
+        assert_eq!(e.get(&22), None);
+        check(&e);
     }
 
     #[test]
@@ -195,5 +379,49 @@ mod tests {
         }
         assert_eq!(keys(&e), (99_990..100_000).collect::<Vec<_>>());
         assert!(e.held() < 2 * e.len() + SWEEP_AT, "held {}", e.held());
+        // And the room of the hundred thousand is given back, all but what
+        // the last few sweeps left (their capacity is within
+        // `SHRINK_BEYOND` times what they kept).
+        assert!(e.entries.capacity() < 1000, "{}", e.entries.capacity());
+        assert!(e.index.capacity() < 1000, "{}", e.index.capacity());
+        check(&e);
+    }
+
+    #[test]
+    fn a_remove_and_set_again_loop_holds_a_bounded_number_of_entries() {
+        let mut e = Entries::default();
+        for k in 0..1000i64 {
+            e.set(&k, k as u64, |k| *k);
+        }
+        let mut most = 0;
+        for i in 0..100_000u64 {
+            let k = (i * 7919 % 1000) as i64;
+            let v = e.remove(&k).expect("every key is live");
+            assert!(e.set(&k, v + 1, |k| *k));
+            most = most.max(e.held());
+        }
+        assert_eq!(e.len(), 1000);
+        assert!(most <= 2 * 1000 + SWEEP_AT, "held up to {most}");
+        assert!(e.entries.capacity() <= 4 * 1000, "{}", e.entries.capacity());
+        // Each key was touched a hundred times.
+        assert!(e.values().all(|v| v >= 100));
+        check(&e);
+    }
+
+    #[test]
+    fn string_keys_are_found_by_their_bytes() {
+        let mut e: Entries<Box<[u8]>> = Entries::default();
+        for i in 0..50 {
+            let key = format!("k{i}");
+            assert!(e.set(key.as_bytes(), i, |k: &[u8]| k.into()));
+        }
+        assert_eq!(e.remove(b"k3".as_slice()), Some(3));
+        assert!(e.set(b"k3".as_slice(), 33, |k: &[u8]| k.into()));
+        assert!(!e.set(b"k4".as_slice(), 44, |k: &[u8]| k.into()));
+        assert_eq!(e.get(b"k3".as_slice()), Some(33));
+        assert_eq!(e.get(b"k4".as_slice()), Some(44));
+        assert_eq!(e.keys().last().map(|k| &k[..]), Some(b"k3".as_slice()));
+        // The dead entry's key is still held, and counted.
+        assert_eq!(e.held_keys().count(), 51);
     }
 }

@@ -71,5 +71,5 @@ impl Hasher for FxHasher {
     }
 }
 
-/// Builds [`FxHasher`]s for `IndexMap`.
+/// Builds [`FxHasher`]s, for the maps' entries.
 pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;

@@ -38,15 +38,16 @@
 //!
 //! # Maps, tasks and channels
 //!
-//! A map's entries live in a Rust `IndexMap` (wrapped in `heap/entries.rs`, which
-//! makes removal constant-time) owned by a side table of the heap and
+//! A map's entries (`heap/entries.rs`: a vector in insertion order and a
+//! hashbrown `HashTable` of the live keys' positions, every operation
+//! constant-time amortised) are owned by a side table of the heap and
 //! reached from the map object by index; the collector forwards the map's
 //! ref values when it copies the map object and drops the tables of maps
-//! that died. `IndexMap` gives insertion order and a probe sequence tuned
-//! better than a hand-written table would be in the time this had; its
-//! entries are not heap words, so a map's words
-//! in a profile are its two-word object, and the heap limit adds an estimate
-//! of its entries. Task and channel handles are `Arc`s in side tables the
+//! that died. hashbrown's table has a probe sequence tuned better than a
+//! hand-written one would be in the time this had. The entries are not heap
+//! words, so a map's words in a profile are its two-word object, and the
+//! heap limit adds an estimate of its entries, removed ones not yet swept
+//! included. Task and channel handles are `Arc`s in side tables the
 //! same way.
 //!
 //! # Counters
@@ -182,7 +183,7 @@ impl Table {
     fn estimate_words(&self) -> usize {
         match self {
             Table::Int(m) => m.held() * INT_ENTRY_WORDS,
-            Table::Str(m) => m.keys().map(|k| str_entry_words(k.len())).sum(),
+            Table::Str(m) => m.held_keys().map(|k| str_entry_words(k.len())).sum(),
         }
     }
 }
