@@ -329,6 +329,27 @@ fn an_import_of_a_directory_or_of_bytes_that_are_not_utf8_is_a_diagnostic() {
 }
 
 #[test]
+fn a_missing_module_is_reported_at_the_import_of_every_module_that_imports_it() {
+    let dir = Dir::new();
+    dir.write("left", "import gone\n\nexport fn f() -> Int {\n  1\n}\n")
+        .write("right", "// Also needs it.\nimport gone\n\nexport fn g() -> Int {\n  2\n}\n")
+        .write(
+            "main",
+            "import left\nimport right\nimport gone\n\nfn main() -> Int {\n  left.f() + right.g()\n}\n",
+        );
+    let diags = dir.compile("main").unwrap_err();
+    assert_well_formed(&diags);
+    assert_eq!(
+        located(&diags),
+        [
+            ("left.cove".to_string(), 1, 8, "E0601"),
+            ("right.cove".to_string(), 2, 8, "E0601"),
+            ("main.cove".to_string(), 3, 8, "E0601"),
+        ]
+    );
+}
+
+#[test]
 fn an_entry_file_named_like_no_identifier_still_compiles_and_runs_by_its_name() {
     let dir = Dir::new();
     dir.write("my-prog", "fn main() -> Int {\n  7\n}\n");
