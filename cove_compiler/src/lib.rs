@@ -48,7 +48,7 @@ mod verify;
 use std::path::Path;
 
 pub use cove_ir::program::Program;
-pub use diagnostics::{Diagnostic, Diagnostics};
+pub use diagnostics::{Diagnostic, Diagnostics, LONG_LINE, MAX_ERRORS};
 
 /// The native stack the compiler runs on. The parser bounds nesting (and
 /// `else if` chains), so the recursive passes need a bounded stack; this
