@@ -46,6 +46,26 @@ fn errors_of(source: &str) -> cove_compiler::Diagnostics {
 }
 
 #[test]
+fn a_run_of_bad_characters_is_one_diagnostic_spanning_the_run() {
+    let run = "\u{1}".repeat(1000);
+    let source = format!("fn main() {{\n  let x = 1 {run}\n}}\n");
+    let errors = errors_of(&source);
+    let found: Vec<_> = errors
+        .iter()
+        .map(|d| (d.code(), d.line(), d.column(), d.span()))
+        .collect();
+    assert_eq!(found, [("E0001", 2, 13, 24..1024)], "{errors}");
+    let d = errors.iter().next().unwrap();
+    assert!(
+        d.message()
+            .starts_with("1000 unexpected characters in a row"),
+        "{d}"
+    );
+    // The message quotes the start of the run, not all of it.
+    assert!(d.message().len() < 200, "{d}");
+}
+
+#[test]
 fn a_compile_reports_at_most_max_errors_and_a_note_that_it_stopped() {
     let line = "$ ".repeat(cove_compiler::MAX_ERRORS * 3);
     let errors = errors_of(&format!("fn main() {{\n  let x = {line}1\n}}\n"));
