@@ -9,13 +9,44 @@
 //! of a serious toolchain reads fastest. Rendering is done on demand, so a
 //! caller that only wants the codes and lines (a test, an editor) pays for
 //! no text layout.
+//!
+//! # Bounds
+//!
+//! Garbage input must not make the report itself the problem: a compile
+//! reports at most [`MAX_ERRORS`] diagnostics (the first ones, file by file
+//! and by position, then a note that it stopped, as `gcc -fmax-errors`
+//! does); a diagnostic's line and column are found from a line-start index
+//! and a per-file cursor, so placing many on one line costs the line's
+//! length once, not once each; and a snippet of a line longer than
+//! [`LONG_LINE`] bytes shows only a window of it around the span, so
+//! rendering costs the number of diagnostics, not their lines' lengths.
 
 use std::fmt;
 use std::ops::Range;
 
 use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
-use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::files::{Error as FilesError, Files, SimpleFiles};
 use codespan_reporting::term::{self, termcolor};
+
+/// The most diagnostics one compile reports. Past this many, the rest are
+/// dropped and the rendering ends with the note "too many errors; stopping
+/// after 100": a hundred errors are more than anyone fixes before
+/// compiling again, and garbage input (a megabyte of bad characters) would
+/// otherwise produce a report far larger than itself.
+pub const MAX_ERRORS: usize = 100;
+
+/// The length in bytes above which a source line is not shown whole in a
+/// snippet. A diagnostic whose span touches such a line shows only its
+/// first line, cut to 40 characters before the span's start and 80 from
+/// it, with `...` where the line was cut; the caret underlines the part of
+/// the span in that window.
+pub const LONG_LINE: usize = 160;
+
+/// Characters of a long line shown before the span's start.
+const WINDOW_BEFORE: usize = 40;
+
+/// Characters of a long line shown from the span's start on.
+const WINDOW_AFTER: usize = 80;
 
 /// One error the compiler found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,6 +158,32 @@ struct SourceFile {
     /// The byte offset each line starts at, to place a diagnostic in
     /// logarithmic time however many there are.
     line_starts: Vec<usize>,
+    /// The last diagnostic placed in this file: its byte offset and
+    /// 1-based column. Diagnostics arrive sorted by position, so the next
+    /// one on the same line counts characters from here, not from the
+    /// line's start.
+    cursor: (usize, u32),
+}
+
+impl SourceFile {
+    /// The 0-based line that byte `at` is on.
+    fn line_index(&self, at: usize) -> usize {
+        match self.line_starts.binary_search(&at) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    /// The byte range of 0-based line `line`, without its line ending.
+    fn line_range(&self, line: usize) -> Range<usize> {
+        let start = self.line_starts[line];
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .map_or(self.source.len(), |next| next - 1);
+        let text = &self.source[start..end];
+        start..start + text.trim_end_matches('\r').len()
+    }
 }
 
 /// Every error found in a program, with the sources needed to show them.
@@ -136,6 +193,8 @@ pub struct Diagnostics {
     list: Vec<(usize, Diagnostic)>,
     /// What has been reported, so the same error is not reported twice.
     seen: std::collections::HashSet<(usize, &'static str, usize, usize, String)>,
+    /// Whether diagnostics past [`MAX_ERRORS`] were dropped.
+    truncated: bool,
 }
 
 impl Diagnostics {
@@ -155,26 +214,36 @@ impl Diagnostics {
             line_starts: std::iter::once(0)
                 .chain(source.match_indices('\n').map(|(i, _)| i + 1))
                 .collect(),
+            cursor: (0, 1),
         });
         self.files.len() - 1
     }
 
-    /// Adds a diagnostic about file `file`, placing it by line and column.
+    /// Adds a diagnostic about file `file`, placing it by line and column;
+    /// past [`MAX_ERRORS`] it is dropped and the report marked truncated.
     pub(crate) fn push(&mut self, file: usize, pending: Pending) {
-        let f = &self.files[file];
+        let f = &mut self.files[file];
         let source = &f.source;
         let start = clamp_to_char(source, pending.span.start.min(source.len()));
         let end = clamp_to_char(source, pending.span.end.clamp(start, source.len()));
-        let line_index = match f.line_starts.binary_search(&start) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
-        let line = line_index as u32 + 1;
-        let column = source[f.line_starts[line_index]..start].chars().count() as u32 + 1;
         let key = (file, pending.code, start, end, pending.message.clone());
-        if !self.seen.insert(key) {
+        if self.seen.contains(&key) {
             return;
         }
+        if self.list.len() >= MAX_ERRORS {
+            self.truncated = true;
+            return;
+        }
+        self.seen.insert(key);
+        let line_index = f.line_index(start);
+        let line = line_index as u32 + 1;
+        let line_start = f.line_starts[line_index];
+        let (from, column) = match f.cursor {
+            (at, column) if line_start <= at && at <= start => (at, column),
+            _ => (line_start, 1),
+        };
+        let column = column + source[from..start].chars().count() as u32;
+        f.cursor = (start, column);
         let diagnostic = Diagnostic {
             code: pending.code,
             message: pending.message,
@@ -193,9 +262,15 @@ impl Diagnostics {
         self.list.is_empty()
     }
 
-    /// How many there are.
+    /// How many there are (at most [`MAX_ERRORS`]).
     pub fn len(&self) -> usize {
         self.list.len()
+    }
+
+    /// Whether the compile found more than [`MAX_ERRORS`] errors and these
+    /// are only the first of them.
+    pub fn truncated(&self) -> bool {
+        self.truncated
     }
 
     /// The diagnostics, in the order they were found: file by file, and in
@@ -223,18 +298,29 @@ impl Diagnostics {
             ..term::Config::default()
         };
         for (file, d) in &self.list {
-            let mut report = Report::error()
-                .with_code(d.code)
-                .with_message(&d.message)
-                .with_labels(vec![
-                    Label::primary(*file, d.span.clone()).with_message(&d.label),
-                ]);
-            if let Some(help) = &d.help {
-                report = report.with_notes(vec![format!("help: {help}")]);
-            }
+            let report = |file_id, span| {
+                let report = Report::error()
+                    .with_code(d.code)
+                    .with_message(&d.message)
+                    .with_labels(vec![Label::primary(file_id, span).with_message(&d.label)]);
+                match &d.help {
+                    Some(help) => report.with_notes(vec![format!("help: {help}")]),
+                    None => report,
+                }
+            };
+            let source = &self.files[*file];
+            let first = d.line as usize - 1;
+            let last = source.line_index(d.span.end);
+            let written = if (first..=last).any(|l| source.line_range(l).len() > LONG_LINE) {
+                let excerpt = Excerpt::new(source, source.line_range(first), d);
+                let span = excerpt.span.clone();
+                term::emit(&mut buffer, &config, &excerpt, &report(*file, span))
+            } else {
+                term::emit(&mut buffer, &config, &files, &report(*file, d.span.clone()))
+            };
             // Writing into a memory buffer fails only on a span outside its
             // file, which `push` rules out; fall back to the plain form.
-            if term::emit(&mut buffer, &config, &files, &report).is_err() {
+            if written.is_err() {
                 use std::io::Write;
                 let _ = writeln!(
                     buffer,
@@ -242,6 +328,11 @@ impl Diagnostics {
                     d.code, d.message, d.file, d.line, d.column
                 );
             }
+        }
+        if self.truncated {
+            let note = Report::note()
+                .with_message(format!("too many errors; stopping after {MAX_ERRORS}"));
+            let _ = term::emit(&mut buffer, &config, &files, &note);
         }
         String::from_utf8_lossy(buffer.as_slice()).into_owned()
     }
@@ -263,6 +354,104 @@ impl fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+/// A window of one long source line around a diagnostic's span, as the
+/// one-line file its snippet is rendered from: `...` marks where the line
+/// was cut, and the line and column shown are the real ones.
+struct Excerpt {
+    name: String,
+    /// The window, with its `...` markers.
+    text: String,
+    /// The diagnostic's span within `text`, cut at the window's end.
+    span: Range<usize>,
+    /// The real 1-based line number.
+    line: usize,
+    /// Where the source's text begins in `text` (after a leading `...`),
+    /// and the real 1-based column of that character.
+    begins: usize,
+    column: usize,
+}
+
+impl Excerpt {
+    /// The window of `line` (a byte range of `file`) around `d`'s span.
+    fn new(file: &SourceFile, line: Range<usize>, d: &Diagnostic) -> Excerpt {
+        let source = &file.source;
+        let at = d.span.start.clamp(line.start, line.end);
+        let before = source[line.start..at]
+            .char_indices()
+            .rev()
+            .take(WINDOW_BEFORE)
+            .last()
+            .map_or(at, |(i, _)| line.start + i);
+        let after = source[at..line.end]
+            .char_indices()
+            .nth(WINDOW_AFTER)
+            .map_or(line.end, |(i, _)| at + i);
+        let mut text = String::new();
+        if before > line.start {
+            text.push_str("...");
+        }
+        let begins = text.len();
+        text.push_str(&source[before..after]);
+        if after < line.end {
+            text.push_str("...");
+        }
+        let shown = source[before..at].chars().count();
+        let end = d.span.end.clamp(at, after);
+        Excerpt {
+            name: d.file.clone(),
+            span: begins + (at - before)..begins + (end - before),
+            text,
+            line: d.line as usize,
+            begins,
+            column: (d.column as usize).saturating_sub(shown),
+        }
+    }
+}
+
+/// The excerpt as `codespan-reporting` reads a file: one line, numbered
+/// and counted in columns as the source line it was cut from. (Its file id
+/// is the source file's, and is not looked at.)
+impl<'a> Files<'a> for Excerpt {
+    type FileId = usize;
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, _: usize) -> Result<&'a str, FilesError> {
+        Ok(&self.name)
+    }
+
+    fn source(&'a self, _: usize) -> Result<&'a str, FilesError> {
+        Ok(&self.text)
+    }
+
+    fn line_index(&'a self, _: usize, _: usize) -> Result<usize, FilesError> {
+        Ok(0)
+    }
+
+    fn line_number(&'a self, _: usize, _: usize) -> Result<usize, FilesError> {
+        Ok(self.line)
+    }
+
+    fn column_number(&'a self, _: usize, _: usize, at: usize) -> Result<usize, FilesError> {
+        let at = at.clamp(self.begins, self.text.len());
+        let text = self
+            .text
+            .get(self.begins..at)
+            .ok_or(FilesError::InvalidCharBoundary { given: at })?;
+        Ok(self.column + text.chars().count())
+    }
+
+    fn line_range(&'a self, _: usize, line: usize) -> Result<Range<usize>, FilesError> {
+        match line {
+            0 => Ok(0..self.text.len()),
+            _ => Err(FilesError::LineTooLarge {
+                given: line,
+                max: 0,
+            }),
+        }
+    }
+}
 
 /// The largest char boundary at or before `at`.
 fn clamp_to_char(source: &str, mut at: usize) -> usize {

@@ -1,8 +1,8 @@
 //! The compiler's passes in order, over one module or a module graph.
 //!
 //! 1. **Load** (files only): read the entry, parse it, follow its imports to
-//!    sibling files depth-first; a missing module is reported at the
-//!    `import` line that names it. Modules are ordered dependencies first
+//!    sibling files depth-first; a missing module is reported at every
+//!    `import` line that names it, in every module that imports it. Modules are ordered dependencies first
 //!    (where there is an order: modules may import each other), the entry
 //!    last. Import cycles are allowed, as mutual references within a Rust
 //!    crate or a Swift module are: passes 2 to 4 declare every module's
@@ -27,7 +27,7 @@ use cove_ir::program::EnumDef;
 use cove_ir::program::{Field, Function, Module, Program, StructDef, Variant};
 use cove_ir::types::{EnumId, StructId, Type};
 
-use crate::ast::{File, Item};
+use crate::ast::{File, Ident, Item};
 use crate::diagnostics::{Diagnostics, Pending};
 use crate::lower::{ConstIndex, line_starts, lower_function};
 use crate::parser::parse_file;
@@ -103,11 +103,18 @@ pub(crate) fn load(entry: &Path) -> Result<Vec<Unit>, Diagnostics> {
     Ok(units)
 }
 
-/// Whether a module is being visited (on the stack) or done.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// Whether a module is being visited (on the stack), done, or could not be
+/// read.
+#[derive(Clone, PartialEq, Eq)]
 enum Visit {
     Active,
     Done,
+    /// The file could not be read: the message and help every `import` of
+    /// it is reported with, each at its own location.
+    Failed {
+        message: String,
+        help: String,
+    },
 }
 
 struct Loader {
@@ -128,6 +135,14 @@ impl Loader {
                 // collected before any body is checked, so the cycle needs
                 // nothing more.
                 Some(Visit::Active) => continue,
+                // Read once, reported at every import: each importer (and
+                // each line that imports it) needs its own error to be
+                // fixed, as it would if it were the only one.
+                Some(Visit::Failed { message, help }) => {
+                    let d = missing(&import, message.clone(), help.clone());
+                    self.pending_files.push((unit.name.clone(), d));
+                    continue;
+                }
                 None => {}
             }
             let path = self.dir.join(format!("{}.cove", import.name));
@@ -151,18 +166,21 @@ impl Loader {
                             format!("check that `{shown}` is readable"),
                         )
                     };
-                    self.state.insert(import.name.clone(), Visit::Done);
-                    self.pending_files.push((
-                        unit.name.clone(),
-                        Pending::new("E0601", import.span.clone(), message, "imported here")
-                            .help(help),
-                    ));
+                    let d = missing(&import, message.clone(), help.clone());
+                    self.pending_files.push((unit.name.clone(), d));
+                    self.state
+                        .insert(import.name.clone(), Visit::Failed { message, help });
                 }
             }
         }
         self.state.insert(unit.name.clone(), Visit::Done);
         self.units.push(unit);
     }
+}
+
+/// The error at an `import` of a module whose file could not be read.
+fn missing(import: &Ident, message: String, help: String) -> Pending {
+    Pending::new("E0601", import.span.clone(), message, "imported here").help(help)
 }
 
 /// Compiles the loaded units (dependencies first, entry last).

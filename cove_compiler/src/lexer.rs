@@ -14,7 +14,47 @@
 
 use std::ops::Range;
 
-use crate::diagnostics::Pending;
+use crate::diagnostics::{MAX_ERRORS, Pending};
+
+/// The longest run of unexpected characters a diagnostic quotes whole.
+const SHOWN_RUN: usize = 16;
+
+/// Whether `c` can begin a token or is whitespace: what ends a run of
+/// characters Cove does not use. It must agree with the dispatch in
+/// `Lexer::run` and `Lexer::punct` (a unit test checks every ASCII
+/// character; every other character is unexpected).
+fn starts_token(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || matches!(
+            c,
+            '_' | '"'
+                | ' '
+                | '\t'
+                | '\r'
+                | '\n'
+                | '('
+                | ')'
+                | '['
+                | ']'
+                | '{'
+                | '}'
+                | ','
+                | ':'
+                | '.'
+                | '+'
+                | '-'
+                | '*'
+                | '/'
+                | '%'
+                | '&'
+                | '|'
+                | '^'
+                | '!'
+                | '='
+                | '<'
+                | '>'
+        )
+}
 
 /// A piece of a string literal.
 #[derive(Debug, Clone, PartialEq)]
@@ -348,7 +388,7 @@ impl Lexer<'_, '_> {
                 _ => self.pos += 1,
             }
         }
-        self.errors.push(
+        self.report(
             Pending::new(
                 "E0002",
                 start..start + 2,
@@ -408,7 +448,7 @@ impl Lexer<'_, '_> {
                 .filter(|c| *c != '_')
                 .collect();
             let value = if digits.is_empty() {
-                self.errors.push(Pending::new(
+                self.report(Pending::new(
                     "E0004",
                     start..self.pos,
                     "this number has no digits",
@@ -420,7 +460,7 @@ impl Lexer<'_, '_> {
                     Ok(v) => Some(v),
                     Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => None,
                     Err(_) => {
-                        self.errors.push(Pending::new(
+                        self.report(Pending::new(
                             "E0004",
                             start..self.pos,
                             format!(
@@ -469,6 +509,79 @@ impl Lexer<'_, '_> {
         }
     }
 
+    /// Records an error, unless the file has more than [`MAX_ERRORS`]
+    /// already: the report stops there anyway, and a megabyte of bad
+    /// escapes should not cost a megabyte of diagnostics held in memory.
+    /// (One more than the cap is kept, so the report says it stopped.)
+    fn report(&mut self, d: Pending) {
+        if self.errors.len() <= MAX_ERRORS {
+            self.errors.push(d);
+        }
+    }
+
+    /// Characters that start no token, from `start` to the next one that
+    /// does: one diagnostic for the whole run, so a line of garbage is one
+    /// error, not one per character.
+    fn stray(&mut self, start: usize) {
+        // The first character is one (the caller saw it start no token).
+        let mut len = 0;
+        for (i, c) in self.text[start..].char_indices() {
+            if i > 0 && (start + i >= self.end || starts_token(c)) {
+                break;
+            }
+            len = i + c.len_utf8();
+        }
+        self.pos = start + len;
+        if self.errors.len() > MAX_ERRORS {
+            // It would be dropped: skip building its message.
+            return;
+        }
+        let run = &self.text[start..self.pos];
+        let count = run.chars().count();
+        let shown = |text: &str| {
+            if text.chars().any(char::is_control) {
+                format!("{text:?}")
+            } else {
+                format!("`{text}`")
+            }
+        };
+        let (message, label) = match count {
+            1 => {
+                let ch = run.chars().next().unwrap_or('?');
+                let shown = if ch.is_control() {
+                    format!("{ch:?}")
+                } else {
+                    format!("`{ch}`")
+                };
+                (
+                    format!("unexpected character {shown}"),
+                    "Cove does not use this character here",
+                )
+            }
+            2..=SHOWN_RUN => (
+                format!("unexpected characters {}", shown(run)),
+                "Cove does not use these characters here",
+            ),
+            _ => {
+                let first: String = run.chars().take(SHOWN_RUN).collect();
+                (
+                    format!(
+                        "{count} unexpected characters in a row, starting with {}",
+                        shown(&first)
+                    ),
+                    "Cove does not use these characters here",
+                )
+            }
+        };
+        let mut d = Pending::new("E0001", start..self.pos, message, label);
+        if run.contains(';') {
+            d = d.help("statements end at the end of the line; remove the `;`");
+        } else if run.contains('\'') {
+            d = d.help("strings are written in double quotes: \"text\"");
+        }
+        self.report(d);
+    }
+
     fn punct(&mut self, c: u8) {
         let start = self.pos;
         let two = [c, self.peek(1)];
@@ -513,25 +626,7 @@ impl Lexer<'_, '_> {
                     b'<' => Tok::Lt,
                     b'>' => Tok::Gt,
                     _ => {
-                        let ch = self.text[start..].chars().next().unwrap_or('?');
-                        self.pos += ch.len_utf8();
-                        let shown = if ch.is_control() {
-                            format!("{:?}", ch)
-                        } else {
-                            format!("`{ch}`")
-                        };
-                        let mut d = Pending::new(
-                            "E0001",
-                            start..self.pos,
-                            format!("unexpected character {shown}"),
-                            "Cove does not use this character here",
-                        );
-                        if ch == ';' {
-                            d = d.help("statements end at the end of the line; remove the `;`");
-                        } else if ch == '\'' {
-                            d = d.help("strings are written in double quotes: \"text\"");
-                        }
-                        self.errors.push(d);
+                        self.stray(start);
                         return;
                     }
                 };
@@ -559,7 +654,7 @@ impl Lexer<'_, '_> {
         let mut text = String::new();
         loop {
             if self.pos >= self.end || self.src[self.pos] == b'\n' {
-                self.errors.push(
+                self.report(
                     Pending::new(
                         "E0002",
                         start..start + 1,
@@ -601,7 +696,7 @@ impl Lexer<'_, '_> {
                                 .next()
                                 .map_or(1, |c| c.len_utf8() + 1);
                             self.pos = (at + len).min(self.end);
-                            self.errors.push(
+                            self.report(
                                 Pending::new(
                                     "E0003",
                                     at..self.pos,
@@ -624,7 +719,7 @@ impl Lexer<'_, '_> {
                     self.pos += 1;
                     let code_start = self.pos;
                     if !self.skip_code() {
-                        self.errors.push(
+                        self.report(
                             Pending::new(
                                 "E0002",
                                 open..open + 1,
@@ -638,7 +733,7 @@ impl Lexer<'_, '_> {
                     let code_end = self.pos;
                     self.pos += 1;
                     if self.text[code_start..code_end].trim().is_empty() {
-                        self.errors.push(
+                        self.report(
                             Pending::new(
                                 "E0005",
                                 open..self.pos,
@@ -694,5 +789,22 @@ impl Lexer<'_, '_> {
             self.pos += 1;
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ascii_character_ends_a_run_of_unexpected_ones_exactly_when_the_lexer_uses_it() {
+        for byte in 0u8..128 {
+            let c = char::from(byte);
+            let source = c.to_string();
+            let mut errors = Vec::new();
+            lex(&source, 0..source.len(), &mut errors);
+            let unexpected = errors.iter().any(|d| d.code == "E0001");
+            assert_eq!(starts_token(c), !unexpected, "{c:?}: {errors:?}");
+        }
     }
 }

@@ -4,9 +4,9 @@
 //! Two entry points: [`compile_module`] compiles one module from a string,
 //! [`compile_files`] an entry file and every module it imports (found
 //! beside it). Either returns the [`Program`] or every error found, as
-//! [`Diagnostics`]: a malformed program gets all its errors in one run,
-//! each with a code, a line and column, a caret snippet and, where one
-//! helps, a `help:` line; no input makes the compiler panic.
+//! [`Diagnostics`]: a malformed program gets all its errors in one run (up
+//! to [`MAX_ERRORS`]), each with a code, a line and column, a caret snippet
+//! and, where one helps, a `help:` line; no input makes the compiler panic.
 //!
 //! ```
 //! let program = cove_compiler::compile_module("m", r#"
@@ -48,7 +48,7 @@ mod verify;
 use std::path::Path;
 
 pub use cove_ir::program::Program;
-pub use diagnostics::{Diagnostic, Diagnostics};
+pub use diagnostics::{Diagnostic, Diagnostics, LONG_LINE, MAX_ERRORS};
 
 /// The native stack the compiler runs on. The parser bounds nesting (and
 /// `else if` chains), so the recursive passes need a bounded stack; this

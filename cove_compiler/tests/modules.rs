@@ -113,6 +113,57 @@ fn a_missing_module_is_reported_at_its_import() {
     assert!(d.file().ends_with("main.cove"));
 }
 
+/// Every diagnostic as `file:line:col code`, the file by its name alone.
+fn places(errors: &cove_compiler::Diagnostics) -> Vec<String> {
+    errors
+        .iter()
+        .map(|d| {
+            let file = Path::new(d.file()).file_name().unwrap().to_string_lossy();
+            format!("{file}:{}:{} {}", d.line(), d.column(), d.code())
+        })
+        .collect()
+}
+
+#[test]
+fn a_missing_module_imported_by_two_modules_is_reported_at_each_import() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a", "import nowhere\n\nexport fn f() {}\n");
+    write(dir.path(), "b", "\nimport nowhere\n\nexport fn g() {}\n");
+    write(
+        dir.path(),
+        "main",
+        "import a\nimport b\n\nfn main() {\n  a.f()\n  b.g()\n}\n",
+    );
+    let errors = cove_compiler::compile_files(&dir.path().join("main.cove")).unwrap_err();
+    assert_eq!(
+        places(&errors),
+        ["a.cove:1:8 E0601", "b.cove:2:8 E0601"],
+        "{errors}"
+    );
+    for d in errors.iter() {
+        assert!(
+            d.message().contains("cannot find module `nowhere`"),
+            "{errors}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_module_imported_twice_by_one_file_is_reported_at_both_imports() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "main",
+        "import nowhere\nimport nowhere\n\nfn main() {}\n",
+    );
+    let errors = cove_compiler::compile_files(&dir.path().join("main.cove")).unwrap_err();
+    assert_eq!(
+        places(&errors),
+        ["main.cove:1:8 E0601", "main.cove:2:8 E0601"],
+        "{errors}"
+    );
+}
+
 #[test]
 fn modules_that_import_each_other_may_call_each_other_recursively() {
     let dir = tempfile::tempdir().unwrap();

@@ -38,6 +38,7 @@
 //!   registers 3
 //!   refs r1 r2                  the registers that hold references
 //!   local total t2 r2 @1..@9    a local: name, type, register, live pcs
+//!                               (a shadowed name's local may have several)
 //!   line 2 | ...                the source line of the instructions below
 //!   @0  load.int r2, 40         an instruction at its pc
 //! ```

@@ -89,7 +89,15 @@ pub struct Local {
     pub ty: TypeId,
     /// The register that holds it.
     pub register: Reg,
-    /// The program counters at which the register holds it.
+    /// The program counters at which the register holds it and the name
+    /// means it.
+    ///
+    /// The compiler emits at most one live local of a name at each pc: the
+    /// variable the name resolves to there. A `let` that hides a variable
+    /// of the same name ends the hidden one's range at the instruction
+    /// after its own initializer (`let x = x + 1` reads the old `x`); a
+    /// variable hidden only inside an inner block has a second entry, live
+    /// again from that block's end.
     pub live: Range<u32>,
 }
 

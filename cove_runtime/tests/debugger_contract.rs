@@ -759,3 +759,96 @@ fn the_locals_of_every_type_read_as_host_values_of_that_type() {
     assert_eq!(l["seen"], Value::Int(30));
     assert!(!l.contains_key("item"), "the loop variable is out of scope");
 }
+
+/// A stop's line and its innermost frame's locals, in table order (a name
+/// may repeat if the table is wrong).
+type LocalsAt = (Option<u32>, Vec<(String, Value)>);
+
+/// Every stop of `main` in `source`.
+fn locals_at_every_stop(source: &str) -> Vec<LocalsAt> {
+    let program = compile(source);
+    let seen = Mutex::new(Vec::new());
+    let dbg = tap(|stop| {
+        let locals = stop.frames().next().unwrap().locals();
+        seen.lock().unwrap().push((stop.line(), locals));
+        Resume::Go
+    });
+    Vm::new(&program)
+        .with_debugger(&dbg)
+        .with_output(Box::new(std::io::sink()))
+        .run_entry("m", "main", vec![])
+        .unwrap();
+    seen.into_inner().unwrap()
+}
+
+/// The values of `name` in `locals`, however many entries carry it.
+fn all_named(locals: &[(String, Value)], name: &str) -> Vec<Value> {
+    locals
+        .iter()
+        .filter(|(n, _)| n == name)
+        .map(|(_, v)| v.clone())
+        .collect()
+}
+
+#[test]
+fn a_shadowing_let_ends_the_shadowed_locals_live_range() {
+    // The initializer of the second `x` reads the first: the first is the
+    // one shown while it runs, the second from its store on.
+    let stops = locals_at_every_stop(
+        "export fn main() -> Int {\n  let x = 1\n  let x = x + 1\n  println(\"{x}\")\n  x\n}\n",
+    );
+    let mut lines = BTreeSet::new();
+    for (line, locals) in &stops {
+        let x = all_named(locals, "x");
+        match line {
+            Some(2) => assert!(x.is_empty(), "{locals:?}"),
+            Some(3) => assert_eq!(x, [Value::Int(1)], "{locals:?}"),
+            Some(4 | 5) => assert_eq!(x, [Value::Int(2)], "{locals:?}"),
+            _ => panic!("a stop on line {line:?}"),
+        }
+        lines.insert(*line);
+    }
+    assert_eq!(lines, BTreeSet::from([Some(2), Some(3), Some(4), Some(5)]));
+}
+
+#[test]
+fn an_inner_blocks_let_hides_the_outer_local_only_until_the_block_ends() {
+    // A parameter hidden by a `let`, an outer `x` hidden inside an `if`
+    // (twice: its hider is itself hidden), by a loop's variable and by a
+    // `match` binding in one arm: at every stop the debugger shows at most
+    // one `x`, the one the source means there.
+    let source = "fn f(x: Int) -> Int {\n  let x = x * 2\n  x\n}\n\nexport fn main() -> Int {\n  let x = f(1)\n  if x > 0 {\n    let x = x * 10\n    let x = x + 1\n    println(\"{x}\")\n  }\n  println(\"{x}\")\n  for x in [7, 8] {\n    println(\"{x}\")\n  }\n  match Some(5) {\n    Some(x) => println(\"{x}\"),\n    None => println(\"{x}\"),\n  }\n  x\n}\n";
+    // Per line, every value `x` showed at a stop on it.
+    let mut by_line: BTreeMap<u32, BTreeSet<i64>> = BTreeMap::new();
+    for (line, locals) in locals_at_every_stop(source) {
+        let x = all_named(&locals, "x");
+        assert!(x.len() <= 1, "line {line:?}: {locals:?}");
+        let values = by_line.entry(line.unwrap()).or_default();
+        if let [Value::Int(v)] = x[..] {
+            values.insert(v);
+        }
+    }
+    let expected = BTreeMap::from([
+        // In `f`: the parameter while the `let` that hides it computes,
+        // then the `let`.
+        (2, BTreeSet::from([1])),
+        (3, BTreeSet::from([2])),
+        // Main's `x` does not exist until `f` has returned.
+        (7, BTreeSet::new()),
+        (8, BTreeSet::from([2])),
+        (9, BTreeSet::from([2])),
+        (10, BTreeSet::from([20])),
+        (11, BTreeSet::from([21])),
+        // After the `if`, the outer `x` again.
+        (13, BTreeSet::from([2])),
+        // The loop's line: its setup (the outer `x`) and its step (the
+        // loop's own).
+        (14, BTreeSet::from([2, 7, 8])),
+        (15, BTreeSet::from([7, 8])),
+        // The arm's pattern tests run before it binds its `x`.
+        (17, BTreeSet::from([2])),
+        (18, BTreeSet::from([2, 5])),
+        (21, BTreeSet::from([2])),
+    ]);
+    assert_eq!(by_line, expected);
+}

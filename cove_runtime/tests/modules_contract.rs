@@ -63,20 +63,28 @@ fn located(diags: &Diagnostics) -> Vec<(String, u32, u32, &'static str)> {
 
 /// Every diagnostic is located in a file, at a 1-based line and column, has
 /// a code `E` and four digits, is no internal error, and shows in the
-/// rendered whole as `file:line:col`.
+/// rendered whole as `file:line:col`; there are at most
+/// `cove_compiler::MAX_ERRORS`, with a note when more were found.
 ///
-/// The rendered whole is checked only for a few diagnostics: rendering
-/// costs the length of each diagnostic's line, per diagnostic (a known
-/// cost, noted on issue #4: a long line of bad characters renders in
-/// quadratic time).
+/// The rendered whole is bounded, so it is always checked: a compile
+/// reports at most `MAX_ERRORS` diagnostics, and a snippet shows a window
+/// of a long line, not all of it.
 fn assert_well_formed(diags: &Diagnostics) {
     assert!(!diags.is_empty(), "an Err holds at least one diagnostic");
     assert_eq!(diags.iter().count(), diags.len());
-    let rendered = if diags.len() <= 50 {
-        diags.to_string()
-    } else {
-        String::new()
-    };
+    assert!(diags.len() <= cove_compiler::MAX_ERRORS);
+    let rendered = diags.to_string();
+    assert!(
+        rendered.len() <= (diags.len() + 1) * 2000,
+        "{} bytes of rendering for {} diagnostics",
+        rendered.len(),
+        diags.len()
+    );
+    assert_eq!(
+        rendered.contains("too many errors; stopping after"),
+        diags.truncated(),
+        "{rendered}"
+    );
     for d in diags.iter() {
         let code = d.code();
         assert!(
@@ -90,13 +98,11 @@ fn assert_well_formed(diags: &Diagnostics) {
         assert!(d.line() >= 1 && d.column() >= 1, "{d}");
         let place = format!("{}:{}:{}", d.file(), d.line(), d.column());
         assert!(d.to_string().starts_with(&place), "{d}");
-        if !rendered.is_empty() {
-            assert!(rendered.contains(&format!("error[{code}]")), "{rendered}");
-            assert!(
-                rendered.contains(&format!("{}:{}:{}", d.file(), d.line(), d.column())),
-                "the rendering shows {place}:\n{rendered}"
-            );
-        }
+        assert!(rendered.contains(&format!("error[{code}]")), "{rendered}");
+        assert!(
+            rendered.contains(&format!("{}:{}:{}", d.file(), d.line(), d.column())),
+            "the rendering shows {place}:\n{rendered}"
+        );
     }
 }
 
@@ -329,6 +335,27 @@ fn an_import_of_a_directory_or_of_bytes_that_are_not_utf8_is_a_diagnostic() {
 }
 
 #[test]
+fn a_missing_module_is_reported_at_the_import_of_every_module_that_imports_it() {
+    let dir = Dir::new();
+    dir.write("left", "import gone\n\nexport fn f() -> Int {\n  1\n}\n")
+        .write("right", "// Also needs it.\nimport gone\n\nexport fn g() -> Int {\n  2\n}\n")
+        .write(
+            "main",
+            "import left\nimport right\nimport gone\n\nfn main() -> Int {\n  left.f() + right.g()\n}\n",
+        );
+    let diags = dir.compile("main").unwrap_err();
+    assert_well_formed(&diags);
+    assert_eq!(
+        located(&diags),
+        [
+            ("left.cove".to_string(), 1, 8, "E0601"),
+            ("right.cove".to_string(), 2, 8, "E0601"),
+            ("main.cove".to_string(), 3, 8, "E0601"),
+        ]
+    );
+}
+
+#[test]
 fn an_entry_file_named_like_no_identifier_still_compiles_and_runs_by_its_name() {
     let dir = Dir::new();
     dir.write("my-prog", "fn main() -> Int {\n  7\n}\n");
@@ -435,13 +462,26 @@ fn a_one_megabyte_line_is_rejected_with_a_located_diagnostic() {
     let line = "a + ".repeat(1 << 18);
     let codes = rejects(format!("fn main() {{\n  let x = {line}$\n}}\n"));
     assert!(!codes.is_empty());
-    // One token a megabyte long, and a megabyte of one bad character.
+    // One token a megabyte long.
     rejects(format!(
         "fn main() {{\n  let {} = 1 1\n}}\n",
         "x".repeat(1 << 20)
     ));
-    // (A megabyte of one bad character is a million diagnostics, which
-    // take quadratic time: a known cost, noted on issue #4.)
+    // A megabyte of one bad character is one diagnostic spanning the run.
+    for bad in ["$", "\u{1}"] {
+        let codes = rejects(format!(
+            "fn main() {{\n  let x = 1 {}\n}}\n",
+            bad.repeat(1 << 20)
+        ));
+        assert_eq!(codes, ["E0001"]);
+    }
+    // Half a million separate bad characters: the first hundred are
+    // reported, each placed and rendered without rescanning the line.
+    let codes = rejects(format!(
+        "fn main() {{\n  let x = 1 {}\n}}\n",
+        "$ ".repeat(1 << 19)
+    ));
+    assert_eq!(codes.len(), cove_compiler::MAX_ERRORS);
 }
 
 #[test]

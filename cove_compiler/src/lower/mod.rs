@@ -80,8 +80,13 @@ struct Var {
     /// Whether the scope frees the register when it ends (false for a
     /// `match` binding that names the scrutinee's own register).
     owned: bool,
-    /// Its entry in the function's debug locals.
+    /// Its entry in the function's debug locals, while it is visible:
+    /// `None` while a variable of the same name hides it.
     debug: Option<usize>,
+    /// The variable of the same name this one hides (an index into
+    /// `FnCx::vars`) when that one has debug information, so the hidden
+    /// one's live range can start again when this one's scope ends.
+    hides: Option<usize>,
 }
 
 /// What declared a variable.
@@ -223,7 +228,10 @@ pub(crate) fn lower_function(
     } else {
         (Some(result), Want::Return)
     };
-    let value = cx.block(&decl.body, expected, want);
+    // The body's variables share the parameters' scope, which ends after
+    // the return below: they are live at the return, and a body-level `let`
+    // that hides a parameter hides it to the end.
+    let value = cx.statements(&decl.body, expected, want);
     if !unit {
         match decl.body.stmts.last() {
             Some(Stmt::Expr(last)) => {
@@ -251,7 +259,6 @@ pub(crate) fn lower_function(
             _ => {}
         }
     }
-    let body_end = cx.e.pc();
     let end_line = cx.line_of(decl.body.span.end.saturating_sub(1));
     cx.e.line = end_line;
     let terminated = matches!(
@@ -281,13 +288,6 @@ pub(crate) fn lower_function(
         }
     }
     cx.pop_scope(None);
-    // Variables of the body's outer scope are still live at the return.
-    let end = cx.e.pc();
-    for local in &mut cx.locals {
-        if local.live.end >= body_end {
-            local.live.end = end;
-        }
-    }
     if cx.e.overflowed {
         cx.err(Pending::new(
             "E0403",
@@ -304,6 +304,10 @@ pub(crate) fn lower_function(
         }
         local.live.end += shift;
     }
+    // A variable visible again after an inner scope hid it may be hidden
+    // again, or go out of scope, before its next instruction: such a
+    // piece of its range covers no pc.
+    locals.retain(|l| !l.live.is_empty());
     let emitter = std::mem::take(&mut cx.e);
     let (code, lines, refs, registers) = emitter.finish();
     let f = &mut program_of(cx).functions[id.index()];
@@ -532,6 +536,10 @@ impl FnCx<'_> {
 
     /// Ends the innermost scope, freeing the registers its variables own
     /// except `keep`; true if `keep` was one of them (the caller now owns it).
+    ///
+    /// The ended variables' live ranges end here, and a variable of an
+    /// enclosing scope that one of them hid is visible again: its debug
+    /// local gets a second entry, live from here.
     pub(crate) fn pop_scope(&mut self, keep: Option<Reg>) -> bool {
         let mark = self.scope_marks.pop().unwrap_or(0);
         let end = self.e.pc();
@@ -540,6 +548,16 @@ impl FnCx<'_> {
         for v in ended {
             if let Some(i) = v.debug {
                 self.locals[i].live.end = end;
+            }
+            if let Some(j) = v.hides.filter(|&j| j < mark) {
+                let outer = &self.vars[j];
+                self.locals.push(Local {
+                    name: outer.name.clone(),
+                    ty: outer.ty,
+                    register: outer.reg,
+                    live: end..end,
+                });
+                self.vars[j].debug = Some(self.locals.len() - 1);
             }
             // An owned register belongs to this one variable: aliases of it
             // (match bindings) live in scopes nested inside its own.
@@ -554,11 +572,28 @@ impl FnCx<'_> {
         kept
     }
 
+    /// Declares a variable in the innermost scope, live from the current pc.
+    ///
+    /// A variable hides any earlier one of the same name, and the debug
+    /// locals follow the rule "at each pc, a name means at most one local:
+    /// the variable the name resolves to there". So the hidden variable's
+    /// live range ends here, at the first instruction after the new
+    /// variable's initializer (which may read the old one: `let x = x + 1`),
+    /// and, if the hidden variable belongs to an enclosing scope, it gets a
+    /// new range from the end of this variable's scope (see
+    /// [`pop_scope`](Self::pop_scope)).
     pub(crate) fn declare(&mut self, name: &str, ty: TypeId, reg: Reg, mutable: bool, owned: bool) {
+        let pc = self.e.pc();
+        let mut hides = None;
+        if let Some(j) = self.vars.iter().rposition(|v| v.name == name)
+            && let Some(i) = self.vars[j].debug.take()
+        {
+            self.locals[i].live.end = pc;
+            hides = Some(j);
+        }
         let debug = if ty == ERROR || ty == NEVER || name == "_" {
             None
         } else {
-            let pc = self.e.pc();
             self.locals.push(Local {
                 name: name.to_string(),
                 ty,
@@ -575,6 +610,7 @@ impl FnCx<'_> {
             origin: Origin::Binding,
             owned,
             debug,
+            hides,
         });
     }
 
@@ -612,6 +648,17 @@ impl FnCx<'_> {
 
     pub(crate) fn block(&mut self, b: &Block, expected: Option<TypeId>, want: Want) -> Val {
         self.push_scope();
+        let value = self.statements(b, expected, want);
+        let kept = self.pop_scope(value.reg);
+        Val {
+            temp: value.temp || kept,
+            ..value
+        }
+    }
+
+    /// A block's statements and value, in the current scope: the caller
+    /// opens and ends the scope its variables belong to.
+    fn statements(&mut self, b: &Block, expected: Option<TypeId>, want: Want) -> Val {
         let n = b.stmts.len();
         let mut value = None;
         for (i, s) in b.stmts.iter().enumerate() {
@@ -620,14 +667,9 @@ impl FnCx<'_> {
                 _ => self.stmt(s),
             }
         }
-        let value = match value {
+        match value {
             Some(v) => v,
             None => self.finish(Val::none(Program::UNIT), want),
-        };
-        let kept = self.pop_scope(value.reg);
-        Val {
-            temp: value.temp || kept,
-            ..value
         }
     }
 

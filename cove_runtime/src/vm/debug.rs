@@ -213,6 +213,13 @@ impl<'a> Frame<'a> {
     }
 
     /// The named locals live at this pc, and their values.
+    ///
+    /// For a compiled program each name appears at most once: the variable
+    /// the source's name means at this pc. A shadowed variable is not
+    /// listed while the one hiding it is live (from the instruction after
+    /// the hiding `let`'s initializer), and one hidden by an inner block's
+    /// `let` is listed again after that block (see
+    /// [`Local::live`](cove_ir::program::Local::live)).
     pub fn locals(&self) -> Vec<(String, Value)> {
         let pc = self.pc();
         self.function()
