@@ -467,6 +467,18 @@ impl Memory {
         }
     }
 
+    /// Whether objects of `words` words in all, which an instruction is
+    /// about to allocate and hold, could fit under the heap limit. A builtin
+    /// that makes many objects at once asks this first, so that a result
+    /// far past the limit fails with `HeapLimit` before it is built; the
+    /// collection after the instruction would fail it anyway.
+    pub(crate) fn words_fit(&self, words: u64) -> Faulty<()> {
+        match self.limit {
+            Some(limit) if words > limit => Err(heap_limit(limit)),
+            _ => Ok(()),
+        }
+    }
+
     /// A new string holding `bytes`.
     #[inline]
     pub(crate) fn alloc_str(&mut self, bytes: &[u8]) -> Faulty<u64> {
