@@ -892,7 +892,7 @@ impl<'env> Machine<'env> {
         }
         let shared = self.shared;
         let id = shared.scheduler.admit(shared.limits.max_tasks)?;
-        let state = std::sync::Arc::new(crate::vm::tasks::TaskState::new(id));
+        let state = std::sync::Arc::new(crate::vm::tasks::TaskState::new(id, &shared.scheduler));
         let handle = crate::value::TaskHandle(state.clone());
         let started = std::thread::Builder::new()
             .name(format!("cove-task-{id}"))
@@ -903,7 +903,7 @@ impl<'env> Machine<'env> {
             });
         if let Err(e) = started {
             shared.scheduler.finish(
-                &crate::vm::tasks::TaskState::new(id),
+                &crate::vm::tasks::TaskState::new(id, &shared.scheduler),
                 Err(RunError::new(ErrorKind::Internal, e.to_string())),
             );
             return Err(Fault::new(
