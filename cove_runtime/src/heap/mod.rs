@@ -389,7 +389,11 @@ impl Memory {
         } else {
             let grown = (self.live_after_collection * 2).max(FIRST_COLLECTION);
             match self.limit {
-                Some(limit) => grown.min(limit as usize + 1),
+                // A limit too large to reach (`u64::MAX` for "no bound")
+                // must not wrap around to zero.
+                Some(limit) => {
+                    grown.min(usize::try_from(limit).map_or(usize::MAX, |l| l.saturating_add(1)))
+                }
                 None => grown,
             }
         };
