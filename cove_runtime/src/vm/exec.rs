@@ -349,6 +349,9 @@ impl<'env> Machine<'env> {
                 },
                 Instr::AddIntImm { dst, a, value } => match int!(a).checked_add(i64::from(value)) {
                     Some(v) => set!(dst, v as u64),
+                    // The compiler turns `x - 1` into an add of -1: the
+                    // sign of the constant tells which the program wrote.
+                    None if value < 0 => fail!(overflow("subtraction")),
                     None => fail!(overflow("addition")),
                 },
                 Instr::SubInt { dst, a, b } => match int!(a).checked_sub(int!(b)) {
