@@ -442,10 +442,10 @@ fn a_halt_does_not_run_the_instruction_it_stopped_before() {
     // Halt before the builtin call that prints "two".
     let printed = AtomicU64::new(0);
     let dbg = tap(|stop| {
-        if matches!(stop.instr(), Instr::CallBuiltin { .. }) {
-            if printed.fetch_add(1, Ordering::Relaxed) == 1 {
-                return Resume::Halt;
-            }
+        if matches!(stop.instr(), Instr::CallBuiltin { .. })
+            && printed.fetch_add(1, Ordering::Relaxed) == 1
+        {
+            return Resume::Halt;
         }
         Resume::Go
     });

@@ -354,9 +354,8 @@ fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
 /// `compile_module` on `source` must fail with well-formed diagnostics.
 fn rejects(source: String) -> Vec<&'static str> {
     on_small_stack(move || {
-        let diags = cove_compiler::compile_module("m", &source)
-            .err()
-            .expect("garbage must not compile");
+        let diags =
+            cove_compiler::compile_module("m", &source).expect_err("garbage must not compile");
         assert_well_formed(&diags);
         for d in diags.iter() {
             assert!(d.span().end <= source.len(), "{d}");
