@@ -36,9 +36,12 @@ pub struct Limits {
     /// Frames are on a heap-allocated stack, so this bounds memory, not the
     /// host's native stack.
     pub max_call_depth: usize,
-    /// How many tasks a run may spawn in all.
+    /// How many tasks a run may have spawned and not yet joined.
     /// More is [`ErrorKind::TooManyTasks`](crate::ErrorKind::TooManyTasks),
-    /// which ends the whole run.
+    /// which ends the whole run. A joined task has ended and no longer
+    /// counts, so a run that spawns and joins tasks one after another may
+    /// spawn any number; whether a spawn passes the bound never depends on
+    /// how fast the other tasks run.
     ///
     /// The default is 1000: every task is an OS thread, and creating them
     /// slows as they pile up (a chain of ten thousand nested spawns, each

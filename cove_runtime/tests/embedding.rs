@@ -1015,3 +1015,21 @@ fn a_pipeline_of_tasks_passing_structs_always_delivers_every_message() {
         );
     });
 }
+
+#[test]
+fn limits_at_their_largest_values_bound_nothing_and_never_overflow() {
+    // `u64::MAX` words is a host's way to say "no bound" as a number; the
+    // heap must not add one to it and wrap around to a bound of zero.
+    let source = "fn square(n: Int) -> Int {\n  n * n\n}\n\nexport fn main() -> Int {\n  let xs = List[String]()\n  for i in 0..20000 {\n    xs.push(\"item {i}\")\n  }\n  let t = spawn square(xs.length())\n  t.join()\n}\n";
+    let limits = Limits {
+        fuel: Some(u64::MAX),
+        max_heap_words: Some(u64::MAX),
+        max_call_depth: usize::MAX,
+        max_tasks: usize::MAX,
+        gc_stress: false,
+    };
+    assert_eq!(
+        run_limited(source, "main", vec![], limits),
+        Ok(Value::Int(400_000_000))
+    );
+}

@@ -501,3 +501,45 @@ fn main() {
     assert!(!error.message.contains("never joined"), "{error}");
     assert_eq!(error.backtrace[0].function, "m.main", "{error}");
 }
+
+#[test]
+fn the_task_limit_bounds_tasks_not_yet_joined_not_tasks_spawned_in_all() {
+    // Twenty rounds of five tasks, each round joined before the next: a
+    // hundred spawns in all, never more than five unjoined.
+    let source = "
+fn square(n: Int) -> Int {
+  n * n
+}
+fn main() {
+  var total = 0
+  for round in 0..20 {
+    let ts = List[Task[Int]]()
+    for i in 0..5 {
+      ts.push(spawn square(round * 5 + i))
+    }
+    for t in ts {
+      total += t.join()
+      total += t.join()
+    }
+  }
+  println(total)
+  let more = List[Task[Int]]()
+  for i in 0..6 {
+    more.push(spawn square(i))
+    println(i)
+  }
+}
+";
+    let limits = Limits {
+        max_tasks: 5,
+        ..Limits::default()
+    };
+    let (printed, outcome) = run_with(source, limits);
+    // Twice the sum of the squares of 0..100; then the sixth unjoined task
+    // passes the bound, however quickly the first five have ended.
+    assert_eq!(printed, "656700\n0\n1\n2\n3\n4\n");
+    assert_eq!(
+        outcome.expect_err("six unjoined tasks pass the bound").kind,
+        ErrorKind::TooManyTasks
+    );
+}

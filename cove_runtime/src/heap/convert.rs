@@ -9,7 +9,7 @@
 use cove_ir::program::Program;
 use cove_ir::types::{EnumId, StructId, Type, TypeId};
 
-use super::{INT_ENTRY_WORDS, Memory, Table, b_of, kind, str_entry_words};
+use super::{INT_ENTRY_WORDS, Memory, Table, b_of, kind, str_entry_words, words_for};
 use crate::error::{ErrorKind, Fault, Faulty};
 use crate::value::Value;
 
@@ -47,9 +47,18 @@ impl Memory {
     /// The walk keeps its own stack on the host's heap rather than
     /// recursing, so no depth of value can overflow the native stack of the
     /// task (or the host thread) doing the copy.
+    ///
+    /// The copy does not keep sharing: a list holding one string a thousand
+    /// times comes out as a thousand strings, so a copy may be far larger
+    /// than the heap it comes from. Under a heap limit the walk counts the
+    /// words the copy will take in a heap (at least) and a queued message
+    /// is charged (at least), and stops with `HeapLimit` once that passes
+    /// the limit: the copy would pass it wherever it went, and it stops
+    /// before it takes that much of the host's memory.
     pub(crate) fn to_value(&self, program: &Program, ty: TypeId, bits: u64) -> Faulty<Value> {
         let mut work = vec![Out::Visit(ty, bits)];
         let mut done: Vec<Value> = Vec::new();
+        let mut words = 0u64;
         let take = |done: &mut Vec<Value>, n: usize| done.split_off(done.len() - n);
         while let Some(step) = work.pop() {
             let (ty, bits) = match step {
@@ -103,6 +112,18 @@ impl Memory {
             if t.is_ref() && bits == 0 && !matches!(t, Type::Option(_)) {
                 done.push(Value::Raw(0));
                 continue;
+            }
+            if let Some(limit) = self.limit {
+                words = words.saturating_add(self.copy_words(program, t, bits));
+                if words > limit {
+                    return Err(Fault::new(
+                        ErrorKind::HeapLimit,
+                        format!(
+                            "a copy of this value between heaps would pass the heap limit of \
+                             {limit} words (a copy does not keep sharing)"
+                        ),
+                    ));
+                }
             }
             let leaf = match t {
                 Type::Unit => Value::Unit,
@@ -171,6 +192,25 @@ impl Memory {
             done.push(leaf);
         }
         Ok(done.pop().unwrap_or(Value::Unit))
+    }
+
+    /// The fewest words the object `bits` of type `t` (not its parts) takes
+    /// once copied: no more than [`Memory::put_value`] allocates for it, nor
+    /// than [`words_of`] charges a queued message for it.
+    fn copy_words(&self, program: &Program, t: &Type, bits: u64) -> u64 {
+        match t {
+            Type::Str => 1 + words_for(b_of(self.header(bits)) as usize) as u64,
+            Type::List(_) => 2 + self.list_len(bits) as u64,
+            Type::Map(..) => 2 + 2 * self.table(bits).len() as u64,
+            Type::Option(_) if bits != 0 => 2,
+            Type::Struct(s) => 1 + program.struct_def(*s).fields.len() as u64,
+            Type::Enum(e) => {
+                let index = b_of(self.header(bits)) as usize;
+                1 + program.enum_def(*e).variants[index].fields.len() as u64
+            }
+            Type::Task(_) | Type::Channel(_) => 2,
+            _ => 0,
+        }
     }
 
     /// The bits of `value`, of type `ty`, copied into the heap.

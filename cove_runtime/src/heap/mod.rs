@@ -390,7 +390,11 @@ impl Memory {
         } else {
             let grown = (self.live_after_collection * 2).max(FIRST_COLLECTION);
             match self.limit {
-                Some(limit) => grown.min(limit as usize + 1),
+                // A limit too large to reach (`u64::MAX` for "no bound")
+                // must not wrap around to zero.
+                Some(limit) => {
+                    grown.min(usize::try_from(limit).map_or(usize::MAX, |l| l.saturating_add(1)))
+                }
                 None => grown,
             }
         };
@@ -464,6 +468,18 @@ impl Memory {
         }
         match self.limit {
             Some(limit) if (1 + words_for(len)) as u64 > limit => Err(heap_limit(limit)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether objects of `words` words in all, which an instruction is
+    /// about to allocate and hold, could fit under the heap limit. A builtin
+    /// that makes many objects at once asks this first, so that a result
+    /// far past the limit fails with `HeapLimit` before it is built; the
+    /// collection after the instruction would fail it anyway.
+    pub(crate) fn words_fit(&self, words: u64) -> Faulty<()> {
+        match self.limit {
+            Some(limit) if words > limit => Err(heap_limit(limit)),
             _ => Ok(()),
         }
     }

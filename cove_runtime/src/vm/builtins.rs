@@ -68,6 +68,13 @@ impl Machine<'_> {
 
     /// A new list of strings, one for each byte range of the string `r`.
     fn pieces(&mut self, r: u64, ranges: &[(usize, usize)]) -> Faulty<u64> {
+        // Splitting a string into its characters takes two dozen times its
+        // words: ask the limit before building that much.
+        let words: u64 = ranges
+            .iter()
+            .map(|(start, end)| 1 + crate::heap::words_for(end - start) as u64)
+            .sum();
+        self.heap.words_fit(words + 4 + ranges.len() as u64)?;
         let mut refs = Vec::with_capacity(ranges.len());
         for (start, end) in ranges {
             refs.push(self.substr(r, *start, *end)?);
@@ -225,7 +232,10 @@ impl Machine<'_> {
                 let sep = self.heap.str_bytes(arg(1));
                 let mut ranges = Vec::new();
                 if sep.is_empty() {
-                    // Splitting on nothing gives the characters.
+                    // Splitting on nothing gives the characters, each a
+                    // string of two words and an element of the list.
+                    self.heap
+                        .words_fit(3 * text(bytes).chars().count() as u64)?;
                     for (i, c) in text(bytes).char_indices() {
                         ranges.push((i, i + c.len_utf8()));
                     }

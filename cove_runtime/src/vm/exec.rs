@@ -349,6 +349,9 @@ impl<'env> Machine<'env> {
                 },
                 Instr::AddIntImm { dst, a, value } => match int!(a).checked_add(i64::from(value)) {
                     Some(v) => set!(dst, v as u64),
+                    // The compiler turns `x - 1` into an add of -1: the
+                    // sign of the constant tells which the program wrote.
+                    None if value < 0 => fail!(overflow("subtraction")),
                     None => fail!(overflow("addition")),
                 },
                 Instr::SubInt { dst, a, b } => match int!(a).checked_sub(int!(b)) {
@@ -892,7 +895,7 @@ impl<'env> Machine<'env> {
         }
         let shared = self.shared;
         let id = shared.scheduler.admit(shared.limits.max_tasks)?;
-        let state = std::sync::Arc::new(crate::vm::tasks::TaskState::new(id));
+        let state = std::sync::Arc::new(crate::vm::tasks::TaskState::new(id, &shared.scheduler));
         let handle = crate::value::TaskHandle(state.clone());
         let started = std::thread::Builder::new()
             .name(format!("cove-task-{id}"))
@@ -903,7 +906,7 @@ impl<'env> Machine<'env> {
             });
         if let Err(e) = started {
             shared.scheduler.finish(
-                &crate::vm::tasks::TaskState::new(id),
+                &crate::vm::tasks::TaskState::new(id, &shared.scheduler),
                 Err(RunError::new(ErrorKind::Internal, e.to_string())),
             );
             return Err(Fault::new(

@@ -71,17 +71,27 @@ use crate::value::{ChannelHandle, Value};
 #[derive(Debug)]
 pub(crate) struct TaskState {
     pub(crate) id: u32,
+    /// The run that spawned it ([`Scheduler::run`]).
+    run: u64,
     result: Mutex<Option<Arc<Outcome>>>,
+    /// Set by its first `join`, which gives its place under
+    /// `Limits::max_tasks` back to the run.
+    joined: AtomicBool,
 }
 
 impl TaskState {
-    pub(crate) fn new(id: u32) -> TaskState {
+    pub(crate) fn new(id: u32, scheduler: &Scheduler) -> TaskState {
         TaskState {
             id,
+            run: scheduler.run,
             result: Mutex::new(None),
+            joined: AtomicBool::new(false),
         }
     }
 }
+
+/// Numbers the runs of the process, so a task knows which run spawned it.
+static RUNS: AtomicU64 = AtomicU64::new(0);
 
 /// A finished task's result, shared by every `join` of it (a task may be
 /// joined through several copies of its handle, so the result is not taken,
@@ -140,8 +150,12 @@ struct Counts {
     /// close, a task ending); each bump moves every parked task back onto
     /// `running` until it has looked again.
     epoch: u64,
-    /// Tasks spawned so far.
-    spawned: usize,
+    /// Tasks spawned and not yet joined: what `Limits::max_tasks` bounds.
+    /// A joined task has ended, so a run that spawns and joins tasks one
+    /// after another may spawn any number of them; one that lets them pile
+    /// up (a spawn bomb, a chain of nested spawns) meets the bound, at the
+    /// same spawn whatever the timing.
+    unjoined_tasks: usize,
     /// Set once every task was found waiting: all waits end in an error.
     deadlock: bool,
     /// Bumped to ask every waiter to collect its heap before a deadlock is
@@ -192,6 +206,8 @@ pub(crate) struct Scheduler {
     ending: AtomicBool,
     /// Words of messages queued on this run's channels: see [`Scheduler::send`].
     queued: Arc<AtomicU64>,
+    /// This run's number among the runs of the process.
+    run: u64,
 }
 
 impl Default for Scheduler {
@@ -201,7 +217,7 @@ impl Default for Scheduler {
                 running: 1,
                 parked: 0,
                 epoch: 0,
-                spawned: 0,
+                unjoined_tasks: 0,
                 deadlock: false,
                 sweep: 0,
                 swept: false,
@@ -213,6 +229,7 @@ impl Default for Scheduler {
             next_id: AtomicU32::new(1),
             ending: AtomicBool::new(false),
             queued: Arc::new(AtomicU64::new(0)),
+            run: RUNS.fetch_add(1, Ordering::Relaxed),
         }
     }
 }
@@ -318,13 +335,13 @@ impl Scheduler {
     /// Admits one more task, counted as running; its number.
     pub(crate) fn admit(&self, max_tasks: usize) -> Faulty<u32> {
         let mut counts = self.counts.lock();
-        if counts.spawned >= max_tasks {
+        if counts.unjoined_tasks >= max_tasks {
             return Err(Fault::new(
                 ErrorKind::TooManyTasks,
-                format!("the run spawned more than its limit of {max_tasks} tasks"),
+                format!("the run spawned more than its limit of {max_tasks} tasks not yet joined"),
             ));
         }
-        counts.spawned += 1;
+        counts.unjoined_tasks += 1;
         counts.running += 1;
         Ok(self.next_id.fetch_add(1, Ordering::Relaxed))
     }
@@ -468,8 +485,15 @@ impl Scheduler {
             Some(done) => done,
             None => self.block_until(interrupt, || task.result.lock().clone())?,
         };
-        if done.0.is_err() {
-            self.counts.lock().unjoined.retain(|(id, _)| *id != task.id);
+        let first = task.run == self.run && !task.joined.swap(true, Ordering::Relaxed);
+        if first || done.0.is_err() {
+            let mut counts = self.counts.lock();
+            if first {
+                counts.unjoined_tasks -= 1;
+            }
+            if done.0.is_err() {
+                counts.unjoined.retain(|(id, _)| *id != task.id);
+            }
         }
         Ok(done)
     }
