@@ -317,9 +317,8 @@ impl Emitter {
 mod tests {
     use super::*;
 
-    /// `jump-ge.int.imm r0, 2, <label>` then `return r1`, as the lowering
-    /// emits the base case of a recursion.
-    fn guard_then_return(e: &mut Emitter) -> Label {
+    /// `jump-ge.int.imm r0, 2, <label>`, to a new label.
+    fn guard(e: &mut Emitter) -> Label {
         let label = e.label();
         e.jump(
             Instr::JumpGeIntImm {
@@ -329,6 +328,13 @@ mod tests {
             },
             label,
         );
+        label
+    }
+
+    /// The guard then `return r1`, as the lowering emits the base case of a
+    /// recursion.
+    fn guard_then_return(e: &mut Emitter) -> Label {
+        let label = guard(e);
         e.emit(Instr::Return { src: Reg(1) });
         label
     }
@@ -402,15 +408,7 @@ mod tests {
         let mut e = Emitter::new();
         let back = e.label();
         e.jump(Instr::Jump { target: 0 }, back);
-        let label = e.label();
-        e.jump(
-            Instr::JumpGeIntImm {
-                a: Reg(0),
-                value: 2,
-                target: 0,
-            },
-            label,
-        );
+        let label = guard(&mut e);
         // The first jump lands on the return.
         e.bind(back);
         e.emit(Instr::Return { src: Reg(1) });

@@ -556,19 +556,6 @@ impl<'p> Checker<'p> {
                 vec![self.type_class(ty); count as usize],
                 &format!("an element of type {ty}, element"),
             ),
-            Instr::Return { src }
-            | Instr::ReturnIfEqIntImm { src, .. }
-            | Instr::ReturnIfNeIntImm { src, .. }
-            | Instr::ReturnIfLtIntImm { src, .. }
-            | Instr::ReturnIfLeIntImm { src, .. }
-            | Instr::ReturnIfGtIntImm { src, .. }
-            | Instr::ReturnIfGeIntImm { src, .. } => {
-                vec![(
-                    src,
-                    self.type_class(f.result),
-                    "the function's result".to_string(),
-                )]
-            }
             Instr::ReturnUnit {} => {
                 if self.type_class(f.result) == Some(true) {
                     self.fail(
@@ -764,7 +751,15 @@ impl<'p> Checker<'p> {
                 }
                 vec![]
             }
-            _ => vec![],
+            // `return` and the guarded returns.
+            _ => match instr.returned() {
+                Some(src) => vec![(
+                    src,
+                    self.type_class(f.result),
+                    "the function's result".to_string(),
+                )],
+                None => vec![],
+            },
         }
     }
 

@@ -436,20 +436,6 @@ impl<'p> Flow<'p> {
             } => {
                 self.builtin(&mut e, dst, builtin, base, state);
             }
-            Instr::Return { src }
-            | Instr::ReturnIfEqIntImm { src, .. }
-            | Instr::ReturnIfNeIntImm { src, .. }
-            | Instr::ReturnIfLtIntImm { src, .. }
-            | Instr::ReturnIfLeIntImm { src, .. }
-            | Instr::ReturnIfGtIntImm { src, .. }
-            | Instr::ReturnIfGeIntImm { src, .. } => {
-                let result = self.types.of(self.f.result);
-                e.needs.push((
-                    src,
-                    Want::Exactly(result),
-                    "the function's result".to_string(),
-                ));
-            }
             Instr::NewStruct { dst, ty, base, .. } => {
                 let def = &p.structs[ty.0 as usize];
                 for (i, field) in def.fields.iter().enumerate() {
@@ -585,7 +571,17 @@ impl<'p> Flow<'p> {
                 let t = self.types.intern(Shape::Channel(inner));
                 e.writes.push((dst, known(t)));
             }
-            _ => {}
+            // `return` and the guarded returns.
+            _ => {
+                if let Some(src) = instr.returned() {
+                    let result = self.types.of(self.f.result);
+                    e.needs.push((
+                        src,
+                        Want::Exactly(result),
+                        "the function's result".to_string(),
+                    ));
+                }
+            }
         }
         e
     }
