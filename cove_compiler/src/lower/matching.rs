@@ -97,6 +97,10 @@ impl FnCx<'_> {
         let last_always_matches =
             sty != ERROR && !arms.is_empty() && !self.useful(&view, &[Pat::Wild], &[sty]);
         let mut rows = Vec::with_capacity(arms.len());
+        // Whether some arm ends without diverging: a discarded match whose
+        // arms are all `()` is `()`, not `Never`, so an enclosing arm still
+        // jumps past its siblings after it.
+        let mut falls_through = false;
         for (i, arm) in arms.iter().enumerate() {
             let next = self.e.label();
             self.push_scope();
@@ -153,8 +157,11 @@ impl FnCx<'_> {
                 }
                 self.branch_result(v, &mut result);
             }
-            if v.ty != NEVER && want != Want::Return {
-                self.e.jump(Instr::Jump { target: 0 }, end);
+            if v.ty != NEVER {
+                falls_through = true;
+                if want != Want::Return {
+                    self.e.jump(Instr::Jump { target: 0 }, end);
+                }
             }
             self.e.bind(next);
             self.e.line = old;
@@ -169,7 +176,7 @@ impl FnCx<'_> {
         }
         let ty = match result_ty {
             Some(t) => t,
-            None if arms.is_empty() => Program::UNIT,
+            None if arms.is_empty() || falls_through => Program::UNIT,
             None => NEVER,
         };
         if want == Want::Discard || want == Want::Return {

@@ -212,7 +212,7 @@ impl<'env> Machine<'env> {
             let bits = self
                 .heap
                 .put_value(program, *ty, value)
-                .map_err(|f| RunError::new(f.kind, f.message))?;
+                .map_err(|f| at_entry(f, frame_at(program, func, 0, self.task)))?;
             self.stack[i] = bits;
         }
         self.frames.clear();
@@ -229,7 +229,6 @@ impl<'env> Machine<'env> {
     /// The Cove backtrace, innermost first, with the innermost frame at `pc`
     /// (the index after the instruction that faulted).
     pub(crate) fn backtrace(&self, pc: usize) -> Vec<BacktraceFrame> {
-        let program = self.program;
         let last = self.frames.len().saturating_sub(1);
         self.frames
             .iter()
@@ -237,16 +236,12 @@ impl<'env> Machine<'env> {
             .rev()
             .map(|(i, frame)| {
                 let resume = if i == last { pc } else { frame.pc as usize };
-                let function = program.function(frame.func);
-                let path = program
-                    .module(&function.module)
-                    .map_or_else(|| format!("{}.cove", function.module), |m| m.path.clone());
-                BacktraceFrame {
-                    function: function.qualified.clone(),
-                    path,
-                    line: program.line_of(frame.func, resume.saturating_sub(1) as u32),
-                    task: self.task,
-                }
+                frame_at(
+                    self.program,
+                    frame.func,
+                    resume.saturating_sub(1) as u32,
+                    self.task,
+                )
             })
             .collect()
     }
@@ -289,4 +284,26 @@ impl<'env> Machine<'env> {
     pub fn memory(&self) -> &Memory {
         &self.heap
     }
+}
+
+/// The backtrace frame of `func` at the instruction `pc`, in `task`.
+pub(crate) fn frame_at(program: &Program, func: FunctionId, pc: u32, task: u32) -> BacktraceFrame {
+    let function = program.function(func);
+    let path = program
+        .module(&function.module)
+        .map_or_else(|| format!("{}.cove", function.module), |m| m.path.clone());
+    BacktraceFrame {
+        function: function.qualified.clone(),
+        path,
+        line: program.line_of(func, pc),
+        task,
+    }
+}
+
+/// A fault met entering or leaving a task's entry function, outside every
+/// frame, as a run error located at `frame` (that function).
+pub(crate) fn at_entry(fault: Fault, frame: BacktraceFrame) -> RunError {
+    let mut error = RunError::new(fault.kind, fault.message);
+    error.backtrace.push(frame);
+    error
 }

@@ -28,7 +28,7 @@ use crate::limits::{InterruptHandle, Limits, gc_stress_from_env};
 use crate::value::Value;
 use debug::Debugger;
 use exec::{Unwatched, Watched};
-use machine::{Digest, Machine, Shared};
+use machine::{Digest, Machine, Shared, at_entry, frame_at};
 use tasks::Scheduler;
 
 /// The native stack each task's thread gets. Cove calls never use it (they
@@ -300,7 +300,11 @@ where
     let attempt = std::panic::catch_unwind(AssertUnwindSafe(|| {
         let mut machine = match Machine::new(shared, task) {
             Ok(machine) => machine,
-            Err(error) => {
+            Err(mut error) => {
+                // The constants did not fit the heap: the entry is where.
+                error
+                    .backtrace
+                    .push(frame_at(shared.program, func, 0, task));
                 if task != 0 {
                     shared.scheduler.fail(task, &error);
                 }
@@ -321,11 +325,12 @@ where
             };
             executed = machine.executed;
             let bits = result?;
-            let ty = shared.program.function(func).result;
+            let function = shared.program.function(func);
+            let last = function.code.len().saturating_sub(1) as u32;
             machine
                 .heap
-                .to_value(shared.program, ty, bits)
-                .map_err(|f| RunError::new(f.kind, f.message))
+                .to_value(shared.program, function.result, bits)
+                .map_err(|f| at_entry(f, frame_at(shared.program, func, last, task)))
         };
         let outcome = body();
         if task != 0
