@@ -65,8 +65,8 @@ struct Guard {
     jump: Instr,
     /// Where the jump was going.
     label: Label,
-    /// The `return`, and its line.
-    ret: Instr,
+    /// The register the `return` returned, and the `return`'s line.
+    src: Reg,
     line: u32,
 }
 
@@ -86,7 +86,7 @@ impl Emitter {
     pub fn emit(&mut self, instr: Instr) {
         self.unfuse();
         if let Instr::Return { src } = instr
-            && self.fuse(src, instr)
+            && self.fuse(src)
         {
             return;
         }
@@ -97,7 +97,7 @@ impl Emitter {
     /// Fuses a `return src` with the compare-and-jump before it, if that
     /// jump goes forward to a label not yet bound and nothing jumps to the
     /// return itself; true if it did.
-    fn fuse(&mut self, src: Reg, ret: Instr) -> bool {
+    fn fuse(&mut self, src: Reg) -> bool {
         let Some(&last) = self.code.last() else {
             return false;
         };
@@ -124,7 +124,7 @@ impl Emitter {
         self.guard = Some(Guard {
             jump: last,
             label,
-            ret,
+            src,
             line: self.line,
         });
         true
@@ -137,7 +137,7 @@ impl Emitter {
             let at = self.code.len() - 1;
             self.code[at] = guard.jump;
             self.fixups.push((at, guard.label));
-            self.code.push(guard.ret);
+            self.code.push(Instr::Return { src: guard.src });
             self.lines.push(guard.line);
         }
     }
