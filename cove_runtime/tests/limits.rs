@@ -328,3 +328,33 @@ fn a_call_depth_bound_of_zero_leaves_no_room_for_the_entry() {
     assert_eq!(bound(0).map_err(|e| e.kind), Err(ErrorKind::CallDepth));
     assert_eq!(bound(1), Ok(Value::Int(1)));
 }
+
+#[test]
+fn a_call_depth_bound_of_n_allows_exactly_n_frames_whatever_n_is() {
+    // The frame stack grows in steps, and the depth is checked only when a
+    // step runs out: every bound, on either side of a step, must still be
+    // exact. `down(k)` needs k + 1 frames.
+    let source = "export fn down(n: Int) -> Int {\n  if n == 0 { 0 } else { 1 + down(n - 1) }\n}\n";
+    let program = cove_compiler::compile_module("m", source).expect("it compiles");
+    for bound in 1..=140usize {
+        let run = |k: usize| {
+            Vm::new(&program)
+                .with_limits(Limits {
+                    max_call_depth: bound,
+                    ..Limits::default()
+                })
+                .run_entry("m", "down", vec![Value::Int(k as i64)])
+        };
+        assert_eq!(
+            run(bound - 1),
+            Ok(Value::Int(bound as i64 - 1)),
+            "bound {bound}: {bound} frames fit"
+        );
+        assert_eq!(
+            run(bound).map_err(|e| e.kind),
+            Err(ErrorKind::CallDepth),
+            "bound {bound}: {} frames do not",
+            bound + 1
+        );
+    }
+}

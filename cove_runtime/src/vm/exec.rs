@@ -271,9 +271,7 @@ impl<'env> Machine<'env> {
                     Some(caller) => {
                         // SAFETY: the caller's function id was checked when
                         // it was called, and its pc is inside its code.
-                        let function =
-                            unsafe { program.functions.get_unchecked(caller.func.index()) };
-                        code = function.code.as_ptr();
+                        code = unsafe { self.callees.get_unchecked(caller.func.index()).code };
                         ip = unsafe { code.add(caller.pc as usize) };
                         regs = unsafe { self.stack.as_mut_ptr().add(caller.base as usize) };
                         set!(cove_ir::op::Reg(done.dst), value);
@@ -525,34 +523,26 @@ impl<'env> Machine<'env> {
                     base: args,
                     count,
                 } => {
-                    if self.frames.len() >= self.max_depth {
-                        fail!(Fault::new(
-                            ErrorKind::CallDepth,
-                            format!(
-                                "call depth exceeded its limit of {} frames",
-                                self.shared.limits.max_call_depth
-                            ),
-                        ));
+                    // The depth limit is checked only when the frame stack
+                    // has no room: see `Machine::room`.
+                    if self.frames.len() >= self.room {
+                        attempt!(self.grow_frames());
                     }
-                    // SAFETY: `check` proved the callee exists.
-                    let target = unsafe { program.functions.get_unchecked(callee.index()) };
+                    // SAFETY: `check` proved the callee exists, and the
+                    // table has an entry for every function.
+                    let target = unsafe { *self.callees.get_unchecked(callee.index()) };
                     let pc = pc!() as u32;
                     // SAFETY: the loop runs only while the entry frame is
                     // on the stack, so there is a caller.
                     let caller = unsafe { self.frames.last_mut().unwrap_unchecked() };
                     caller.pc = pc;
-                    let callee_base = caller.top as usize;
                     let from = caller.base as usize + usize::from(args.0);
-                    let size = usize::from(target.registers);
-                    let top = callee_base + size;
+                    let callee_base = caller.top as usize;
+                    let top = callee_base + target.registers as usize;
                     if top > self.stack.len() {
                         self.stack.resize(top * 2, 0);
                     }
                     let count = usize::from(count);
-                    // SAFETY: `check` proved the callee exists, and the
-                    // digest has an entry for every function.
-                    let clear_to =
-                        usize::from(unsafe { *self.clear_to.get_unchecked(callee.index()) });
                     // SAFETY: `check` proved `args..args+count` inside the
                     // caller's frame and `count` within the callee's; the
                     // callee's window was just made to fit in the stack.
@@ -560,21 +550,27 @@ impl<'env> Machine<'env> {
                     // Word by word, with volatile stores: a frame is a
                     // handful of registers, and a loop the compiler turned
                     // into calls to `memcpy` and `memset` would cost more
-                    // than the copy.
+                    // than the copy. One argument, the commonest count, is
+                    // copied without the loop's setup.
                     unsafe {
                         let stack = self.stack.as_mut_ptr();
                         let window = stack.add(callee_base);
-                        let mut arg = stack.add(from);
                         let mut slot = window;
-                        let args_end = window.add(count);
-                        while slot < args_end {
-                            slot.write_volatile(arg.read());
+                        if count == 1 {
+                            slot.write_volatile(stack.add(from).read());
                             slot = slot.add(1);
-                            arg = arg.add(1);
+                        } else {
+                            let mut arg = stack.add(from);
+                            let args_end = window.add(count);
+                            while slot < args_end {
+                                slot.write_volatile(arg.read());
+                                slot = slot.add(1);
+                                arg = arg.add(1);
+                            }
                         }
                         // Only up to the last ref register: see
-                        // `Machine::clear_to`.
-                        let end = window.add(clear_to);
+                        // `Callee::clear_to`.
+                        let end = window.add(target.clear_to as usize);
                         while slot < end {
                             slot.write_volatile(0);
                             slot = slot.add(1);
@@ -582,15 +578,19 @@ impl<'env> Machine<'env> {
                         #[cfg(debug_assertions)]
                         self.poison(callee, window, count);
                         regs = window;
+                        // SAFETY: `room` is at most the capacity, and the
+                        // length was below it, checked above.
+                        let len = self.frames.len();
+                        self.frames.as_mut_ptr().add(len).write(CallFrame {
+                            func: callee,
+                            pc: 0,
+                            base: callee_base as u32,
+                            top: top as u32,
+                            dst: dst.0,
+                        });
+                        self.frames.set_len(len + 1);
                     }
-                    self.frames.push(CallFrame {
-                        func: callee,
-                        pc: 0,
-                        base: callee_base as u32,
-                        top: top as u32,
-                        dst: dst.0,
-                    });
-                    code = target.code.as_ptr();
+                    code = target.code;
                     ip = code;
                 }
                 Instr::CallBuiltin {
@@ -835,6 +835,28 @@ impl<'env> Machine<'env> {
                 unsafe { window.add(r).write(POISON) };
             }
         }
+    }
+
+    /// Makes room for more frames, up to the depth limit, or fails when the
+    /// stack is as deep as the limit allows. Called only when the frame
+    /// stack is [`Machine::room`] deep.
+    #[cold]
+    #[inline(never)]
+    fn grow_frames(&mut self) -> Result<(), Fault> {
+        let len = self.frames.len();
+        if len >= self.max_depth {
+            return Err(Fault::new(
+                ErrorKind::CallDepth,
+                format!(
+                    "call depth exceeded its limit of {} frames",
+                    self.shared.limits.max_call_depth
+                ),
+            ));
+        }
+        let want = len.max(16).min(self.max_depth - len);
+        self.frames.reserve(want);
+        self.room = self.frames.capacity().min(self.max_depth);
+        Ok(())
     }
 
     /// Adds the part of the current stride that ran to the count, and gives

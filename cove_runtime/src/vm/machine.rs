@@ -55,8 +55,29 @@ pub(crate) struct Digest {
     /// Per type, whether its values are references.
     pub(crate) type_is_ref: Vec<bool>,
     /// Per function, one past its last ref register (0 if it has none):
-    /// how much of a new frame a call clears. See [`Machine::clear_to`].
+    /// how much of a new frame a call clears. See [`Callee::clear_to`].
     pub(crate) clear_to: Vec<u16>,
+}
+
+/// What a call or a return needs of a function, packed in 16 bytes: the
+/// dispatch loop indexes a dense table of these instead of the program's
+/// `Function`s, which are 200 bytes apart and would cost a multiply and
+/// two more loads on every call and return.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Callee {
+    /// Its first instruction. The code belongs to the program, which
+    /// outlives the machine, and is never changed while it runs.
+    pub(crate) code: *const cove_ir::op::Instr,
+    /// The size of its frame.
+    pub(crate) registers: u32,
+    /// How far into a new frame a call writes zeros: up to and including
+    /// its last ref register, so that every reference the collector finds
+    /// in the frame is 0 or one the function wrote. The num registers after
+    /// the arguments are not cleared: they hold whatever the stack held
+    /// there, and nothing reads one before the function has written it (the
+    /// compiler assigns every local before use; a debugger shows a local
+    /// only inside its live range).
+    pub(crate) clear_to: u32,
 }
 
 impl Digest {
@@ -133,14 +154,14 @@ pub struct Machine<'env> {
     pub(crate) task: u32,
     /// `Limits::max_call_depth`, where a call reads it.
     pub(crate) max_depth: usize,
-    /// Per function, how far into a new frame a call writes zeros: up to
-    /// and including its last ref register, so that every reference the
-    /// collector finds in the frame is 0 or one the function wrote. The
-    /// num registers after the arguments are not cleared: they hold
-    /// whatever the stack held there, and nothing reads one before the
-    /// function has written it (the compiler assigns every local before
-    /// use; a debugger shows a local only inside its live range).
-    pub(crate) clear_to: &'env [u16],
+    /// How deep the frame stack may grow before a call must stop and
+    /// check: the smaller of its capacity and `max_depth`. A call compares
+    /// the depth with this one number, so the depth limit costs nothing
+    /// beyond the check a push makes anyway; the capacity never shrinks, so
+    /// this never passes it.
+    pub(crate) room: usize,
+    /// Per function, what a call or a return needs of it.
+    pub(crate) callees: Vec<Callee>,
     /// The rejected design: see [`crate::vm::sampled`].
     #[cfg(feature = "sampled-profile")]
     pub(crate) sampled: Option<Box<crate::vm::sampled::SampledProfile>>,
@@ -178,7 +199,18 @@ impl<'env> Machine<'env> {
             fuel: limits.fuel,
             task,
             max_depth: limits.max_call_depth,
-            clear_to: &shared.digest.clear_to,
+            room: 0,
+            callees: shared
+                .program
+                .functions
+                .iter()
+                .zip(&shared.digest.clear_to)
+                .map(|(f, clear_to)| Callee {
+                    code: f.code.as_ptr(),
+                    registers: u32::from(f.registers),
+                    clear_to: u32::from(*clear_to),
+                })
+                .collect(),
             #[cfg(feature = "sampled-profile")]
             sampled: None,
         })
@@ -223,6 +255,7 @@ impl<'env> Machine<'env> {
             top: registers as u32,
             dst: 0,
         });
+        self.room = self.frames.capacity().min(self.max_depth);
         Ok(())
     }
 
