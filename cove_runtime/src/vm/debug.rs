@@ -174,7 +174,7 @@ impl<'a> Frame<'a> {
         if self.index + 1 == self.stop.frames.len() {
             self.stop.pc
         } else {
-            self.record().pc.saturating_sub(1)
+            self.record().pc().saturating_sub(1)
         }
     }
 

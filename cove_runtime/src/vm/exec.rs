@@ -160,13 +160,13 @@ impl<'env> Machine<'env> {
         let entry = *self.frames.last().expect("an entered machine has a frame");
         let mut code: *const Instr = program.function(entry.func).code.as_ptr();
         // SAFETY: a frame's pc is inside its function's code.
-        let mut ip: *const Instr = unsafe { code.add(entry.pc as usize) };
+        let mut ip: *const Instr = unsafe { code.byte_add(entry.at as usize) };
         // SAFETY: `enter` allocated the entry frame's window.
         let mut regs: *mut u64 = unsafe { self.stack.as_mut_ptr().add(entry.base as usize) };
 
         self.chunk = match self.next_chunk() {
             Ok(chunk) => chunk,
-            Err(fault) => return Err(self.error(fault, entry.pc as usize + 1)),
+            Err(fault) => return Err(self.error(fault, entry.pc() as usize + 1)),
         };
         let mut remaining = self.chunk;
 
@@ -175,6 +175,13 @@ impl<'env> Machine<'env> {
             () => {
                 // SAFETY: `ip` and `code` point into the same function's code.
                 unsafe { ip.offset_from(code) as usize }
+            };
+        }
+        // Where the next instruction is, in bytes from the function's first:
+        // what a frame keeps (see `CallFrame::at`).
+        macro_rules! at {
+            () => {
+                (ip as usize - code as usize) as u32
             };
         }
         // Register access. `check` proved every register operand is inside
@@ -215,9 +222,9 @@ impl<'env> Machine<'env> {
         // about to look at the stack from outside the loop.
         macro_rules! sync {
             () => {{
-                let pc = pc!() as u32;
+                let at = at!();
                 if let Some(frame) = self.frames.last_mut() {
-                    frame.pc = pc;
+                    frame.at = at;
                 }
             }};
         }
@@ -272,7 +279,7 @@ impl<'env> Machine<'env> {
                         // SAFETY: the caller's function id was checked when
                         // it was called, and its pc is inside its code.
                         code = unsafe { self.callees.get_unchecked(caller.func.index()).code };
-                        ip = unsafe { code.add(caller.pc as usize) };
+                        ip = unsafe { code.byte_add(caller.at as usize) };
                         regs = unsafe { self.stack.as_mut_ptr().add(caller.base as usize) };
                         set!(cove_ir::op::Reg(done.dst), value);
                     }
@@ -531,11 +538,11 @@ impl<'env> Machine<'env> {
                     // SAFETY: `check` proved the callee exists, and the
                     // table has an entry for every function.
                     let target = unsafe { *self.callees.get_unchecked(callee.index()) };
-                    let pc = pc!() as u32;
+                    let at = at!();
                     // SAFETY: the loop runs only while the entry frame is
                     // on the stack, so there is a caller.
                     let caller = unsafe { self.frames.last_mut().unwrap_unchecked() };
-                    caller.pc = pc;
+                    caller.at = at;
                     let from = caller.base as usize + usize::from(args.0);
                     let callee_base = caller.top as usize;
                     let top = callee_base + target.registers as usize;
@@ -583,7 +590,7 @@ impl<'env> Machine<'env> {
                         let len = self.frames.len();
                         self.frames.as_mut_ptr().add(len).write(CallFrame {
                             func: callee,
-                            pc: 0,
+                            at: 0,
                             base: callee_base as u32,
                             top: top as u32,
                             dst: dst.0,

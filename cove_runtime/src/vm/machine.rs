@@ -35,15 +35,25 @@ use crate::vm::tasks::Scheduler;
 pub(crate) struct CallFrame {
     /// The function running in it.
     pub(crate) func: FunctionId,
-    /// Where it resumes: kept up to date for every frame but the innermost,
-    /// whose pc the dispatch loop holds in a local.
-    pub(crate) pc: u32,
+    /// Where it resumes, as a byte offset into its function's code: kept
+    /// up to date for every frame but the innermost, whose place the
+    /// dispatch loop holds in a local. Bytes, not instructions, because a
+    /// call and a return then convert with an add instead of a multiply
+    /// and a divide; [`CallFrame::pc`] gives the instruction's index.
+    pub(crate) at: u32,
     /// Its first register's index in the stack.
     pub(crate) base: u32,
     /// One past its last register: where a callee's window starts.
     pub(crate) top: u32,
     /// The caller's register its result goes to.
     pub(crate) dst: u16,
+}
+
+impl CallFrame {
+    /// The index of the instruction the frame resumes at.
+    pub(crate) fn pc(&self) -> u32 {
+        self.at / std::mem::size_of::<cove_ir::op::Instr>() as u32
+    }
 }
 
 /// What the program says, digested once a run for the machine's use.
@@ -250,7 +260,7 @@ impl<'env> Machine<'env> {
         self.frames.clear();
         self.frames.push(CallFrame {
             func,
-            pc: 0,
+            at: 0,
             base: 0,
             top: registers as u32,
             dst: 0,
@@ -268,7 +278,7 @@ impl<'env> Machine<'env> {
             .enumerate()
             .rev()
             .map(|(i, frame)| {
-                let resume = if i == last { pc } else { frame.pc as usize };
+                let resume = if i == last { pc } else { frame.pc() as usize };
                 frame_at(
                     self.program,
                     frame.func,
