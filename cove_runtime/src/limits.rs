@@ -3,7 +3,8 @@
 //!
 //! All limits are checked where checking is already paid for: fuel and the
 //! interrupt at the safepoint the dispatch loop stops at every
-//! [`SAFEPOINT_STRIDE`](crate::vm::exec::SAFEPOINT_STRIDE) instructions, the
+//! [`SAFEPOINT_STRIDE`](crate::vm::exec::SAFEPOINT_STRIDE) instructions (a
+//! run with fuel exactly; any other at its next taken jump or call), the
 //! heap after a collection, the call depth at a call, the task count at a
 //! spawn. No limit costs an instruction anything.
 

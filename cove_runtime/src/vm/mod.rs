@@ -320,8 +320,10 @@ where
             args.into_iter().for_each(crate::heap::convert::dispose);
             entered?;
             let result = match debugger {
-                Some(debugger) => machine.run(scope, &Watched { debugger }),
-                None => machine.run(scope, &Unwatched),
+                Some(debugger) => machine.run::<_, false>(scope, &Watched { debugger }),
+                // Fuel is exact only when every instruction is checked.
+                None if machine.fuel.is_some() => machine.run::<_, false>(scope, &Unwatched),
+                None => machine.run::<_, true>(scope, &Unwatched),
             };
             executed = machine.executed;
             let bits = result?;
