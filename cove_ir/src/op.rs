@@ -379,6 +379,14 @@ instruction_set! {
     DivInt = "div.int" { dst: DstNum, a: SrcNum, b: SrcNum }
     /// `dst = a % b`, with the sign of `a`; a zero divisor is a runtime error.
     RemInt = "rem.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a / value`, truncated toward zero. The verifier refuses a
+    /// `value` of 0 or -1, the two divisors that can fail (by zero, and
+    /// `Int.MIN / -1`), so this never does: a division by a constant pays
+    /// for no check.
+    DivIntImm = "div.int.imm" { dst: DstNum, a: SrcNum, value: Imm }
+    /// `dst = a % value`, with the sign of `a`. As for `div.int.imm`, the
+    /// verifier refuses a `value` of 0 or -1, so this never fails.
+    RemIntImm = "rem.int.imm" { dst: DstNum, a: SrcNum, value: Imm }
     /// `dst = -a`; negating `Int.MIN` is a runtime error.
     NegInt = "neg.int" { dst: DstNum, a: SrcNum }
     /// `dst = a & b`.

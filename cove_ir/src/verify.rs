@@ -498,6 +498,19 @@ impl<'p> Checker<'p> {
             }
         }
 
+        // A division by a constant carries no check of its own.
+        if let Instr::DivIntImm { value, .. } | Instr::RemIntImm { value, .. } = *instr
+            && (value == 0 || value == -1)
+        {
+            self.fail(
+                at,
+                format!(
+                    "the divisor {value} can fail, which {} never does: it needs the register form",
+                    instr.opcode().mnemonic()
+                ),
+            );
+        }
+
         // The checks that need the opcode's meaning: the classes of `any`
         // registers and of runs, indices into a struct or enum, arities.
         for (register, class, what) in self.context(at, f, instr) {

@@ -784,3 +784,32 @@ proptest! {
         prop_assert_eq!(verify::program(&program).is_ok(), errors.is_empty());
     }
 }
+
+#[test]
+fn a_division_by_an_immediate_that_can_fail_is_rejected() {
+    for op in ["div.int.imm", "rem.int.imm"] {
+        for divisor in [0, -1] {
+            rejects(
+                H,
+                &format!("  @0 {op} r0, r1, {divisor}\n  @1 return r0\n"),
+                Some(0),
+                &format!("the divisor {divisor} can fail"),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_division_by_any_other_immediate_verifies() {
+    for op in ["div.int.imm", "rem.int.imm"] {
+        for divisor in [i32::MIN, -2, 1, 2, 7, i32::MAX] {
+            assert_eq!(
+                faults(&format!(
+                    "fn f1 main in m\n{H}  @0 load.int r1, 5\n  @1 {op} r0, r1, {divisor}\n  @2 return r0\n"
+                )),
+                vec![],
+                "{op} {divisor}"
+            );
+        }
+    }
+}

@@ -537,6 +537,23 @@ impl FnCx<'_> {
                 return self.done(dst, Program::INT, want);
             }
         }
+        // A constant divisor other than 0 and -1 cannot fail, so its
+        // instruction carries no check (the verifier holds it to that).
+        if l.ty == Program::INT
+            && matches!(op, BinOp::Div | BinOp::Rem)
+            && let (Some(n), Some(a)) = (self.small_int(b), l.reg)
+            && n != 0
+            && n != -1
+        {
+            self.release(l);
+            let dst = self.dst(want, false);
+            self.e.emit(if op == BinOp::Div {
+                Instr::DivIntImm { dst, a, value: n }
+            } else {
+                Instr::RemIntImm { dst, a, value: n }
+            });
+            return self.done(dst, Program::INT, want);
+        }
         let hint = (l.ty != ERROR && l.ty != NEVER).then_some(l.ty);
         let r = self.operand(b, hint);
         self.binary_values(op, l, r, span, want)

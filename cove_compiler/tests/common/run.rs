@@ -282,6 +282,12 @@ impl Machine<'_> {
                     }
                     set!(dst, ov!(g!(a).int().checked_rem(g!(b).int())))
                 }
+                Instr::DivIntImm { dst, a, value } => {
+                    set!(dst, ov!(g!(a).int().checked_div(i64::from(value))))
+                }
+                Instr::RemIntImm { dst, a, value } => {
+                    set!(dst, ov!(g!(a).int().checked_rem(i64::from(value))))
+                }
                 Instr::NegInt { dst, a } => set!(dst, ov!(g!(a).int().checked_neg())),
                 Instr::AndInt { dst, a, b } => set!(dst, int(g!(a).int() & g!(b).int())),
                 Instr::OrInt { dst, a, b } => set!(dst, int(g!(a).int() | g!(b).int())),

@@ -5,7 +5,8 @@
 //! without a bounds check. That is sound only if every register an
 //! instruction names is inside its function's frame, every jump lands inside
 //! the function, the code cannot run off its end, and every call passes as
-//! many arguments as the callee has parameters and registers for. Those are
+//! many arguments as the callee has parameters and registers for, and no
+//! division by an immediate can fail (its divisor is neither 0 nor -1). Those are
 //! checked here, once per `Vm`, in one pass over the code; so is the class
 //! (num or ref) of every register an opcode fixes, which is what keeps the
 //! precise collector from mistaking an integer for a reference.
@@ -128,6 +129,11 @@ fn instr(program: &Program, function: &Function, instr: &Instr) -> Result<(), St
                 builtin.name(),
                 builtin.signature().arity()
             ));
+        }
+        Instr::DivIntImm { value, .. } | Instr::RemIntImm { value, .. }
+            if value == 0 || value == -1 =>
+        {
+            return Err(format!("the divisor {value} can fail"));
         }
         Instr::LoadConst { dst, constant } => {
             let is_ref = program.constants[constant.0 as usize].is_ref();
