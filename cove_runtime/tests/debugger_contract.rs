@@ -533,7 +533,32 @@ fn a_debugger_that_panics_ends_the_run_with_an_internal_error_not_a_host_panic()
     let outcome = Vm::new(&program)
         .with_debugger(&dbg)
         .run_entry("m", "main", vec![]);
-    assert_eq!(outcome.unwrap_err().kind, ErrorKind::Internal);
+    let error = outcome.unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Internal);
+    assert_eq!(error.message, "the debugger panicked: the debugger failed");
+    // It is located where the debugger stopped: the loop in main.
+    assert_eq!(error.backtrace[0].function, "m.main", "{error}");
+}
+
+#[test]
+fn after_a_debugger_panics_at_stop_n_the_vm_counts_the_n_instructions_that_ran() {
+    let program = compile(&LOOP.replace("100", "5000"));
+    for n in [0, 1, 2000, u64::from(SAFEPOINT_STRIDE) * 3] {
+        let stops = AtomicU64::new(0);
+        let dbg = tap(|_| {
+            if stops.fetch_add(1, Ordering::Relaxed) == n {
+                panic!("stop {n}");
+            }
+            Resume::Go
+        });
+        let mut vm = Vm::new(&program).with_debugger(&dbg);
+        let error = vm.run_entry("m", "main", vec![]).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Internal, "{error}");
+        // The debugger saw n + 1 stops and panicked in the last, before its
+        // instruction ran.
+        assert_eq!(stops.load(Ordering::Relaxed), n + 1);
+        assert_eq!(vm.instructions(), n, "panicked at stop {n}");
+    }
 }
 
 const SPAWNS: &str = "fn work(n: Int) -> Int {\n  var parts = List[String]()\n  for i in 0..n {\n    parts.push(\"{i}\")\n  }\n  parts.length()\n}\n\nexport fn main() -> Int {\n  let a = spawn work(300)\n  let b = spawn work(200)\n  a.join() + b.join()\n}\n";

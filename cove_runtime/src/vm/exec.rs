@@ -114,6 +114,22 @@ impl<'d> Watch<'d> for Watched<'d> {
     }
 }
 
+/// The fault of a debugger that panicked, with its message when it has one.
+#[cold]
+fn debugger_panicked(panic: &(dyn std::any::Any + Send)) -> Fault {
+    let why = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str));
+    Fault::new(
+        ErrorKind::Internal,
+        match why {
+            Some(why) => format!("the debugger panicked: {why}"),
+            None => "the debugger panicked".to_string(),
+        },
+    )
+}
+
 fn overflow(what: &str) -> Fault {
     Fault::new(ErrorKind::Overflow, format!("integer overflow in {what}"))
 }
@@ -362,11 +378,20 @@ impl<'env> Machine<'env> {
                     pc: pc!() as u32,
                     task: self.task,
                 };
-                if watch.at(&stop) == Resume::Halt {
-                    // The halted instruction never ran: give back its count.
+                // A debugger's panic is caught here, not where the task
+                // started, so the run still counts what it ran and says
+                // where it was.
+                let resume =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| watch.at(&stop)));
+                if !matches!(resume, Ok(Resume::Go)) {
+                    // The instruction the debugger stopped before never ran:
+                    // give back its count.
                     remaining += 1;
                     ip = unsafe { ip.add(1) };
-                    fail!(Fault::new(ErrorKind::Halted, "halted by the debugger"));
+                    fail!(match resume {
+                        Ok(_) => Fault::new(ErrorKind::Halted, "halted by the debugger"),
+                        Err(panic) => debugger_panicked(&*panic),
+                    });
                 }
             }
             ip = unsafe { ip.add(1) };
