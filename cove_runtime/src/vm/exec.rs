@@ -1,4 +1,4 @@
-//! The dispatch loop: one `match` over [`Instr`], compiled twice.
+//! The dispatch loop: one `match` over [`Instr`], compiled three times.
 //!
 //! `Machine::run` is generic over a `Watch`: `Watched` calls the
 //! debugger before every instruction, `Unwatched` is a zero-sized type whose
