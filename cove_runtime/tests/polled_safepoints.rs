@@ -5,29 +5,18 @@
 //! code has; and an interrupt still ends it when the only thing it does for
 //! a long while is run straight-line code.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use cove_ir::program::Program;
-use cove_runtime::vm::debug::{Debugger, Resume, Stop};
 use cove_runtime::vm::exec::SAFEPOINT_STRIDE;
 use cove_runtime::{ErrorKind, Limits, Vm};
 
+mod support;
+use support::Counter;
+
 fn compile(source: &str) -> Program {
     cove_compiler::compile_module("m", source).unwrap_or_else(|d| panic!("{d}"))
-}
-
-/// Counts the stops of the task the `Vm` ran.
-#[derive(Default)]
-struct Counter(AtomicU64);
-
-impl Debugger for Counter {
-    fn at(&self, stop: &Stop<'_>) -> Resume {
-        if stop.task() == 0 {
-            self.0.fetch_add(1, Ordering::Relaxed);
-        }
-        Resume::Go
-    }
 }
 
 /// A function of `n` additions and no jump: longer than a stride when `n`

@@ -31,7 +31,7 @@ use cove_runtime::vm::exec::SAFEPOINT_STRIDE;
 use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
 
 mod support;
-use support::Captured;
+use support::{Captured, Counter};
 
 /// Compiles `source` as module `m`, or fails the test with its diagnostics.
 fn compile(source: &str) -> Program {
@@ -55,16 +55,17 @@ enum Mode {
 /// A fuelled run gets this much fuel, which no test program comes near.
 const PLENTY: u64 = u64::MAX / 4;
 
-/// Counts the stops of the task the `Vm` ran.
-#[derive(Default)]
-struct Counter(AtomicU64);
-
-impl Debugger for Counter {
-    fn at(&self, stop: &Stop<'_>) -> Resume {
-        if stop.task() == 0 {
-            self.0.fetch_add(1, Ordering::Relaxed);
-        }
-        Resume::Go
+/// A `Vm` for `program` in `mode`: fuel for `Mode::Fuelled`, `counter` as
+/// the debugger for `Mode::Watched`.
+fn vm_in<'a>(mode: Mode, program: &'a Program, counter: &'a Counter) -> Vm<'a> {
+    let vm = Vm::new(program);
+    match mode {
+        Mode::Polled => vm,
+        Mode::Fuelled => vm.with_limits(Limits {
+            fuel: Some(PLENTY),
+            ..Limits::default()
+        }),
+        Mode::Watched => vm.with_debugger(counter),
     }
 }
 
@@ -1763,17 +1764,7 @@ fn an_interrupt_pending_before_a_run_stops_it_at_its_first_safepoint_exactly_or_
         let stops = first_stops(&program, entry, (stride + longest_turn + 2) as usize);
         for mode in [Mode::Polled, Mode::Fuelled, Mode::Watched] {
             let counter = Counter::default();
-            let mut vm = Vm::new(&program);
-            match mode {
-                Mode::Polled => {}
-                Mode::Fuelled => {
-                    vm = vm.with_limits(Limits {
-                        fuel: Some(PLENTY),
-                        ..Limits::default()
-                    })
-                }
-                Mode::Watched => vm = vm.with_debugger(&counter),
-            }
+            let mut vm = vm_in(mode, &program, &counter);
             vm.interrupt_handle().interrupt();
             let error = vm.run_entry("m", entry, vec![]).unwrap_err();
             assert_eq!(
@@ -1882,17 +1873,7 @@ fn a_backtrace_through_two_modules_names_each_frames_own_file_and_line_in_every_
     let mut first: Option<(RunError, u64)> = None;
     for mode in [Mode::Polled, Mode::Fuelled, Mode::Watched] {
         let counter = Counter::default();
-        let mut vm = Vm::new(&program);
-        match mode {
-            Mode::Polled => {}
-            Mode::Fuelled => {
-                vm = vm.with_limits(Limits {
-                    fuel: Some(PLENTY),
-                    ..Limits::default()
-                })
-            }
-            Mode::Watched => vm = vm.with_debugger(&counter),
-        }
+        let mut vm = vm_in(mode, &program, &counter);
         let error = vm.run_entry("app", "main", vec![]).unwrap_err();
         assert_eq!(error.kind, ErrorKind::DivisionByZero, "{mode:?}");
         let frames: Vec<(&str, bool, Option<u32>)> = error

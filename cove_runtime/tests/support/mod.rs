@@ -1,8 +1,11 @@
 //! What the runtime's integration tests share: a writer to install as a
-//! run's output and read back after it.
+//! run's output and read back after it, and a debugger that counts stops.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+use cove_runtime::vm::debug::{Debugger, Resume, Stop};
 
 /// A writer the test can read back after the run; its clones share one
 /// buffer, so the test keeps one and gives the `Vm` another.
@@ -28,5 +31,20 @@ impl Captured {
     #[allow(dead_code)] // Not every test file reads the text this way.
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.0.lock().expect("the capture lock")).into_owned()
+    }
+}
+
+/// A debugger that counts the stops of the task the `Vm` ran (task 0): what
+/// `Vm::instructions()` must equal after a watched run.
+#[allow(dead_code)] // Not every test file watches its runs.
+#[derive(Default)]
+pub struct Counter(pub AtomicU64);
+
+impl Debugger for Counter {
+    fn at(&self, stop: &Stop<'_>) -> Resume {
+        if stop.task() == 0 {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+        Resume::Go
     }
 }
