@@ -156,27 +156,6 @@ pub(crate) fn unwrap_none() -> Fault {
     Fault::new(ErrorKind::UnwrapNone, "unwrap of None")
 }
 
-/// The decimal text of `n`, written into `buf`; the slice of it used.
-#[inline]
-pub(crate) fn itoa(n: i64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut at = buf.len();
-    let negative = n < 0;
-    let mut m = n.unsigned_abs();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (m % 10) as u8;
-        m /= 10;
-        if m == 0 {
-            break;
-        }
-    }
-    if negative {
-        at -= 1;
-        buf[at] = b'-';
-    }
-    &buf[at..]
-}
-
 impl<'env> Machine<'env> {
     /// Runs the task from its current frame until the entry frame returns,
     /// and gives the returned bits.
@@ -523,9 +502,9 @@ impl<'env> Machine<'env> {
                     set!(dst, u64::from(v))
                 }
                 Instr::ToStrInt { dst, src } => {
-                    let mut buf = [0u8; 20];
-                    let text = itoa(int!(src), &mut buf);
-                    let r = attempt!(self.heap.alloc_str(text));
+                    let mut buf = itoa::Buffer::new();
+                    let text = buf.format(int!(src));
+                    let r = attempt!(self.heap.alloc_str(text.as_bytes()));
                     set!(dst, r);
                     gc_point!();
                 }
@@ -678,10 +657,15 @@ impl<'env> Machine<'env> {
                     base: args,
                     count,
                 } => {
+                    // Copied out of the stack, which the builtin may grow.
+                    // Word by word: a call to `memcpy` for one to four words
+                    // would cost more than the copy.
                     let mut buf = [0u64; 4];
                     let given = window!(args, count);
                     let n = given.len().min(4);
-                    buf[..n].copy_from_slice(&given[..n]);
+                    for (slot, word) in buf.iter_mut().zip(given) {
+                        *slot = *word;
+                    }
                     sync!();
                     let r = attempt!(self.builtin(builtin, &buf[..n]));
                     refresh!();
