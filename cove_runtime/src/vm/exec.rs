@@ -582,16 +582,21 @@ impl<'env> Machine<'env> {
                 } => {
                     // The depth limit is checked only when the frame stack
                     // has no room: see `Machine::room`.
-                    if self.frames.len() >= self.room {
+                    let depth = self.frames.len();
+                    if depth >= self.room {
                         attempt!(self.grow_frames());
                     }
+                    // The frame stack's pointer, read once: the stores below
+                    // go through raw pointers, and the compiler would
+                    // otherwise read `self.frames` again after them.
+                    let frames = self.frames.as_mut_ptr();
                     // SAFETY: `check` proved the callee exists, and the
                     // table has an entry for every function.
                     let target = unsafe { *self.callees.get_unchecked(callee.index()) };
                     let at = at!();
                     // SAFETY: the loop runs only while the entry frame is
-                    // on the stack, so there is a caller.
-                    let caller = unsafe { self.frames.last_mut().unwrap_unchecked() };
+                    // on the stack, so there is a caller, at `depth - 1`.
+                    let caller = unsafe { &mut *frames.add(depth - 1) };
                     caller.at = at;
                     let from = caller.base as usize + usize::from(args.0);
                     let callee_base = caller.top as usize;
@@ -636,16 +641,15 @@ impl<'env> Machine<'env> {
                         self.poison(callee, window, count);
                         regs = window;
                         // SAFETY: `room` is at most the capacity, and the
-                        // length was below it, checked above.
-                        let len = self.frames.len();
-                        self.frames.as_mut_ptr().add(len).write(CallFrame {
+                        // depth was below it, checked above.
+                        frames.add(depth).write(CallFrame {
                             func: callee,
                             at: 0,
                             base: callee_base as u32,
                             top: top as u32,
                             dst: dst.0,
                         });
-                        self.frames.set_len(len + 1);
+                        self.frames.set_len(depth + 1);
                     }
                     code = target.code;
                     ip = code;
