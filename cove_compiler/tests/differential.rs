@@ -87,10 +87,16 @@ fn expr(rng: &mut Rng, env: &[V; 6], ty: T, depth: u32) -> (String, V) {
             let (V::I(xv), V::I(yv)) = (xv, yv) else {
                 unreachable!()
             };
-            match rng.below(3) {
+            // A division or remainder is by a literal, never 0: most
+            // compile to the unchecked immediate forms, -1 to the checked
+            // register ones.
+            let k = [-7, -3, -2, -1, 1, 2, 3, 5, 7, 1000][rng.below(10) as usize];
+            match rng.below(5) {
                 0 => (format!("({x} + {y})"), V::I(xv + yv)),
                 1 => (format!("({x} - {y})"), V::I(xv - yv)),
-                _ => (format!("({x} * {y})"), V::I(xv * yv)),
+                2 => (format!("({x} * {y})"), V::I(xv * yv)),
+                3 => (format!("({x} / {k})"), V::I(xv / k)),
+                _ => (format!("({x} % {k})"), V::I(xv % k)),
             }
         }
         (T::Int, 1) => {
