@@ -963,9 +963,10 @@ impl<'env> Machine<'env> {
     #[cold]
     #[inline(never)]
     fn pause(&mut self, remaining: i64, pc: usize) -> Result<(), Fault> {
-        self.executed += (i64::from(self.chunk) - remaining) as u64;
         // The stride is counted; a fault from here on settles nothing twice.
-        self.chunk = 0;
+        // No fuel comes back: an exact loop pauses at 0, a polled one has
+        // none.
+        self.settle(remaining);
         #[cfg(feature = "sampled-profile")]
         if let (Some(sampled), Some(frame)) = (&mut self.sampled, self.frames.last()) {
             sampled.sample(self.program.function(frame.func), pc);

@@ -64,9 +64,8 @@ pub(crate) struct Digest {
     pub(crate) ref_registers: Vec<Vec<u16>>,
     /// Per type, whether its values are references.
     pub(crate) type_is_ref: Vec<bool>,
-    /// Per function, one past its last ref register (0 if it has none):
-    /// how much of a new frame a call clears. See [`Callee::clear_to`].
-    pub(crate) clear_to: Vec<u16>,
+    /// Per function, what a call or a return needs of it.
+    pub(crate) callees: Vec<Callee>,
 }
 
 /// What a call or a return needs of a function, packed in 16 bytes: the
@@ -90,6 +89,13 @@ pub(crate) struct Callee {
     pub(crate) clear_to: u32,
 }
 
+// SAFETY: `code` points into a program the `Vm` borrows, unchanged, for
+// as long as the digest that holds the table lives; the tasks that share
+// the table only read through it.
+unsafe impl Send for Callee {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for Callee {}
+
 impl Digest {
     pub(crate) fn of(program: &Program) -> Digest {
         Digest {
@@ -107,14 +113,17 @@ impl Digest {
                 })
                 .collect(),
             type_is_ref: program.types.iter().map(|t| t.is_ref()).collect(),
-            clear_to: program
+            callees: program
                 .functions
                 .iter()
-                .map(|f| {
-                    f.refs
+                .map(|f| Callee {
+                    code: f.code.as_ptr(),
+                    registers: u32::from(f.registers),
+                    clear_to: f
+                        .refs
                         .iter()
                         .rposition(|r| *r)
-                        .map_or(0, |last| last as u16 + 1)
+                        .map_or(0, |last| last as u32 + 1),
                 })
                 .collect(),
         }
@@ -170,8 +179,9 @@ pub struct Machine<'env> {
     /// beyond the check a push makes anyway; the capacity never shrinks, so
     /// this never passes it.
     pub(crate) room: usize,
-    /// Per function, what a call or a return needs of it.
-    pub(crate) callees: Vec<Callee>,
+    /// Per function, what a call or a return needs of it: the run's
+    /// table, in the digest.
+    pub(crate) callees: &'env [Callee],
     /// The rejected design: see [`crate::vm::sampled`].
     #[cfg(feature = "sampled-profile")]
     pub(crate) sampled: Option<Box<crate::vm::sampled::SampledProfile>>,
@@ -210,17 +220,7 @@ impl<'env> Machine<'env> {
             task,
             max_depth: limits.max_call_depth,
             room: 0,
-            callees: shared
-                .program
-                .functions
-                .iter()
-                .zip(&shared.digest.clear_to)
-                .map(|(f, clear_to)| Callee {
-                    code: f.code.as_ptr(),
-                    registers: u32::from(f.registers),
-                    clear_to: u32::from(*clear_to),
-                })
-                .collect(),
+            callees: &shared.digest.callees,
             #[cfg(feature = "sampled-profile")]
             sampled: None,
         })
