@@ -605,6 +605,26 @@ impl Instr {
             _ => None,
         }
     }
+
+    /// The divisor of a `div.int.imm` or `rem.int.imm` that could fail,
+    /// which the verifier refuses: see [`can_divide_unchecked`].
+    pub fn failing_divisor(&self) -> Option<i32> {
+        match *self {
+            Instr::DivIntImm { value, .. } | Instr::RemIntImm { value, .. }
+                if !can_divide_unchecked(value) =>
+            {
+                Some(value)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Whether a division or remainder by `divisor` can never fail, and so may
+/// be `div.int.imm` or `rem.int.imm`: every divisor but 0 (division by
+/// zero) and -1 (`Int.MIN / -1` overflows).
+pub fn can_divide_unchecked(divisor: i32) -> bool {
+    divisor != 0 && divisor != -1
 }
 
 impl fmt::Display for Opcode {

@@ -499,9 +499,7 @@ impl<'p> Checker<'p> {
         }
 
         // A division by a constant carries no check of its own.
-        if let Instr::DivIntImm { value, .. } | Instr::RemIntImm { value, .. } = *instr
-            && (value == 0 || value == -1)
-        {
+        if let Some(value) = instr.failing_divisor() {
             self.fail(
                 at,
                 format!(

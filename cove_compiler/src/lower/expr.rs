@@ -542,8 +542,7 @@ impl FnCx<'_> {
         if l.ty == Program::INT
             && matches!(op, BinOp::Div | BinOp::Rem)
             && let (Some(n), Some(a)) = (self.small_int(b), l.reg)
-            && n != 0
-            && n != -1
+            && cove_ir::op::can_divide_unchecked(n)
         {
             self.release(l);
             let dst = self.dst(want, false);

@@ -104,6 +104,9 @@ fn instr(program: &Program, function: &Function, instr: &Instr) -> Result<(), St
             _ => {}
         }
     }
+    if let Some(value) = instr.failing_divisor() {
+        return Err(format!("the divisor {value} can fail"));
+    }
     match *instr {
         Instr::Call { func, count, .. } | Instr::Spawn { func, count, .. } => {
             let callee = program.function(func);
@@ -129,11 +132,6 @@ fn instr(program: &Program, function: &Function, instr: &Instr) -> Result<(), St
                 builtin.name(),
                 builtin.signature().arity()
             ));
-        }
-        Instr::DivIntImm { value, .. } | Instr::RemIntImm { value, .. }
-            if value == 0 || value == -1 =>
-        {
-            return Err(format!("the divisor {value} can fail"));
         }
         Instr::LoadConst { dst, constant } => {
             let is_ref = program.constants[constant.0 as usize].is_ref();
