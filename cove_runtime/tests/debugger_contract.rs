@@ -16,30 +16,14 @@ use cove_runtime::vm::exec::SAFEPOINT_STRIDE;
 use cove_runtime::{ErrorKind, Limits, Value, Vm};
 
 mod support;
-use support::Captured;
+use support::{Captured, Tap};
 
 fn compile(source: &str) -> Program {
     cove_compiler::compile_module("m", source).unwrap_or_else(|d| panic!("{d}"))
 }
 
-/// A debugger made of a closure, following spawned tasks or not.
-struct Tap<F> {
-    at: F,
-    follow: bool,
-}
-
-impl<F: Fn(&Stop<'_>) -> Resume + Sync> Debugger for Tap<F> {
-    fn at(&self, stop: &Stop<'_>) -> Resume {
-        (self.at)(stop)
-    }
-
-    fn follows_tasks(&self) -> bool {
-        self.follow
-    }
-}
-
 fn tap<F: Fn(&Stop<'_>) -> Resume + Sync>(at: F) -> Tap<F> {
-    Tap { at, follow: false }
+    Tap::new(at)
 }
 
 /// Sums 0..n in a loop; `total` is live inside it.

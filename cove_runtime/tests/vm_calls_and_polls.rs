@@ -31,7 +31,7 @@ use cove_runtime::vm::exec::SAFEPOINT_STRIDE;
 use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
 
 mod support;
-use support::{Captured, Counter};
+use support::{Captured, Counter, Tap};
 
 /// Compiles `source` as module `m`, or fails the test with its diagnostics.
 fn compile(source: &str) -> Program {
@@ -565,32 +565,6 @@ fn under_gc_stress_a_debugger_reads_every_outer_frames_references_at_the_deepest
             ])),
             "frame {i}"
         );
-    }
-}
-
-/// Wraps a closure as a debugger, which follows spawned tasks or not.
-struct Tap<F> {
-    at: F,
-    follow: bool,
-}
-
-impl<F: Fn(&Stop<'_>) -> Resume + Sync> Tap<F> {
-    fn new(at: F) -> Tap<F> {
-        Tap { at, follow: false }
-    }
-
-    fn following(at: F) -> Tap<F> {
-        Tap { at, follow: true }
-    }
-}
-
-impl<F: Fn(&Stop<'_>) -> Resume + Sync> Debugger for Tap<F> {
-    fn at(&self, stop: &Stop<'_>) -> Resume {
-        (self.at)(stop)
-    }
-
-    fn follows_tasks(&self) -> bool {
-        self.follow
     }
 }
 

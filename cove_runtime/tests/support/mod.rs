@@ -1,5 +1,6 @@
 //! What the runtime's integration tests share: a writer to install as a
-//! run's output and read back after it, and a debugger that counts stops.
+//! run's output and read back after it, a debugger that counts stops, and
+//! one made of a closure.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -46,5 +47,35 @@ impl Debugger for Counter {
             self.0.fetch_add(1, Ordering::Relaxed);
         }
         Resume::Go
+    }
+}
+
+/// A debugger made of a closure, following spawned tasks or not.
+#[allow(dead_code)] // Not every test file watches its runs.
+pub struct Tap<F> {
+    at: F,
+    follow: bool,
+}
+
+#[allow(dead_code)] // Not every test file watches its runs.
+impl<F: Fn(&Stop<'_>) -> Resume + Sync> Tap<F> {
+    /// Watches only the task the `Vm` ran.
+    pub fn new(at: F) -> Tap<F> {
+        Tap { at, follow: false }
+    }
+
+    /// Watches spawned tasks too.
+    pub fn following(at: F) -> Tap<F> {
+        Tap { at, follow: true }
+    }
+}
+
+impl<F: Fn(&Stop<'_>) -> Resume + Sync> Debugger for Tap<F> {
+    fn at(&self, stop: &Stop<'_>) -> Resume {
+        (self.at)(stop)
+    }
+
+    fn follows_tasks(&self) -> bool {
+        self.follow
     }
 }
