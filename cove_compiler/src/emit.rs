@@ -5,10 +5,16 @@
 //! ref) is fixed the first time it is handed out and never changes, which is
 //! what the collector's reference map (`Function::refs`) requires; a freed
 //! register goes back to its class's pool and the lowest free one of the
-//! class is reused first, so frames stay small. Call arguments need
-//! *consecutive* registers whose classes follow the callee's parameters:
+//! class is reused first, so frames stay small. Arguments need
+//! *consecutive* registers whose classes follow the parameters:
 //! [`Emitter::alloc_window`] finds the lowest run of free registers with
-//! that class pattern, growing the frame only when none fits.
+//! that class pattern, growing the frame only when none fits. A call to a
+//! Cove function takes more: its window becomes the callee's frame, which
+//! lies over every register after it, so [`Emitter::call_window`] looks
+//! only above the highest register in use ([`Emitter::top`]). Registers
+//! pinned for loop constants live for the whole function but are made
+//! lazily, possibly above a window already emitted; [`Emitter::finish`]
+//! renumbers them to just after the parameters, below every window.
 //!
 //! Jumps are emitted to [`Label`]s and patched when the function is done,
 //! so the lowering can branch forward without knowing where to.
@@ -23,7 +29,7 @@
 //! bound next; anything else emitted or bound first puts the pair back as
 //! it was, so no pc ever has to be renumbered.
 
-use cove_ir::op::{Instr, Operand, Reg};
+use cove_ir::op::{Instr, Operand, OperandKind, Reg};
 
 /// A jump target, bound to a program counter with [`Emitter::bind`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +60,9 @@ pub(crate) struct Emitter {
     pub prologue: Vec<Instr>,
     /// A guarded return not yet confirmed: see the module documentation.
     guard: Option<Guard>,
+    /// The pinned registers, lowest first: [`Emitter::finish`] moves them
+    /// down, to just after the parameters.
+    pins: Vec<u16>,
 }
 
 /// A compare-and-jump and the `return` after it, fused into the guarded
@@ -162,7 +171,33 @@ impl Emitter {
     /// A register no code has used and no code will be given: loaded once
     /// in the prologue, it holds a constant for the whole function.
     pub fn pin(&mut self, is_ref: bool) -> Reg {
-        self.grow(is_ref)
+        let r = self.grow(is_ref);
+        if !self.overflowed {
+            self.pins.push(r.0);
+        }
+        r
+    }
+
+    /// One past the highest register in use, not counting pins: where a
+    /// call's window may start. A callee's frame lies over the caller's
+    /// registers from its first argument up, so nothing the caller still
+    /// needs may be there. Pins, though they live for the whole function,
+    /// are not counted: [`Emitter::finish`] moves them below every window.
+    pub fn top(&self) -> usize {
+        (0..self.free.len())
+            .rev()
+            .find(|&r| !self.free[r] && !self.is_pin(r))
+            .map_or(0, |r| r + 1)
+    }
+
+    fn is_pin(&self, r: usize) -> bool {
+        self.pins.binary_search(&(r as u16)).is_ok()
+    }
+
+    /// Whether every register after `r` is free (or pinned): a call's
+    /// window may start at `r` itself.
+    pub fn is_top(&self, r: Reg) -> bool {
+        self.top() <= usize::from(r.0) + 1
     }
 
     /// Takes the registers right after `first` for the rest of an argument
@@ -203,11 +238,25 @@ impl Emitter {
     }
 
     /// `classes.len()` consecutive registers, register `base + i` of class
-    /// `classes[i]`: the argument window of a call.
+    /// `classes[i]`: the operands of an instruction that reads a window
+    /// (a builtin's arguments, a struct's fields), the lowest that fits.
     pub fn alloc_window(&mut self, classes: &[bool]) -> Reg {
         if classes.is_empty() {
             return Reg(0);
         }
+        self.window_from(0, classes)
+    }
+
+    /// The argument window of a call to a Cove function: like
+    /// [`Emitter::alloc_window`], but above every register in use (see
+    /// [`Emitter::top`]), since the callee's frame starts there. With no
+    /// arguments, the window is empty and only its place matters.
+    pub fn call_window(&mut self, classes: &[bool]) -> Reg {
+        let top = self.top();
+        self.window_from(top, classes)
+    }
+
+    fn window_from(&mut self, from: usize, classes: &[bool]) -> Reg {
         let n = self.classes.len();
         let fits = |start: usize, this: &Emitter| {
             classes.iter().enumerate().all(|(i, &c)| {
@@ -215,7 +264,7 @@ impl Emitter {
                 r >= n || (this.free[r] && this.classes[r] == c)
             })
         };
-        let start = (0..=n).find(|&s| fits(s, self)).unwrap_or(n);
+        let start = (from..=n).find(|&s| fits(s, self)).unwrap_or(n);
         if start + classes.len() > MAX_REGISTERS {
             self.overflowed = true;
             return Reg(0);
@@ -273,9 +322,11 @@ impl Emitter {
         self.emit(instr);
     }
 
-    /// The code (after the prologue), lines, reference map and frame size.
-    /// Every pc the lowering saw moves up by the prologue's length.
-    pub fn finish(mut self) -> (Vec<Instr>, Vec<u32>, Vec<bool>, u16) {
+    /// The code (after the prologue), lines, reference map, frame size, and
+    /// where each register the lowering saw went (see
+    /// [`Emitter::sink_pins`]). Every pc the lowering saw moves up by the
+    /// prologue's length.
+    pub fn finish(mut self, params: usize) -> Finished {
         self.unfuse();
         let shift = self.prologue.len() as u32;
         if shift > 0 {
@@ -308,9 +359,87 @@ impl Emitter {
                 self.code[at] = patched;
             }
         }
+        let moved = self.sink_pins(params);
         let registers = self.classes.len() as u16;
-        (self.code, self.lines, self.classes, registers)
+        Finished {
+            code: self.code,
+            lines: self.lines,
+            refs: self.classes,
+            registers,
+            moved,
+        }
     }
+
+    /// Renumbers the registers so the pins come right after the `params`
+    /// parameters, and gives each old register's new number.
+    ///
+    /// A pin is made when a loop first needs its constant, which may be
+    /// after calls were emitted whose windows (see [`Emitter::top`]) start
+    /// below the register it got; their callees would overwrite it. Below
+    /// every window it is safe. Every other register keeps its order, so
+    /// each window stays consecutive and above everything in use at its
+    /// call. A base of an empty window moves as a register there would.
+    fn sink_pins(&mut self, params: usize) -> Vec<u16> {
+        let n = self.classes.len();
+        let pins = std::mem::take(&mut self.pins);
+        let k = pins.len();
+        if k == 0 {
+            return (0..n as u16).collect();
+        }
+        debug_assert!(pins.iter().all(|&p| usize::from(p) >= params));
+        // Where a register that is not a pin goes, or an empty window
+        // starting at `r`: up by the number of pins above it.
+        let slot = |r: usize| {
+            if r < params {
+                r
+            } else {
+                r + k - pins.partition_point(|&p| usize::from(p) < r)
+            }
+        };
+        let moved: Vec<u16> = (0..n)
+            .map(|r| match pins.binary_search(&(r as u16)) {
+                Ok(m) => (params + m) as u16,
+                Err(_) => slot(r) as u16,
+            })
+            .collect();
+        let map = |r: Reg| Reg(moved.get(usize::from(r.0)).copied().unwrap_or(r.0));
+        for instr in &mut self.code {
+            let kinds = instr.opcode().operand_kinds();
+            let mut operands = instr.operands();
+            for i in 0..operands.len() {
+                let Operand::Reg(r) = operands[i] else {
+                    continue;
+                };
+                let empty = matches!(operands.get(i + 1), Some(Operand::Count(0)));
+                operands[i] = Operand::Reg(match kinds[i] {
+                    OperandKind::Base if empty || pins.binary_search(&r.0).is_err() => {
+                        Reg(slot(usize::from(r.0)).min(MAX_REGISTERS - 1) as u16)
+                    }
+                    _ => map(r),
+                });
+            }
+            if let Ok(renumbered) = Instr::from_operands(instr.opcode(), &operands) {
+                *instr = renumbered;
+            }
+        }
+        let mut classes = vec![false; n];
+        for (r, &to) in moved.iter().enumerate() {
+            classes[usize::from(to)] = self.classes[r];
+        }
+        self.classes = classes;
+        moved
+    }
+}
+
+/// A function's code and frame, as [`Emitter::finish`] leaves them.
+pub(crate) struct Finished {
+    pub code: Vec<Instr>,
+    pub lines: Vec<u32>,
+    /// `refs[r]`: whether register `r` is a ref register.
+    pub refs: Vec<bool>,
+    pub registers: u16,
+    /// `moved[r]`: the number the lowering's register `r` now has.
+    pub moved: Vec<u16>,
 }
 
 #[cfg(test)]
@@ -340,7 +469,7 @@ mod tests {
     }
 
     fn code(e: Emitter) -> Vec<Instr> {
-        e.finish().0
+        e.finish(0).code
     }
 
     #[test]
@@ -427,5 +556,112 @@ mod tests {
                 Instr::ReturnUnit {},
             ]
         );
+    }
+
+    #[test]
+    fn a_call_window_starts_above_every_register_in_use() {
+        let mut e = Emitter::new();
+        let low = e.alloc(false);
+        let _held = e.alloc(false);
+        e.free(low);
+        // r0 is free and of the right class, but r1 is in use above it.
+        assert_eq!(e.call_window(&[false]), Reg(2));
+        // An ordinary window takes the lowest free run.
+        assert_eq!(e.alloc_window(&[false]), Reg(0));
+    }
+
+    #[test]
+    fn only_a_register_with_nothing_in_use_above_it_is_the_top() {
+        let mut e = Emitter::new();
+        let a = e.alloc(false);
+        let b = e.alloc(true);
+        assert!(!e.is_top(a));
+        assert!(e.is_top(b));
+        e.free(b);
+        assert!(e.is_top(a));
+    }
+
+    /// A function of one parameter that calls with a window at r1, then
+    /// pins a constant (which lands at r2, inside the callee's frame), and
+    /// makes a call with no arguments.
+    fn pinned_after_a_call() -> Finished {
+        let mut e = Emitter::new();
+        let param = e.alloc(false);
+        let base = e.call_window(&[false]);
+        e.emit(Instr::Move {
+            dst: base,
+            src: param,
+        });
+        e.emit(Instr::Call {
+            dst: base,
+            func: cove_ir::program::FunctionId(0),
+            base,
+            count: 1,
+        });
+        let pin = e.pin(false);
+        e.prologue.push(Instr::LoadInt { dst: pin, value: 7 });
+        e.emit(Instr::AddInt {
+            dst: base,
+            a: base,
+            b: pin,
+        });
+        let empty = e.call_window(&[]);
+        e.emit(Instr::Call {
+            dst: base,
+            func: cove_ir::program::FunctionId(0),
+            base: empty,
+            count: 0,
+        });
+        e.emit(Instr::Return { src: base });
+        e.finish(1)
+    }
+
+    #[test]
+    fn a_pin_is_renumbered_below_every_call_window() {
+        let done = pinned_after_a_call();
+        // The parameter stays r0, the pin comes next, the window after it.
+        assert_eq!(done.moved, [0, 2, 1]);
+        assert_eq!(
+            done.code[..4],
+            [
+                Instr::LoadInt {
+                    dst: Reg(1),
+                    value: 7
+                },
+                Instr::Move {
+                    dst: Reg(2),
+                    src: Reg(0)
+                },
+                Instr::Call {
+                    dst: Reg(2),
+                    func: cove_ir::program::FunctionId(0),
+                    base: Reg(2),
+                    count: 1
+                },
+                Instr::AddInt {
+                    dst: Reg(2),
+                    a: Reg(2),
+                    b: Reg(1)
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn an_empty_window_stays_above_the_pins() {
+        let done = pinned_after_a_call();
+        // Made at r2, the pin's old number, above r1, which is still in
+        // use: renumbered, it is above both the pin (now r1) and that
+        // register (now r2), one past the frame's last register.
+        assert_eq!(
+            done.code[4],
+            Instr::Call {
+                dst: Reg(2),
+                func: cove_ir::program::FunctionId(0),
+                base: Reg(3),
+                count: 0
+            }
+        );
+        assert_eq!(done.registers, 3);
     }
 }

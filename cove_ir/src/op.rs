@@ -503,12 +503,19 @@ instruction_set! {
     /// `if opt is Some(_) { pc = target }`.
     JumpSome = "jump-some" { opt: SrcRef, target: Target }
     /// Calls `func` with the `count` registers from `base` as its arguments
-    /// and writes its result to `dst`. The arguments become the callee's
-    /// `r0..r{count}`; the callee's other ref registers start as 0, and its
-    /// other num registers hold unspecified bits until it writes them (the
-    /// compiler writes every local before it reads it). A call
-    /// deeper than the limit is a runtime error. The VM pushes a frame on
-    /// its own stack: a Cove call never recurses natively.
+    /// and writes its result to `dst`. The callee's frame is a window of the
+    /// caller's: its `r0..r{count}` *are* the caller's `base..base+count`,
+    /// not copies, and the rest of it lies over the caller's registers
+    /// after them. So the caller lends every register from `base` up: while
+    /// the callee runs they are the callee's, and after it returns those
+    /// after the arguments hold unspecified bits, except that ref registers
+    /// among them read as 0 (`None`), and the arguments hold what the callee
+    /// left in its parameters. The compiler puts a call's arguments above
+    /// every register it still needs. In the callee, ref registers after the
+    /// arguments start as 0, and num registers hold unspecified bits until
+    /// it writes them (the compiler writes every local before it reads it).
+    /// A call deeper than the limit is a runtime error. The VM pushes a
+    /// frame on its own stack: a Cove call never recurses natively.
     Call = "call" { dst: DstAny, func: Func, base: Base, count: Count }
     /// Calls the builtin with the `count` registers from `base` as its
     /// arguments (a method's receiver first) and writes its result to `dst`.

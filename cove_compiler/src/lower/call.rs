@@ -367,7 +367,8 @@ impl FnCx<'_> {
                 ERROR
             });
         }
-        let (base, count, window) = self.args_into_window(&params, receiver, args);
+        let call = matches!(callee, Callee::User(_)) && !spawn;
+        let (base, count, window) = self.args_into_window(&params, receiver, args, call);
         let class = self.is_ref(result);
         match callee {
             Callee::User(func) => {
@@ -383,6 +384,10 @@ impl FnCx<'_> {
                     self.free_window(window);
                     return self.done(dst, task, want);
                 }
+                debug_assert!(
+                    self.e.top() <= usize::from(base.0) + usize::from(count),
+                    "a register above a call's window is in use"
+                );
                 self.free_window(window);
                 let dst = self.dst(want, class);
                 self.e.emit(Instr::Call {
@@ -411,16 +416,34 @@ impl FnCx<'_> {
     /// Evaluates the arguments (after an optional evaluated receiver) into
     /// consecutive registers; returns the base, the count, and the
     /// registers to free afterwards.
+    ///
+    /// For `call`, a call to a Cove function, the window is the callee's
+    /// frame: it must start above every register in use (see
+    /// [`Emitter::top`](crate::emit::Emitter::top)), and only a temporary
+    /// may be used where it already is, since the callee may overwrite its
+    /// parameters' registers. Other windows are read and left as they were,
+    /// so a variable may serve in place.
     fn args_into_window(
         &mut self,
         params: &[TypeId],
         receiver: Option<Val>,
         args: &[Expr],
+        call: bool,
     ) -> (Reg, u16, Vec<Reg>) {
         let total = params.len() + usize::from(receiver.is_some());
         if total == 0 {
-            return (Reg(0), 0, Vec::new());
+            let base = if call {
+                self.e.call_window(&[])
+            } else {
+                Reg(0)
+            };
+            return (base, 0, Vec::new());
         }
+        let mut classes = Vec::with_capacity(total);
+        if let Some(r) = receiver {
+            classes.push(self.is_ref(r.ty));
+        }
+        classes.extend(params.iter().map(|t| self.is_ref(*t)));
         if total == 1 {
             let v = match receiver {
                 Some(r) => r,
@@ -432,15 +455,16 @@ impl FnCx<'_> {
             };
             let v = self.finish(v, Want::Any);
             return match v.reg {
+                Some(r) if call && !(v.temp && self.e.is_top(r)) => {
+                    let base = self.e.call_window(&classes);
+                    self.finish(v, Want::Into(base));
+                    (base, 1, vec![base])
+                }
                 Some(r) => (r, 1, if v.temp { vec![r] } else { Vec::new() }),
+                None if call => (self.e.call_window(&classes), 1, Vec::new()),
                 None => (Reg(0), 1, Vec::new()),
             };
         }
-        let mut classes = Vec::with_capacity(total);
-        if let Some(r) = receiver {
-            classes.push(self.is_ref(r.ty));
-        }
-        classes.extend(params.iter().map(|t| self.is_ref(*t)));
         // The first value (the receiver, or the first argument) is
         // evaluated where it likes; if the registers after it are free, the
         // window starts there and it is not moved. A `var` is not used in
@@ -448,7 +472,11 @@ impl FnCx<'_> {
         let first_in_place = receiver.is_some()
             || matches!(&args[0].kind, ExprKind::Name(n) if self.var(n).is_some());
         if !first_in_place {
-            let base = self.e.alloc_window(&classes);
+            let base = if call {
+                self.e.call_window(&classes)
+            } else {
+                self.e.alloc_window(&classes)
+            };
             for (i, a) in args.iter().enumerate() {
                 let reg = Reg(base.0.wrapping_add(i as u16));
                 let v = self.expr(a, Some(params[i]), Want::Into(reg));
@@ -469,13 +497,21 @@ impl FnCx<'_> {
         };
         let first = self.finish(first, Want::Any);
         let in_place = first.reg.filter(|&r| {
-            (first.temp || !self.is_mutable_reg(r) || !rest_args.iter().any(may_assign))
-                && self.e.window_after(r, &classes[1..])
+            let usable = if call {
+                first.temp && self.e.is_top(r)
+            } else {
+                first.temp || !self.is_mutable_reg(r) || !rest_args.iter().any(may_assign)
+            };
+            usable && self.e.window_after(r, &classes[1..])
         });
         let base = match in_place {
             Some(r) => r,
             None => {
-                let base = self.e.alloc_window(&classes);
+                let base = if call {
+                    self.e.call_window(&classes)
+                } else {
+                    self.e.alloc_window(&classes)
+                };
                 self.finish(first, Want::Into(base));
                 base
             }
@@ -592,7 +628,7 @@ impl FnCx<'_> {
         args: &[Expr],
         want: Want,
     ) -> Val {
-        let (base, count, window) = self.args_into_window(params, receiver, args);
+        let (base, count, window) = self.args_into_window(params, receiver, args, false);
         self.free_window(window);
         let dst = self.dst(want, self.is_ref(result));
         self.e.emit(Instr::CallBuiltin {

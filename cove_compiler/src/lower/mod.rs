@@ -309,12 +309,17 @@ pub(crate) fn lower_function(
     // piece of its range covers no pc.
     locals.retain(|l| !l.live.is_empty());
     let emitter = std::mem::take(&mut cx.e);
-    let (code, lines, refs, registers) = emitter.finish();
+    let done = emitter.finish(params.len());
+    for local in &mut locals {
+        if let Some(&to) = done.moved.get(usize::from(local.register.0)) {
+            local.register = Reg(to);
+        }
+    }
     let f = &mut program_of(cx).functions[id.index()];
-    f.code = code;
-    f.lines = lines;
-    f.refs = refs;
-    f.registers = registers;
+    f.code = done.code;
+    f.lines = done.lines;
+    f.refs = done.refs;
+    f.registers = done.registers;
     f.locals = locals;
 }
 

@@ -183,9 +183,16 @@ impl<'a> Frame<'a> {
         self.stop.program.line_of(self.function_id(), self.pc())
     }
 
-    /// Register `r`'s raw 64 bits; 0 for a register the function does not have.
+    /// Register `r`'s raw 64 bits; 0 for a register the function does not
+    /// have, or that a call in progress has lent to its callee (every
+    /// register from the callee's first argument up).
     pub fn register(&self, r: u16) -> u64 {
         if r >= self.function().registers {
+            return 0;
+        }
+        if let Some(callee) = self.stop.frames.get(self.index + 1)
+            && self.record().base as usize + usize::from(r) >= callee.base as usize
+        {
             return 0;
         }
         self.stop

@@ -302,9 +302,24 @@ impl<'env> Machine<'env> {
                     Some(caller) => {
                         // SAFETY: the caller's function id was checked when
                         // it was called, and its pc is inside its code.
-                        code = unsafe { self.callees.get_unchecked(caller.func.index()).code };
+                        let back = unsafe { *self.callees.get_unchecked(caller.func.index()) };
+                        code = back.code;
                         ip = unsafe { code.byte_add(caller.at as usize) };
                         regs = unsafe { self.stack.as_mut_ptr().add(caller.base as usize) };
+                        // The callee's frame lay over the caller's registers
+                        // from its first argument up, and left its own bits
+                        // there after its parameters. Those registers are
+                        // dead in the caller, but a ref register among them
+                        // would show the collector an integer: they are
+                        // cleared, up to the caller's last ref register. A
+                        // call with no ref register of the caller above its
+                        // arguments pays one comparison.
+                        let from = usize::from(done.lent);
+                        if from < back.clear_to as usize {
+                            // SAFETY: the caller's frame, up to `clear_to`,
+                            // is inside the stack.
+                            unsafe { clear_lent(regs, from, back.clear_to as usize) };
+                        }
                         set!(cove_ir::op::Reg(done.dst), value);
                     }
                 }
@@ -599,45 +614,26 @@ impl<'env> Machine<'env> {
                     // on the stack, so there is a caller, at `depth - 1`.
                     let caller = unsafe { &mut *frames.add(depth - 1) };
                     caller.at = at;
-                    let from = caller.base as usize + usize::from(args.0);
-                    let callee_base = caller.top as usize;
+                    // The callee's frame starts at its first argument: the
+                    // arguments are already its first registers, and
+                    // nothing is copied. The frame overlaps the caller's
+                    // registers from `args` up, which the compiler keeps
+                    // free at a call (see `ret!` for what that leaves
+                    // behind in the caller).
+                    let callee_base = caller.base as usize + usize::from(args.0);
                     let top = callee_base + target.registers as usize;
                     if top > self.stack.len() {
                         self.stack.resize(top * 2, 0);
                     }
                     let count = usize::from(count);
-                    // SAFETY: `check` proved `args..args+count` inside the
-                    // caller's frame and `count` within the callee's; the
-                    // callee's window was just made to fit in the stack.
-                    //
-                    // Word by word, with volatile stores: a frame is a
-                    // handful of registers, and a loop the compiler turned
-                    // into calls to `memcpy` and `memset` would cost more
-                    // than the copy. One argument, the commonest count, is
-                    // copied without the loop's setup.
+                    // SAFETY: `check` proved `count` within the callee's
+                    // frame, whose window was just made to fit in the
+                    // stack.
                     unsafe {
-                        let stack = self.stack.as_mut_ptr();
-                        let window = stack.add(callee_base);
-                        let mut slot = window;
-                        if count == 1 {
-                            slot.write_volatile(stack.add(from).read());
-                            slot = slot.add(1);
-                        } else {
-                            let mut arg = stack.add(from);
-                            let args_end = window.add(count);
-                            while slot < args_end {
-                                slot.write_volatile(arg.read());
-                                slot = slot.add(1);
-                                arg = arg.add(1);
-                            }
-                        }
-                        // Only up to the last ref register: see
-                        // `Callee::clear_to`.
-                        let end = window.add(target.clear_to as usize);
-                        while slot < end {
-                            slot.write_volatile(0);
-                            slot = slot.add(1);
-                        }
+                        let window = self.stack.as_mut_ptr().add(callee_base);
+                        // After the arguments, up to the last ref register
+                        // only: see `Callee::clear_to`.
+                        clear(window.add(count), window.add(target.clear_to as usize));
                         #[cfg(debug_assertions)]
                         self.poison(callee, window, count);
                         regs = window;
@@ -647,8 +643,8 @@ impl<'env> Machine<'env> {
                             func: callee,
                             at: 0,
                             base: callee_base as u32,
-                            top: top as u32,
                             dst: dst.0,
+                            lent: args.0.wrapping_add(count as u16),
                         });
                         self.frames.set_len(depth + 1);
                     }
@@ -1028,4 +1024,32 @@ impl<'env> Machine<'env> {
         }
         self.heap.alloc_task(handle, function.result.0)
     }
+}
+
+/// Writes 0 to the registers from `from` up to `end`, word by word: a
+/// handful of registers, where a call to `memset` would cost more.
+///
+/// # Safety
+///
+/// `from..end` is inside one allocation (the stack).
+#[inline(always)]
+unsafe fn clear(mut from: *mut u64, end: *mut u64) {
+    while from < end {
+        // SAFETY: the caller vouches for the range.
+        unsafe { from.write_volatile(0) };
+        from = unsafe { from.add(1) };
+    }
+}
+
+/// Writes 0 to `regs[from..end]`: a caller's registers a callee's frame
+/// lay over. Kept out of the dispatch loop, which would otherwise give up a
+/// machine register for a path most returns do not take.
+///
+/// # Safety
+///
+/// `regs[from..end]` is inside the stack.
+#[inline(never)]
+unsafe fn clear_lent(regs: *mut u64, from: usize, end: usize) {
+    // SAFETY: the caller vouches for the range.
+    unsafe { clear(regs.add(from), regs.add(end)) }
 }

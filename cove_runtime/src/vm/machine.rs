@@ -41,12 +41,16 @@ pub(crate) struct CallFrame {
     /// call and a return then convert with an add instead of a multiply
     /// and a divide; [`CallFrame::pc`] gives the instruction's index.
     pub(crate) at: u32,
-    /// Its first register's index in the stack.
+    /// Its first register's index in the stack. A callee's frame starts at
+    /// its first argument, inside the caller's: the caller's registers from
+    /// there up belong to the callee until it returns.
     pub(crate) base: u32,
-    /// One past its last register: where a callee's window starts.
-    pub(crate) top: u32,
     /// The caller's register its result goes to.
     pub(crate) dst: u16,
+    /// The first of the caller's registers this frame may leave its own
+    /// bits in: the one after its arguments, which it shares with the
+    /// caller as its parameters (of the same types, in both frames).
+    pub(crate) lent: u16,
 }
 
 impl CallFrame {
@@ -79,13 +83,15 @@ pub(crate) struct Callee {
     pub(crate) code: *const cove_ir::op::Instr,
     /// The size of its frame.
     pub(crate) registers: u32,
-    /// How far into a new frame a call writes zeros: up to and including
-    /// its last ref register, so that every reference the collector finds
-    /// in the frame is 0 or one the function wrote. The num registers after
-    /// the arguments are not cleared: they hold whatever the stack held
-    /// there, and nothing reads one before the function has written it (the
-    /// compiler assigns every local before use; a debugger shows a local
-    /// only inside its live range).
+    /// How far into a frame zeros are written: by a call into the new
+    /// frame after its arguments, and by a return into the caller's frame
+    /// from where the callee's began. Up to and including the function's
+    /// last ref register, so that every reference the collector finds in
+    /// the frame is 0 or one the function wrote. The num registers are not
+    /// cleared: they hold whatever the stack held there, and nothing reads
+    /// one before the function has written it (the compiler assigns every
+    /// local before use, and keeps no live register above a call's
+    /// arguments; a debugger shows a local only inside its live range).
     pub(crate) clear_to: u32,
 }
 
@@ -262,8 +268,8 @@ impl<'env> Machine<'env> {
             func,
             at: 0,
             base: 0,
-            top: registers as u32,
             dst: 0,
+            lent: 0,
         });
         self.room = self.frames.capacity().min(self.max_depth);
         Ok(())
@@ -309,10 +315,17 @@ impl<'env> Machine<'env> {
         let stack = &mut self.stack;
         let consts = &mut self.consts;
         self.heap.collect(|visit| {
-            for frame in frames {
+            for (i, frame) in frames.iter().enumerate() {
                 let base = frame.base as usize;
+                // A frame's registers from its callee's base up are the
+                // callee's, scanned as the callee's frame.
+                let end = frames.get(i + 1).map_or(usize::MAX, |f| f.base as usize);
                 for r in &digest.ref_registers[frame.func.index()] {
-                    visit(&mut stack[base + usize::from(*r)]);
+                    let at = base + usize::from(*r);
+                    if at >= end {
+                        break;
+                    }
+                    visit(&mut stack[at]);
                 }
             }
             for (constant, bits) in program.constants.iter().zip(consts.iter_mut()) {
