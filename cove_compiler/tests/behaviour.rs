@@ -318,3 +318,12 @@ behaves! {
         "struct P {\n  x: Int,\n}\nenum E {\n  A(Int, Bool,),\n  B\n}\nfn f(a: Int, b: Int,) -> Int {\n  a * 10 + b\n}\nfn main() {\n  let p = P { x: f(1, 2,), }\n  let e = E.A(p.x, true,)\n  let m: Map[String, Int,] = Map[String, Int,]()\n  m.set(\"k\", 3,)\n  let s = match e {\n    E.A(n, true,) => n,\n    _ => 0,\n  }\n  println(\"{s} {[1, 2,]} {m}\")\n}\n"
         => "12 [1, 2] {\"k\": 3}\n=> ()";
 }
+
+behaves! {
+    a_constant_pinned_for_a_loop_after_a_call_survives_the_callees_frame:
+        "fn twice(n: Int) -> Int {\n  let m = n + 0\n  m * 2\n}\nfn main() -> Int {\n  var s = twice(1)\n  for i in 0..5 {\n    s = s + twice(i) * 7 + 3\n  }\n  s\n}\n"
+        => "=> 157";
+    values_held_across_calls_in_one_expression_survive_them:
+        "fn one() -> Int {\n  1\n}\nfn add(a: Int, b: Int) -> Int {\n  a + b\n}\nfn main() {\n  let a = 10\n  let s = \"s\"\n  let x = a + one() * add(a, one()) + add(one(), add(a, a))\n  println(\"{s}{x}{one()}{s}{add(x, a)}\")\n}\n"
+        => "s421s52\n=> ()";
+}

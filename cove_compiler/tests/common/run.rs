@@ -449,6 +449,19 @@ impl Machine<'_> {
                         .map(|i| r[(base.0 + i) as usize].clone())
                         .collect();
                     let v = self.call(func, args, depth + 1)?;
+                    // The callee's frame lay over this one from `base` up:
+                    // after the arguments (which it never writes: they are
+                    // its parameters), what was there is gone. A ref
+                    // register reads `None`, a num one a pattern no test
+                    // expects, so a value the compiler left above a window
+                    // gives a wrong answer here.
+                    for i in usize::from(base.0) + usize::from(count)..r.len() {
+                        r[i] = if f.refs[i] {
+                            Val::Null
+                        } else {
+                            Val::Bits(0x5a5a_5a5a_5a5a_5a5a)
+                        };
+                    }
                     set!(dst, v)
                 }
                 Instr::Spawn {
