@@ -813,3 +813,28 @@ fn a_division_by_any_other_immediate_verifies() {
         }
     }
 }
+
+#[test]
+fn an_argument_register_cannot_be_read_after_the_call_as_what_it_was() {
+    // The callee's parameters are the caller's argument registers, and it
+    // may assign them any value of their class.
+    rejects(
+        H,
+        "  @0 load.int r1, 1\n  @1 load.const r2, k1\n  @2 call r3, m.callee, r1, 2\n  @3 concat.str r3, r2, r3\n  @4 load.int r0, 0\n  @5 return r0\n",
+        Some(3),
+        "r2 holds values of different types on the paths that reach here",
+    );
+}
+
+#[test]
+fn a_ref_register_after_a_calls_arguments_holds_none_after_the_call() {
+    // r3, a list before the call, lies inside the callee's frame; the
+    // machine zeroes it on return, so reading it as a string is reading
+    // `None`, which every read allows.
+    assert_eq!(
+        faults(&format!(
+            "fn f1 main in m\n{H}  @0 load.int r0, 1\n  @1 new.list r3, t2, r0, 1\n  @2 load.int r1, 1\n  @3 load.const r2, k1\n  @4 call r2, m.callee, r1, 2\n  @5 concat.str r2, r2, r3\n  @6 return r0\n"
+        )),
+        vec![]
+    );
+}

@@ -19,6 +19,12 @@
 //! decides the class of a value a builtin takes or gives by its type
 //! parameter (the `T` of `List.push`).
 //!
+//! A `call` lends the callee every register from its base up (the callee's
+//! frame is a window of the caller's): afterwards the argument registers
+//! hold whatever values of their class the callee left in its parameters,
+//! so they are `Mixed` until written again, and every ref register after
+//! them is 0, which the machine writes on the return.
+//!
 //! A ref register may hold 0 — `None`, or not yet written — at any read:
 //! the dataflow does not prove initialisation, because a compiler may leave
 //! a path that never runs (the "no arm matched" exit of an exhaustive
@@ -423,6 +429,18 @@ impl<'p> Flow<'p> {
                         Want::Exactly(self.types.of(*param)),
                         format!("parameter {i} of {}", callee.qualified),
                     ));
+                }
+                // A call lends the callee every register from `base` up
+                // (see `Instr::Call`): the arguments come back holding
+                // whatever of their class the callee left in its
+                // parameters, and the ref registers after them as 0.
+                if let Instr::Call { count, .. } = *instr {
+                    let lent = usize::from(base.0)..usize::from(self.f.registers);
+                    let args = usize::from(count);
+                    for (i, r) in lent.enumerate() {
+                        let after = if i < args { Val::Mixed } else { Val::Null };
+                        e.writes.push((Reg(r as u16), after));
+                    }
                 }
                 let result = self.types.of(callee.result);
                 let result = match instr {
