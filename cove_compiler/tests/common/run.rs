@@ -455,8 +455,9 @@ impl Machine<'_> {
                     // register reads `None`, a num one a pattern no test
                     // expects, so a value the compiler left above a window
                     // gives a wrong answer here.
-                    for i in usize::from(base.0) + usize::from(count)..r.len() {
-                        r[i] = if f.refs[i] {
+                    let lent = usize::from(base.0) + usize::from(count);
+                    for (slot, is_ref) in r.iter_mut().zip(&f.refs).skip(lent) {
+                        *slot = if *is_ref {
                             Val::Null
                         } else {
                             Val::Bits(0x5a5a_5a5a_5a5a_5a5a)
