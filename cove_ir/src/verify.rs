@@ -88,9 +88,12 @@
 //!   `None`, or a register not yet written on some path. The second pass
 //!   does not prove initialisation, because a compiler may join a path that
 //!   never runs (the exit of an exhaustive `match` that no arm took) without
-//!   writing the register. The VM checks for 0 where it dereferences: one
-//!   predictable branch, and a runtime error rather than undefined
-//!   behaviour.
+//!   writing the register. The VM reads a 0 safely (bounds-checked, never
+//!   undefined behaviour) and tests it where an `Option` is unwrapped, but
+//!   not where it reads a list, struct, enum value, map, task or channel:
+//!   there a hand-written program that reads 0 gets wrong values or an
+//!   internal error (FIXME, asserted in `cove_runtime/tests/frames.rs`).
+//!   The compiler never emits such a read.
 //! - **Code that cannot be reached** from the entry is checked by the first
 //!   pass only: no value ever flows into it.
 //! - **What is not about safety**: that a local's name is unique, that a

@@ -28,8 +28,8 @@
 //! A ref register may hold 0 — `None`, or not yet written — at any read:
 //! the dataflow does not prove initialisation, because a compiler may leave
 //! a path that never runs (the "no arm matched" exit of an exhaustive
-//! `match`) without writing the register it joins. The VM checks for 0
-//! where it dereferences.
+//! `match`) without writing the register it joins. What the VM does with
+//! a 0 read as an object is in the parent module's documentation.
 //!
 //! # Cost
 //!
