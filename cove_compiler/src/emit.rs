@@ -411,6 +411,13 @@ impl Emitter {
                     continue;
                 };
                 let empty = matches!(operands.get(i + 1), Some(Operand::Count(0)));
+                // A window of two or more never starts at a pin: a pin is
+                // never free, and no window is built after one in place.
+                debug_assert!(
+                    kinds[i] != OperandKind::Base
+                        || pins.binary_search(&r.0).is_err()
+                        || matches!(operands.get(i + 1), Some(Operand::Count(0 | 1)))
+                );
                 operands[i] = Operand::Reg(match kinds[i] {
                     OperandKind::Base if empty || pins.binary_search(&r.0).is_err() => {
                         Reg(slot(usize::from(r.0)).min(MAX_REGISTERS - 1) as u16)

@@ -461,7 +461,10 @@ impl FnCx<'_> {
                     (base, 1, vec![base])
                 }
                 Some(r) => (r, 1, if v.temp { vec![r] } else { Vec::new() }),
-                None if call => (self.e.call_window(&classes), 1, Vec::new()),
+                None if call => {
+                    let base = self.e.call_window(&classes);
+                    (base, 1, vec![base])
+                }
                 None => (Reg(0), 1, Vec::new()),
             };
         }
