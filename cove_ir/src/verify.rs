@@ -88,11 +88,10 @@
 //!   `None`, or a register not yet written on some path. The second pass
 //!   does not prove initialisation, because a compiler may join a path that
 //!   never runs (the exit of an exhaustive `match` that no arm took) without
-//!   writing the register. The VM reads a 0 safely (bounds-checked, never
-//!   undefined behaviour) and tests it where an `Option` is unwrapped, but
-//!   not where it reads a list, struct, enum value, map, task or channel:
-//!   there a hand-written program that reads 0 gets wrong values or an
-//!   internal error (FIXME, asserted in `cove_runtime/tests/frames.rs`).
+//!   writing the register. The VM tests for 0 where it reads a reference
+//!   as an object (a list, struct, enum value, map, task or channel; an
+//!   `Option` it unwraps): one predictable branch, and a runtime error
+//!   rather than another object's words. A string at 0 reads as empty.
 //!   The compiler never emits such a read.
 //! - **Code that cannot be reached** from the entry is checked by the first
 //!   pass only: no value ever flows into it.

@@ -59,7 +59,9 @@ pub enum ErrorKind {
     /// `run_entry` named a function that is neither exported nor `main`.
     NotExported,
     /// The program failed verification: it is not something this machine
-    /// may run.
+    /// may run. Also a verified program found, as it runs, reading a
+    /// reference it never wrote as an object (which the compiler never
+    /// emits).
     Invalid,
     /// A bug in the machine itself, caught before it could take the host
     /// down. Please report it with the program.

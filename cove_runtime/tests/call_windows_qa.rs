@@ -276,7 +276,7 @@ fn a_deep_chain_of_frames_larger_than_their_callers_keeps_every_callers_referenc
 /// writes integers and allocates in registers over `main`'s references.
 /// After the call, `main` writes r1 again before it reads it (a right
 /// program), then reads r2, whose list the call took (a program that reads
-/// what a call left: 0, a wrong answer but no failure).
+/// what a call left: 0, which the machine refuses to read as a list).
 const OVER_R0: &str = "module m \"m.cove\"\n\
      type t0 Unit\ntype t1 Bool\ntype t2 Int\ntype t3 Float\ntype t4 String\n\
      type t5 List t4\n\
@@ -311,15 +311,14 @@ fn a_callee_whose_frame_lies_over_all_of_its_callers_leaves_no_integer_in_a_ref_
         let mut vm = Vm::new(&program).with_limits(stress(gc_stress));
         let result = vm.run_entry("m", "main", vec![]);
         assert_no_machine_failure(&result, "over r0");
-        // r1, written again, is right; the list register was cleared, and
-        // what `len.list` makes of a 0 is not pinned down here (it reads
-        // heap word 1, the first object's header once anything is
-        // allocated, as its length: a fault of reading a 0 list, which
-        // the verifier allows, not of windows).
-        let Ok(Value::Str(text)) = &result else {
+        // r1, written again, is fine; the list register was cleared, and
+        // reading that 0 as a list is the program's fault, reported at
+        // `len.list` (pc 5), not a read of whatever object lies first.
+        let Err(error) = &result else {
             panic!("gc_stress {gc_stress}: {result:?}")
         };
-        assert!(text.starts_with("abcabc"), "gc_stress {gc_stress}: {text}");
+        assert_eq!(error.kind, ErrorKind::Invalid, "gc_stress {gc_stress}");
+        assert!(error.message.starts_with("`len.list`"), "{error}");
     }
 }
 

@@ -2,7 +2,8 @@
 //! `call` in `cove_ir::op`. A ref register starts as 0, so the collector
 //! never finds a stale reference; a num register is left as the stack had
 //! it, which debug builds fill with a pattern no test expects, so code that
-//! relied on a 0 there would fail the suites.
+//! relied on a 0 there would fail the suites. A ref register still 0 read
+//! as an object (a list, a struct, ...) ends the run with an error.
 
 use cove_runtime::{Value, Vm};
 
@@ -70,23 +71,87 @@ const NULL_LIST: &str = "module m \"m.cove\"\n\
      const k0 str \"a string long enough to look like a list's backing array\"\n";
 
 #[test]
-fn a_ref_register_never_written_read_as_a_list_ends_in_an_internal_error() {
-    // FIXME: the verifier lets any ref register be read while it may hold
-    // 0 (see `cove_ir::verify::flow`), and the machine does not check for
-    // 0 where it reads a list, a struct, an enum value, a map, a task or a
-    // channel: it reads the words after heap word 0, which belong to the
-    // first object. Here that panics inside the machine, which the run
-    // reports as `Internal`; other shapes read wrong values. The compiler
-    // never emits such a read (it writes every local before use and tests
-    // an `Option` before unwrapping it), so only hand-written IR gets here.
-    // Right: either the verifier proves a register written before such a
-    // read, or the machine faults on 0 (or reads an empty sentinel there).
+fn a_ref_register_never_written_read_as_a_list_ends_the_run_with_an_error_that_says_so() {
+    // The verifier lets a ref register be read while it may hold 0 (see
+    // `cove_ir::verify`); the compiler never emits such a read, but a
+    // hand-written program can. Before the machine tested for 0 here, it
+    // read the string's words as the list's and panicked.
     let program = cove_ir::parse::program(NULL_LIST).expect("it parses");
     assert_eq!(cove_ir::verify::program(&program), Ok(()));
     let mut vm = Vm::new(&program);
-    let result = vm.run_entry("m", "main", vec![]);
+    let error = vm.run_entry("m", "main", vec![]).expect_err("a fault");
+    assert_eq!(error.kind, cove_runtime::ErrorKind::Invalid);
     assert!(
-        matches!(&result, Err(e) if e.kind == cove_runtime::ErrorKind::Internal),
-        "{result:?}"
+        error.message == "`get.list` read a reference that was never written (0)",
+        "{error}"
     );
+    assert_eq!(error.backtrace.len(), 1);
+}
+
+/// Types, a struct and an enum for [`NULL_READS`]: in `main`, r0, r1 and
+/// r4 are num registers, r2 and r3 ref registers never written.
+const NULL_PRELUDE: &str = "module m \"m.cove\"\n\
+     type t0 Unit\ntype t1 Bool\ntype t2 Int\ntype t3 Float\ntype t4 String\n\
+     type t5 List t2\ntype t6 Struct s0\ntype t7 Enum e0\ntype t8 Map t4 t2\n\
+     struct s0 P in m\n  field x t2\n\
+     enum e0 E in m\n  variant A t2\n  variant B\n\
+     fn f0 main in m export\n  result t2\n  registers 5\n  refs r2 r3\n";
+
+/// Every instruction that reads a reference as a list, struct, enum value
+/// or map, given 0, and what the error names.
+const NULL_READS: &[(&str, &str)] = &[
+    ("@0 get.field r0, r2, s0, #0\n@1 return r0\n", "`get.field`"),
+    (
+        "@0 load.int r0, 1\n@1 set.field r2, s0, #0, r0\n@2 return r0\n",
+        "`set.field`",
+    ),
+    ("@0 tag r0, r2\n@1 return r0\n", "`tag`"),
+    (
+        "@0 get.payload r0, r2, e0, #0, #0\n@1 return r0\n",
+        "`get.payload`",
+    ),
+    (
+        "@0 load.int r1, 0\n@1 get.list r0, r2, r1, t2\n@2 return r0\n",
+        "`get.list`",
+    ),
+    (
+        "@0 load.int r1, 0\n@1 set.list r2, r1, r1, t2\n@2 return r1\n",
+        "`set.list`",
+    ),
+    ("@0 len.list r0, r2\n@1 return r0\n", "`len.list`"),
+    (
+        "@0 call-builtin r0, List.length, r2, 1\n@1 return r0\n",
+        "`List.length`",
+    ),
+    (
+        "@0 load.int r4, 5\n@1 call-builtin r0, List.push, r3, 2\n@2 return r4\n",
+        "`List.push`",
+    ),
+    (
+        "@0 call-builtin r0, Map.length, r2, 1\n@1 return r0\n",
+        "`Map.length`",
+    ),
+];
+
+#[test]
+fn every_read_of_a_never_written_reference_as_an_object_is_an_error_not_a_wrong_answer() {
+    for (code, what) in NULL_READS {
+        let text = format!("{NULL_PRELUDE}{code}");
+        let program = cove_ir::parse::program(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(cove_ir::verify::program(&program), Ok(()), "{text}");
+        for gc_stress in [false, true] {
+            let mut vm = Vm::new(&program).with_limits(cove_runtime::Limits {
+                gc_stress,
+                ..cove_runtime::Limits::default()
+            });
+            let error = vm
+                .run_entry("m", "main", vec![])
+                .expect_err(&format!("{what} faults"));
+            assert_eq!(error.kind, cove_runtime::ErrorKind::Invalid, "{what}");
+            assert_eq!(
+                error.message,
+                format!("{what} read a reference that was never written (0)")
+            );
+        }
+    }
 }

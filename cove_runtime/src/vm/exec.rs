@@ -157,6 +157,20 @@ pub(crate) fn unwrap_none() -> Fault {
     Fault::new(ErrorKind::UnwrapNone, "unwrap of None")
 }
 
+/// A reference read as an object while it held 0: a register the code
+/// never wrote, or one a call lent its callee. The compiler never emits
+/// such a read; a hand-written program can (the verifier does not prove a
+/// register written), and this keeps the machine from reading the heap's
+/// first object as if it were the one wanted. The program is at fault, as
+/// one that fails verification is: `Invalid`.
+#[cold]
+pub(crate) fn null_object(what: &str) -> Fault {
+    Fault::new(
+        ErrorKind::Invalid,
+        format!("{what} read a reference that was never written (0)"),
+    )
+}
+
 impl<'env> Machine<'env> {
     /// Runs the task from its current frame until the entry frame returns,
     /// and gives the returned bits.
@@ -267,6 +281,17 @@ impl<'env> Machine<'env> {
                     Err(fault) => fail!(fault),
                 }
             };
+        }
+        // A ref register about to be read as an object: 0 is a fault (see
+        // `null_object`).
+        macro_rules! object {
+            ($r:expr, $what:expr) => {{
+                let r = reg!($r);
+                if r == 0 {
+                    fail!(null_object($what));
+                }
+                r
+            }};
         }
         // After an instruction that allocated: collect if the heap asks.
         macro_rules! gc_point {
@@ -667,6 +692,16 @@ impl<'env> Machine<'env> {
                     for (slot, word) in buf.iter_mut().zip(given) {
                         *slot = *word;
                     }
+                    // The arguments read as lists, maps, tasks or channels
+                    // must not be 0 (see `null_object`). Today only
+                    // receivers are, so the receiver is tested first and
+                    // the others only if a builtin has such an argument.
+                    let objects = self.object_args[builtin as usize];
+                    if (objects & 1 != 0 && buf[0] == 0)
+                        || (objects > 1 && null_among(objects, &buf))
+                    {
+                        fail!(null_argument(builtin));
+                    }
                     sync!();
                     let r = attempt!(self.builtin(builtin, &buf[..n]));
                     refresh!();
@@ -726,13 +761,15 @@ impl<'env> Machine<'env> {
                 Instr::GetField {
                     dst, obj, field, ..
                 } => {
-                    set!(dst, self.heap.word(reg!(obj) + 1 + u64::from(field)))
+                    let r = object!(obj, "`get.field`");
+                    set!(dst, self.heap.word(r + 1 + u64::from(field)))
                 }
                 Instr::SetField {
                     obj, field, src, ..
-                } => self
-                    .heap
-                    .set_word(reg!(obj) + 1 + u64::from(field), reg!(src)),
+                } => {
+                    let r = object!(obj, "`set.field`");
+                    self.heap.set_word(r + 1 + u64::from(field), reg!(src))
+                }
                 Instr::NewVariant {
                     dst,
                     ty,
@@ -750,7 +787,10 @@ impl<'env> Machine<'env> {
                     set!(dst, r);
                     gc_point!();
                 }
-                Instr::Tag { dst, obj } => set!(dst, u64::from(b_of(self.heap.header(reg!(obj))))),
+                Instr::Tag { dst, obj } => {
+                    let r = object!(obj, "`tag`");
+                    set!(dst, u64::from(b_of(self.heap.header(r))))
+                }
                 Instr::GetPayload {
                     dst,
                     obj,
@@ -758,7 +798,7 @@ impl<'env> Machine<'env> {
                     variant,
                     field,
                 } => {
-                    let r = reg!(obj);
+                    let r = object!(obj, "`get.payload`");
                     let header = self.heap.header(r);
                     if b_of(header) != u32::from(variant) || a_of(header) != u32::from(ty.0) {
                         fail!(Fault::new(
@@ -818,7 +858,7 @@ impl<'env> Machine<'env> {
                 Instr::GetList {
                     dst, list, index, ..
                 } => {
-                    let items = self.heap.list_items(reg!(list));
+                    let items = self.heap.list_items(object!(list, "`get.list`"));
                     let i = int!(index);
                     match usize::try_from(i).ok().and_then(|i| items.get(i)) {
                         Some(v) => set!(dst, *v),
@@ -829,7 +869,7 @@ impl<'env> Machine<'env> {
                     list, index, src, ..
                 } => {
                     let value = reg!(src);
-                    let items = self.heap.list_items_mut(reg!(list));
+                    let items = self.heap.list_items_mut(object!(list, "`set.list`"));
                     let i = int!(index);
                     let len = items.len();
                     match usize::try_from(i).ok().and_then(|i| items.get_mut(i)) {
@@ -837,7 +877,10 @@ impl<'env> Machine<'env> {
                         None => fail!(index_out_of_range(i, len)),
                     }
                 }
-                Instr::LenList { dst, list } => set!(dst, self.heap.list_len(reg!(list)) as u64),
+                Instr::LenList { dst, list } => {
+                    let r = object!(list, "`len.list`");
+                    set!(dst, self.heap.list_len(r) as u64)
+                }
                 Instr::NewMap { dst, key, value } => {
                     let str_keys = matches!(
                         program.types.get(key.0 as usize),
@@ -1024,6 +1067,21 @@ impl<'env> Machine<'env> {
         }
         self.heap.alloc_task(handle, function.result.0)
     }
+}
+
+/// Whether an argument `objects` marks (see `Digest::object_args`) is 0.
+#[cold]
+fn null_among(objects: u8, args: &[u64; 4]) -> bool {
+    args.iter()
+        .enumerate()
+        .any(|(i, word)| *word == 0 && objects & (1 << i) != 0)
+}
+
+/// [`null_object`] for a builtin's argument.
+#[cold]
+#[inline(never)]
+fn null_argument(builtin: cove_ir::builtins::Builtin) -> Fault {
+    null_object(&format!("`{}`", builtin.name()))
 }
 
 /// Writes 0 to the registers from `from` up to `end`, word by word: a

@@ -21,6 +21,7 @@
 use std::io::Write;
 use std::sync::Arc;
 
+use cove_ir::builtins::{Builtin, Sig};
 use cove_ir::program::{Constant, FunctionId, Program};
 use parking_lot::Mutex;
 
@@ -70,6 +71,10 @@ pub(crate) struct Digest {
     pub(crate) type_is_ref: Vec<bool>,
     /// Per function, what a call or a return needs of it.
     pub(crate) callees: Vec<Callee>,
+    /// Per builtin, bit `i` set when its argument `i` is read as a list,
+    /// map, task or channel, which must not be 0. (A string at 0 reads as
+    /// empty, and an `Option` at 0 is `None`.)
+    pub(crate) object_args: Vec<u8>,
 }
 
 /// What a call or a return needs of a function, packed in 16 bytes: the
@@ -132,8 +137,27 @@ impl Digest {
                         .map_or(0, |last| last as u32 + 1),
                 })
                 .collect(),
+            object_args: Builtin::ALL.iter().map(|b| object_args(*b)).collect(),
         }
     }
+}
+
+/// Bit `i` set when `builtin`'s argument `i` (the receiver first) is read
+/// as a list, map, task or channel.
+fn object_args(builtin: Builtin) -> u8 {
+    let signature = builtin.signature();
+    signature
+        .receiver
+        .iter()
+        .chain(signature.params)
+        .enumerate()
+        .filter(|(_, sig)| {
+            matches!(
+                sig,
+                Sig::List(_) | Sig::Map(..) | Sig::Task(_) | Sig::Channel(_)
+            )
+        })
+        .fold(0, |mask, (i, _)| mask | (1 << i))
 }
 
 /// What every task of one run shares.
@@ -188,6 +212,8 @@ pub struct Machine<'env> {
     /// Per function, what a call or a return needs of it: the run's
     /// table, in the digest.
     pub(crate) callees: &'env [Callee],
+    /// The digest's `object_args`, borrowed for the same reason.
+    pub(crate) object_args: &'env [u8],
     /// The rejected design: see [`crate::vm::sampled`].
     #[cfg(feature = "sampled-profile")]
     pub(crate) sampled: Option<Box<crate::vm::sampled::SampledProfile>>,
@@ -227,6 +253,7 @@ impl<'env> Machine<'env> {
             max_depth: limits.max_call_depth,
             room: 0,
             callees: &shared.digest.callees,
+            object_args: &shared.digest.object_args,
             #[cfg(feature = "sampled-profile")]
             sampled: None,
         })
