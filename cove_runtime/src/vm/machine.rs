@@ -7,10 +7,15 @@
 //! on the host's stack, so the depth of a Cove program is bounded by
 //! [`Limits::max_call_depth`] and memory, not by the native stack.
 //!
-//! Arguments are copied into the callee's window rather than the callee's
-//! window overlapping the caller's: a register has one class (num or ref)
-//! for the whole of its function, and overlapping windows would give one
-//! slot two classes at once, which a precise collector cannot scan.
+//! A callee's window overlaps its caller's: it starts at the caller's first
+//! argument register, so the arguments are not copied (Lua's shape). A
+//! register has one class (num or ref) for the whole of its function, so
+//! one slot may be a ref register of the caller and a num register of the
+//! callee. The collector stays exact because it scans each frame only below
+//! the next frame's base, and a return zeroes the caller's ref registers
+//! its callee lay over (see `CallFrame::lent` and `Callee::clear_to`);
+//! where the compiler puts windows decides whether answers are right, never
+//! whether memory is.
 //!
 //! `Machine` holds only what every run needs. Nothing in it exists for a
 //! debugger or a profiler (the dispatch loop is told about a debugger by a
