@@ -410,16 +410,18 @@ impl Emitter {
                 let Operand::Reg(r) = operands[i] else {
                     continue;
                 };
-                let empty = matches!(operands.get(i + 1), Some(Operand::Count(0)));
+                let pinned = pins.binary_search(&r.0).is_ok();
+                let count = match operands.get(i + 1) {
+                    Some(Operand::Count(c)) => Some(*c),
+                    _ => None,
+                };
                 // A window of two or more never starts at a pin: a pin is
                 // never free, and no window is built after one in place.
                 debug_assert!(
-                    kinds[i] != OperandKind::Base
-                        || pins.binary_search(&r.0).is_err()
-                        || matches!(operands.get(i + 1), Some(Operand::Count(0 | 1)))
+                    kinds[i] != OperandKind::Base || !pinned || matches!(count, Some(0 | 1))
                 );
                 operands[i] = Operand::Reg(match kinds[i] {
-                    OperandKind::Base if empty || pins.binary_search(&r.0).is_err() => {
+                    OperandKind::Base if count == Some(0) || !pinned => {
                         Reg(slot(usize::from(r.0)).min(MAX_REGISTERS - 1) as u16)
                     }
                     _ => map(r),

@@ -432,12 +432,7 @@ impl FnCx<'_> {
     ) -> (Reg, u16, Vec<Reg>) {
         let total = params.len() + usize::from(receiver.is_some());
         if total == 0 {
-            let base = if call {
-                self.e.call_window(&[])
-            } else {
-                Reg(0)
-            };
-            return (base, 0, Vec::new());
+            return (self.arg_window(&[], call), 0, Vec::new());
         }
         let mut classes = Vec::with_capacity(total);
         if let Some(r) = receiver {
@@ -456,13 +451,13 @@ impl FnCx<'_> {
             let v = self.finish(v, Want::Any);
             return match v.reg {
                 Some(r) if call && !(v.temp && self.e.is_top(r)) => {
-                    let base = self.e.call_window(&classes);
+                    let base = self.arg_window(&classes, call);
                     self.finish(v, Want::Into(base));
                     (base, 1, vec![base])
                 }
                 Some(r) => (r, 1, if v.temp { vec![r] } else { Vec::new() }),
                 None if call => {
-                    let base = self.e.call_window(&classes);
+                    let base = self.arg_window(&classes, call);
                     (base, 1, vec![base])
                 }
                 None => (Reg(0), 1, Vec::new()),
@@ -475,11 +470,7 @@ impl FnCx<'_> {
         let first_in_place = receiver.is_some()
             || matches!(&args[0].kind, ExprKind::Name(n) if self.var(n).is_some());
         if !first_in_place {
-            let base = if call {
-                self.e.call_window(&classes)
-            } else {
-                self.e.alloc_window(&classes)
-            };
+            let base = self.arg_window(&classes, call);
             for (i, a) in args.iter().enumerate() {
                 let reg = Reg(base.0.wrapping_add(i as u16));
                 let v = self.expr(a, Some(params[i]), Want::Into(reg));
@@ -510,11 +501,7 @@ impl FnCx<'_> {
         let base = match in_place {
             Some(r) => r,
             None => {
-                let base = if call {
-                    self.e.call_window(&classes)
-                } else {
-                    self.e.alloc_window(&classes)
-                };
+                let base = self.arg_window(&classes, call);
                 self.finish(first, Want::Into(base));
                 base
             }
@@ -531,6 +518,16 @@ impl FnCx<'_> {
             window.push(base);
         }
         (base, total as u16, window)
+    }
+
+    /// A window of registers of `classes`: a call's, above every register
+    /// in use, or any other's, the lowest that fits (see `args_into_window`).
+    fn arg_window(&mut self, classes: &[bool], call: bool) -> Reg {
+        if call {
+            self.e.call_window(classes)
+        } else {
+            self.e.alloc_window(classes)
+        }
     }
 
     fn free_window(&mut self, window: Vec<Reg>) {
