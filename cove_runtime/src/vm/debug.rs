@@ -35,7 +35,7 @@ use cove_ir::program::{Function, FunctionId, Program};
 
 use crate::heap::Memory;
 use crate::value::Value;
-use crate::vm::machine::CallFrame;
+use crate::vm::machine::{CallFrame, frame_end};
 
 /// Watches a run, one instruction at a time.
 ///
@@ -187,19 +187,11 @@ impl<'a> Frame<'a> {
     /// have, or that a call in progress has lent to its callee (every
     /// register from the callee's first argument up).
     pub fn register(&self, r: u16) -> u64 {
-        if r >= self.function().registers {
+        let at = self.record().base as usize + usize::from(r);
+        if r >= self.function().registers || at >= frame_end(self.stop.frames, self.index) {
             return 0;
         }
-        if let Some(callee) = self.stop.frames.get(self.index + 1)
-            && self.record().base as usize + usize::from(r) >= callee.base as usize
-        {
-            return 0;
-        }
-        self.stop
-            .stack
-            .get(self.record().base as usize + usize::from(r))
-            .copied()
-            .unwrap_or(0)
+        self.stop.stack.get(at).copied().unwrap_or(0)
     }
 
     /// Register `r` as a Cove value, typed by the local the debug

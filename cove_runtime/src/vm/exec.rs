@@ -692,14 +692,9 @@ impl<'env> Machine<'env> {
                     for (slot, word) in buf.iter_mut().zip(given) {
                         *slot = *word;
                     }
-                    // The arguments read as lists, maps, tasks or channels
-                    // must not be 0 (see `null_object`). Today only
-                    // receivers are, so the receiver is tested first and
-                    // the others only if a builtin has such an argument.
-                    let objects = self.object_args[builtin as usize];
-                    if (objects & 1 != 0 && buf[0] == 0)
-                        || (objects > 1 && null_among(objects, &buf))
-                    {
+                    // A receiver read as a list, map, task or channel must
+                    // not be 0 (see `null_object`).
+                    if buf[0] == 0 && self.object_receivers[builtin as usize] {
                         fail!(null_argument(builtin));
                     }
                     sync!();
@@ -1067,14 +1062,6 @@ impl<'env> Machine<'env> {
         }
         self.heap.alloc_task(handle, function.result.0)
     }
-}
-
-/// Whether an argument `objects` marks (see `Digest::object_args`) is 0.
-#[cold]
-fn null_among(objects: u8, args: &[u64; 4]) -> bool {
-    args.iter()
-        .enumerate()
-        .any(|(i, word)| *word == 0 && objects & (1 << i) != 0)
 }
 
 /// [`null_object`] for a builtin's argument.
