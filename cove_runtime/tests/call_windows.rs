@@ -12,7 +12,7 @@ use cove_runtime::vm::debug::Resume;
 use cove_runtime::{Limits, Value, Vm};
 
 mod support;
-use support::Tap;
+use support::{Tap, verified};
 
 /// `poke` writes its parameter's register; `main` reads the register it
 /// passed after the call. Copied, it would still hold 7.
@@ -58,22 +58,16 @@ const NESTED: &str = "module m \"m.cove\"\n\
      @2  call r2, m.inner, r1, 1\n\
      @3  return r2\n";
 
-fn program(text: &str) -> cove_ir::program::Program {
-    let program = cove_ir::parse::program(text).expect("it parses");
-    assert_eq!(cove_ir::verify::program(&program), Ok(()));
-    program
-}
-
 #[test]
 fn the_arguments_are_the_callees_first_registers_not_copies() {
-    let program = program(POKE);
+    let program = verified(POKE);
     let mut vm = Vm::new(&program);
     assert_eq!(vm.run_entry("m", "main", vec![]), Ok(Value::Int(200)));
 }
 
 #[test]
 fn a_ref_register_a_callee_lay_over_reads_as_none_after_it_returns() {
-    let program = program(SMASH);
+    let program = verified(SMASH);
     for gc_stress in [false, true] {
         let mut vm = Vm::new(&program).with_limits(Limits {
             gc_stress,
@@ -89,7 +83,7 @@ fn a_ref_register_a_callee_lay_over_reads_as_none_after_it_returns() {
 
 #[test]
 fn a_debugger_reads_the_registers_a_caller_lent_its_callee_as_zero() {
-    let program = program(NESTED);
+    let program = verified(NESTED);
     // At each stop in `inner`: its own r0, and the caller's r0 and r1.
     let seen = Mutex::new(Vec::new());
     let tap = Tap::new(|stop| {

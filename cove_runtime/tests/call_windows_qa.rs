@@ -22,16 +22,10 @@ use cove_runtime::vm::debug::Resume;
 use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
 
 mod support;
-use support::{Captured, Counter, Tap};
+use support::{Captured, Counter, Tap, verified};
 
 fn compile(source: &str) -> Program {
     cove_compiler::compile_module("m", source).unwrap_or_else(|d| panic!("{d}"))
-}
-
-fn parse(text: &str) -> Program {
-    let program = cove_ir::parse::program(text).expect("it parses");
-    assert_eq!(cove_ir::verify::program(&program), Ok(()));
-    program
 }
 
 fn stress(gc_stress: bool) -> Limits {
@@ -185,7 +179,7 @@ const LENT_LOCALS: &str = "module m \"m.cove\"\n\
 
 #[test]
 fn a_debugger_reads_locals_declared_over_lent_registers_as_zero_and_never_panics() {
-    let program = parse(LENT_LOCALS);
+    let program = verified(LENT_LOCALS);
     for gc_stress in [false, true] {
         let inside = Mutex::new(Vec::new());
         let tap = Tap::new(|stop| {
@@ -260,7 +254,7 @@ const NEST: &str = "module m \"m.cove\"\n\
 
 #[test]
 fn a_deep_chain_of_frames_larger_than_their_callers_keeps_every_callers_reference() {
-    let program = parse(NEST);
+    let program = verified(NEST);
     for gc_stress in [false, true] {
         let mut vm = Vm::new(&program).with_limits(stress(gc_stress));
         assert_eq!(
@@ -306,7 +300,7 @@ const OVER_R0: &str = "module m \"m.cove\"\n\
 
 #[test]
 fn a_callee_whose_frame_lies_over_all_of_its_callers_leaves_no_integer_in_a_ref_register() {
-    let program = parse(OVER_R0);
+    let program = verified(OVER_R0);
     for gc_stress in [false, true] {
         let mut vm = Vm::new(&program).with_limits(stress(gc_stress));
         let result = vm.run_entry("m", "main", vec![]);
@@ -347,7 +341,7 @@ const EMPTY_AT_END: &str = "module m \"m.cove\"\n\
 
 #[test]
 fn an_empty_window_at_the_end_of_the_frame_lends_nothing() {
-    let program = parse(EMPTY_AT_END);
+    let program = verified(EMPTY_AT_END);
     for gc_stress in [false, true] {
         let mut vm = Vm::new(&program).with_limits(stress(gc_stress));
         assert_eq!(
@@ -475,7 +469,7 @@ fn window_heavy_programs_count_the_same_instructions_polled_fuelled_and_watched(
     ));
     let expected = include_str!("programs/qa9_call_windows_expression_positions.out");
     let locals = compile(LOCALS_ACROSS_CALLS);
-    let nest = parse(NEST);
+    let nest = verified(NEST);
     let cases: [(&Program, &str, Vec<Value>); 3] = [
         (&positions, "main", vec![]),
         (&locals, "probe", vec![]),

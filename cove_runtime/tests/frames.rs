@@ -7,6 +7,9 @@
 
 use cove_runtime::{Value, Vm};
 
+mod support;
+use support::verified;
+
 /// `peek` returns its register 1 without writing it, after `dirty` wrote
 /// a number to the same stack slot in an earlier frame.
 const PEEK_NUM: &str = "module m \"m.cove\"\n\
@@ -41,8 +44,7 @@ const PEEK_REF: &str = "module m \"m.cove\"\n\
 
 #[test]
 fn a_ref_register_a_function_has_not_written_is_none() {
-    let program = cove_ir::parse::program(PEEK_REF).expect("it parses");
-    assert_eq!(cove_ir::verify::program(&program), Ok(()));
+    let program = verified(PEEK_REF);
     let mut vm = Vm::new(&program);
     assert_eq!(vm.run_entry("m", "main", vec![]), Ok(Value::Int(1)));
 }
@@ -76,8 +78,7 @@ fn a_ref_register_never_written_read_as_a_list_ends_the_run_with_an_error_that_s
     // `cove_ir::verify`); the compiler never emits such a read, but a
     // hand-written program can. Before the machine tested for 0 here, it
     // read the string's words as the list's and panicked.
-    let program = cove_ir::parse::program(NULL_LIST).expect("it parses");
-    assert_eq!(cove_ir::verify::program(&program), Ok(()));
+    let program = verified(NULL_LIST);
     let mut vm = Vm::new(&program);
     let error = vm.run_entry("m", "main", vec![]).expect_err("a fault");
     assert_eq!(error.kind, cove_runtime::ErrorKind::Invalid);
@@ -137,8 +138,7 @@ const NULL_READS: &[(&str, &str)] = &[
 fn every_read_of_a_never_written_reference_as_an_object_is_an_error_not_a_wrong_answer() {
     for (code, what) in NULL_READS {
         let text = format!("{NULL_PRELUDE}{code}");
-        let program = cove_ir::parse::program(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        assert_eq!(cove_ir::verify::program(&program), Ok(()), "{text}");
+        let program = verified(&text);
         for gc_stress in [false, true] {
             let mut vm = Vm::new(&program).with_limits(cove_runtime::Limits {
                 gc_stress,

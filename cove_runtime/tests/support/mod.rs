@@ -1,6 +1,6 @@
 //! What the runtime's integration tests share: a writer to install as a
-//! run's output and read back after it, a debugger that counts stops, and
-//! one made of a closure.
+//! run's output and read back after it, a debugger that counts stops, one
+//! made of a closure, and hand-written IR parsed and verified.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -78,4 +78,13 @@ impl<F: Fn(&Stop<'_>) -> Resume + Sync> Debugger for Tap<F> {
     fn follows_tasks(&self) -> bool {
         self.follow
     }
+}
+
+/// A program in the printed IR form, parsed, and checked to pass the
+/// verifier: a hand-written program a test then runs.
+#[allow(dead_code)] // Not every test file writes IR by hand.
+pub fn verified(text: &str) -> cove_ir::program::Program {
+    let program = cove_ir::parse::program(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(cove_ir::verify::program(&program), Ok(()), "{text}");
+    program
 }
