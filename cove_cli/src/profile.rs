@@ -115,7 +115,10 @@ fn worse(run: Status, other: Status) -> Status {
 
 /// The report the flags ask for.
 fn render(program: &Program, profiler: &Profiler, args: &ProfileArgs) -> Result<Vec<u8>, String> {
-    let report = Report::new(program, profiler);
+    let report = Report::new(program, profiler).with_subject(
+        &args.program.file().display().to_string(),
+        args.program.args(),
+    );
     let metric = metric(args.metric);
     Ok(match args.format {
         Format::Table => report

@@ -37,6 +37,7 @@ fn profile(
     Profile {
         format: "cove-profile".to_string(),
         version: SCHEMA_VERSION,
+        program: None,
         clock: "real".to_string(),
         floor: Floor {
             nanos: 18.0,

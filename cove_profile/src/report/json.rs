@@ -17,7 +17,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::{By, Report};
+use super::{By, Report, Subject};
 use crate::cost::Cost;
 use crate::profiler::Floor;
 
@@ -34,6 +34,11 @@ pub struct Profile {
     pub format: String,
     /// [`SCHEMA_VERSION`] when written.
     pub version: u32,
+    /// The program profiled: entry path, arguments, IR hash, version and
+    /// start time. Absent from profiles made without one (an embedder's
+    /// `Report::new` alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<Subject>,
     /// `"real"`, `"counter"` (the time-stamp counter), or `"injected"` for a
     /// profile timed by a clock the embedder gave, such as a test's.
     pub clock: String,
@@ -222,6 +227,7 @@ impl Report<'_> {
         Profile {
             format: FORMAT.to_string(),
             version: SCHEMA_VERSION,
+            program: self.subject.clone(),
             clock: self.clock.to_string(),
             floor: self.floor,
             follows_tasks: self.follows_tasks,

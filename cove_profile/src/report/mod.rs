@@ -18,6 +18,7 @@ mod callgrind;
 mod flame;
 mod folded;
 pub(crate) mod json;
+mod subject;
 mod text;
 
 use std::collections::BTreeMap;
@@ -34,6 +35,7 @@ pub use json::{
     CallEntry, FunctionEntry, Group, InstructionEntry, Profile, ProfileError, SCHEMA_VERSION,
     StackEntry, TaskEntry,
 };
+pub use subject::{Subject, ir_hash};
 pub(crate) use text::thousands;
 
 /// What a table groups the instructions of a run by.
@@ -226,6 +228,8 @@ pub struct Report<'a> {
     instructions: Vec<InstructionRow>,
     functions: Vec<FunctionRow>,
     edges: Vec<EdgeRow>,
+    /// The program's identity, when the caller gave it.
+    subject: Option<Subject>,
 }
 
 impl<'a> Report<'a> {
@@ -269,7 +273,20 @@ impl<'a> Report<'a> {
             instructions,
             functions,
             edges,
+            subject: None,
         }
+    }
+
+    /// This report, recording what it is a profile of: `program` run from
+    /// `entry` with `args` (see [`Subject`]).
+    pub fn with_subject(mut self, entry: &str, args: &[String]) -> Report<'a> {
+        self.subject = Some(Subject::new(self.program, entry, args));
+        self
+    }
+
+    /// What the profile is of, when [`Report::with_subject`] said.
+    pub fn subject(&self) -> Option<&Subject> {
+        self.subject.as_ref()
     }
 
     /// What the whole profile cost.
