@@ -11,7 +11,9 @@
 
 use std::time::Instant;
 
+use cove_ir::program::Program;
 use cove_runtime::vm::debug::{Debugger, Resume, Stop};
+use cove_runtime::{RunError, Value, Vm};
 
 use crate::cli::{BenchDebugger, BenchRunArgs, LimitArgs};
 use crate::compile::compile_runnable;
@@ -42,28 +44,43 @@ pub fn bench_run(args: &BenchRunArgs) -> Status {
         max_depth: None,
         gc_stress: false,
     };
-    let noop = Noop;
-    // Made only when asked for: a profiler calibrates its clock when it is
-    // made, which an unprofiled run must not pay for.
-    #[cfg(feature = "profiler")]
-    let profiler = (args.debugger == BenchDebugger::Profiler).then(cove_profile::Profiler::new);
-    let debugger: Option<&dyn Debugger> = match args.debugger {
-        BenchDebugger::Off => None,
-        BenchDebugger::Noop => Some(&noop),
-        #[cfg(feature = "profiler")]
-        BenchDebugger::Profiler => profiler.as_ref().map(|p| p as &dyn Debugger),
-    };
     let vm = machine(&program, &flags, args.program.args());
-    let mut vm = match debugger {
-        Some(debugger) => vm.with_debugger(debugger),
-        None => vm,
+    // Each debugger is installed as its own type, as `cove profile` installs
+    // the profiler, so the loop measured is the one a user's run gets.
+    let (result, nanos, instructions) = match args.debugger {
+        BenchDebugger::Off => timed(vm, &program),
+        BenchDebugger::Noop => timed(vm.with_debugger(&Noop), &program),
+        #[cfg(feature = "profiler")]
+        BenchDebugger::Profiler => {
+            // Made only when asked for: a profiler calibrates its clock when
+            // it is made, which an unprofiled run must not pay for.
+            let profiler = cove_profile::Profiler::new();
+            timed(vm.with_debugger(&profiler), &program)
+        }
+        #[cfg(feature = "profiler")]
+        BenchDebugger::Counting => {
+            let profiler = cove_profile::Profiler::counting();
+            timed(vm.with_debugger(&profiler), &program)
+        }
+        #[cfg(feature = "profiler")]
+        BenchDebugger::Sampling => {
+            let profiler = cove_profile::Profiler::sampling();
+            timed(vm.with_debugger(&profiler), &program)
+        }
     };
-    let started = Instant::now();
-    let result = call_main(&mut vm, &program);
-    let nanos = started.elapsed().as_nanos();
     pipe::eprint(format_args!(
-        "bench-run: nanos {nanos} instructions {}\n",
-        vm.instructions()
+        "bench-run: nanos {nanos} instructions {instructions}\n"
     ));
     ending(&program, result)
+}
+
+/// Runs `main` on `vm` and times the run alone.
+fn timed<D: Debugger + ?Sized>(
+    mut vm: Vm<'_, D>,
+    program: &Program,
+) -> (Result<Value, RunError>, u128, u64) {
+    let started = Instant::now();
+    let result = call_main(&mut vm, program);
+    let nanos = started.elapsed().as_nanos();
+    (result, nanos, vm.instructions())
 }

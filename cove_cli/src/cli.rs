@@ -243,7 +243,12 @@ pub enum By {
 /// The clock `cove profile` times instructions with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ClockChoice {
-    /// The system's monotonic clock.
+    /// No clock at the stops: a sampler charges the task's processor time
+    /// to where it is, every 200 µs, less the profiler's own cost.
+    Sampled,
+    /// No time at all: exact counts and heap figures, at the least cost.
+    None,
+    /// The system's monotonic clock, read around every instruction.
     Real,
     /// The processor's time-stamp counter, scaled to nanoseconds.
     Counter,
@@ -304,11 +309,13 @@ pub struct ProfileArgs {
     #[arg(long)]
     pub follow_tasks: bool,
 
-    /// The clock that times each instruction: `real` (the system's
-    /// monotonic clock) or `counter` (the processor's time-stamp counter,
-    /// several times cheaper to read, so the profiled run is faster; the
-    /// real clock where there is no counter).
-    #[arg(long, value_enum, default_value_t = ClockChoice::Real)]
+    /// How time is taken: `sampled` (the default: exact counts, and time
+    /// sampled from the task's CPU clock, net of the profiler's own cost),
+    /// `none` (exact counts and heap figures only, the cheapest), or the
+    /// interval clocks that time every instruction with a floor: `real`
+    /// (the system's monotonic clock) or `counter` (the processor's
+    /// time-stamp counter).
+    #[arg(long, value_enum, default_value_t = ClockChoice::Sampled)]
     pub clock: ClockChoice,
 
     /// What folded stacks and flame graphs weigh a stack by, and what a
@@ -345,9 +352,15 @@ pub enum BenchDebugger {
     Off,
     /// One that answers Go at every stop and does nothing else.
     Noop,
-    /// The profiler.
+    /// The profiler, timing every instruction by the real clock.
     #[cfg(feature = "profiler")]
     Profiler,
+    /// The profiler counting only (`cove profile --clock none`).
+    #[cfg(feature = "profiler")]
+    Counting,
+    /// The profiler sampling time (`cove profile`'s default).
+    #[cfg(feature = "profiler")]
+    Sampling,
 }
 
 /// `cove bench-run`.

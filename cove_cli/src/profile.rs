@@ -56,10 +56,13 @@ pub fn profile(args: &ProfileArgs) -> Status {
     let fake = args.fake_clock || std::env::var("COVE_FAKE_CLOCK").is_ok_and(|v| v == "1");
     let mut profiler = if fake {
         Profiler::with_clock(SteppingClock::new(1))
-    } else if args.clock == ClockChoice::Counter {
-        Profiler::with_counter_clock()
     } else {
-        Profiler::new()
+        match args.clock {
+            ClockChoice::Sampled => Profiler::sampling(),
+            ClockChoice::None => Profiler::counting(),
+            ClockChoice::Counter => Profiler::with_counter_clock(),
+            ClockChoice::Real => Profiler::new(),
+        }
     };
     if args.follow_tasks {
         profiler = profiler.following_tasks();

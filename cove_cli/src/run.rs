@@ -10,6 +10,7 @@
 use std::io::BufWriter;
 
 use cove_ir::program::Program;
+use cove_runtime::vm::debug::Debugger;
 use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
 
 use crate::cli::{LimitArgs, RunArgs};
@@ -56,7 +57,10 @@ pub fn watched<W: std::io::Write>(vm: &Vm<'_>, stream: W) -> Watched<W> {
 }
 
 /// Calls the program's `main` on `vm`.
-pub fn call_main(vm: &mut Vm<'_>, program: &Program) -> Result<Value, RunError> {
+pub fn call_main<D: Debugger + ?Sized>(
+    vm: &mut Vm<'_, D>,
+    program: &Program,
+) -> Result<Value, RunError> {
     vm.run_entry(entry_module(program), MAIN, Vec::new())
 }
 

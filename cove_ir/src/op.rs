@@ -634,6 +634,89 @@ pub fn can_divide_unchecked(divisor: i32) -> bool {
     divisor != 0 && divisor != -1
 }
 
+impl Opcode {
+    /// Whether an instruction of this opcode ends a *stretch*: it may send
+    /// control anywhere but the next instruction (a jump, a branch, a call,
+    /// a return), or it may allocate (every instruction with a collection
+    /// point after it).
+    ///
+    /// A stretch is a run of instructions that is entered only at its first
+    /// and left only after its last: it starts at a function's first
+    /// instruction, at the target of a taken jump or branch, and after any
+    /// instruction that ends one, and it runs to the first instruction at
+    /// or after its start that ends one. So every instruction of a stretch
+    /// runs exactly as often as its first (until a fault ends the run
+    /// inside one), and everything a stretch allocates, its last
+    /// instruction allocated. A debugger that asks to be stopped only at
+    /// stretches (`cove_runtime::vm::debug::Stops::Stretches`) and counts
+    /// them counts every instruction exactly, and the runtime and the
+    /// profiler both read this one definition.
+    #[inline(always)]
+    pub fn ends_stretch(self) -> bool {
+        ENDS_STRETCH[self as usize]
+    }
+}
+
+/// [`Opcode::ends_stretch`] for every opcode, by its place in the table:
+/// one load in the dispatch loop that stops at stretches, not a chain of
+/// comparisons.
+static ENDS_STRETCH: [bool; Opcode::ALL.len()] = {
+    let mut table = [false; Opcode::ALL.len()];
+    let mut i = 0;
+    while i < Opcode::ALL.len() {
+        table[i] = ends_stretch(Opcode::ALL[i]);
+        i += 1;
+    }
+    table
+};
+
+/// Which opcodes end a stretch, as the table above is built from.
+const fn ends_stretch(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Jump | JumpIf
+            | JumpIfNot
+            | JumpEqInt
+            | JumpNeInt
+            | JumpLtInt
+            | JumpLeInt
+            | JumpGtInt
+            | JumpGeInt
+            | JumpEqIntImm
+            | JumpNeIntImm
+            | JumpLtIntImm
+            | JumpLeIntImm
+            | JumpGtIntImm
+            | JumpGeIntImm
+            | LoopLtInt
+            | LoopLtIntImm
+            | JumpNone
+            | JumpSome
+            | Call
+            | CallBuiltin
+            | Spawn
+            | Return
+            | ReturnUnit
+            | ReturnIfEqIntImm
+            | ReturnIfNeIntImm
+            | ReturnIfLtIntImm
+            | ReturnIfLeIntImm
+            | ReturnIfGtIntImm
+            | ReturnIfGeIntImm
+            | ConcatStr
+            | ToStrInt
+            | ToStrFloat
+            | ToStr
+            | NewStruct
+            | NewVariant
+            | NewSome
+            | NewList
+            | NewMap
+            | NewChannel
+    )
+}
+
 impl fmt::Display for Opcode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.mnemonic())
@@ -651,6 +734,17 @@ mod tests {
             "{}",
             std::mem::size_of::<Instr>()
         );
+    }
+
+    #[test]
+    fn every_opcode_that_can_jump_ends_a_stretch() {
+        for op in Opcode::ALL {
+            if op.operand_kinds().contains(&OperandKind::Target) {
+                assert!(op.ends_stretch(), "{op}");
+            }
+        }
+        assert!(!Opcode::AddInt.ends_stretch());
+        assert!(!Opcode::GetList.ends_stretch());
     }
 
     #[test]

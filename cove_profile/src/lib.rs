@@ -75,11 +75,13 @@ mod clock;
 mod context;
 mod cost;
 pub mod diff;
+mod hot;
 mod profiler;
 pub mod report;
+mod sampler;
 mod shard;
 mod watch;
 
 pub use clock::{Clock, RealClock, SteppingClock, TscClock};
 pub use cost::Cost;
-pub use profiler::{Floor, Profiler, Sample};
+pub use profiler::{Floor, Profiler, Sample, StopCosts};

@@ -22,6 +22,7 @@
 //! one from a `Stop`. That keeps every rule about attribution testable
 //! without a virtual machine, and lets another engine feed the same reports.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use cove_ir::program::FunctionId;
@@ -30,6 +31,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::{Clock, RealClock, Timer, TscClock};
 use crate::cost::Cost;
+use crate::hot::Hot;
+use crate::sampler::Sampler;
 use crate::shard::{Shard, TaskProfile};
 
 /// What one stop tells the profiler: plain data, no machine.
@@ -67,6 +70,32 @@ pub struct Floor {
     pub samples: u64,
 }
 
+/// How a profiler takes time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Two clock reads at every stop: the seed's interval, with its floor.
+    Interval,
+    /// No clock at a stop; a sampler charges processor time to positions.
+    Sampled,
+    /// No time at all: exact counts and heap figures only.
+    Counting,
+}
+
+/// What the profiler's own stops cost, per stop, in nanoseconds.
+///
+/// Measured when a sampling profiler is made, by running each path on a
+/// scratch state in a loop, and taken off every row's sampled time. The
+/// measurement times the profiler's part of a stop, not the machine's
+/// (building a `Stop`, the loop's test for it), so what is left is an
+/// estimate, and `docs/PROFILING.md` says how close it comes.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct StopCosts {
+    /// A stop in the frame and heap of the one before: a count and a store.
+    pub fast: f64,
+    /// Any other stop: a call, a return, an allocation.
+    pub slow: f64,
+}
+
 /// How many empty stops a calibration batch makes, and how many batches.
 const BATCH: u64 = 256;
 const BATCHES: usize = 15;
@@ -93,8 +122,17 @@ const BATCHES: usize = 15;
 /// ```
 pub struct Profiler {
     timer: Timer,
+    /// How time is taken: by an interval at every stop, by a sampler, or
+    /// not at all.
+    mode: Mode,
     follows: bool,
     floor: Floor,
+    /// What a stop of the lock-free path and a slow stop cost, measured
+    /// when the profiler was made; taken off sampled time.
+    stop_costs: StopCosts,
+    /// Task 0's lock-free front, in the modes that read no clock at a stop.
+    pub(crate) hot: Arc<Hot>,
+    sampler: Option<Sampler>,
     /// Task 0's shard, the task the profiler was installed on: reached
     /// without touching the table of the others.
     main: Mutex<Shard>,
@@ -152,24 +190,153 @@ impl Profiler {
     }
 
     /// What the reports call this profiler's clock: `real`, `counter` or
-    /// `injected`.
+    /// `injected` for the interval profiler, `sampled` or `none` for the
+    /// untimed ones.
     pub fn clock_name(&self) -> &'static str {
-        self.timer.name()
+        match self.mode {
+            Mode::Interval => self.timer.name(),
+            Mode::Sampled => "sampled",
+            Mode::Counting => "none",
+        }
     }
 
-    fn timed(timer: Timer) -> Profiler {
-        let mut profiler = Profiler {
-            timer,
+    /// A profiler of exact counts and exact heap figures that reads no
+    /// clock: every `nanos` is 0 and reports leave time out. Almost every
+    /// stop is a few instructions that the dispatch loop inlines when the
+    /// profiler is installed as its own type (`with_debugger(&profiler)`).
+    pub fn counting() -> Profiler {
+        Profiler::untimed(Mode::Counting)
+    }
+
+    /// A profiler whose stops read no clock, as [`Profiler::counting`]'s,
+    /// with a sampler thread that charges task 0's processor time to the
+    /// instruction it is at, every 200 µs (see `sampler.rs`). Each row's
+    /// `nanos` is then sampled time less the profiler's own calibrated cost
+    /// per stop: an estimate of what the row costs in a run nobody profiles.
+    /// Spawned tasks, when followed, are counted exactly but not timed.
+    pub fn sampling() -> Profiler {
+        let mut profiler = Profiler::untimed(Mode::Sampled);
+        let sampler = Sampler::start(Arc::clone(&profiler.hot));
+        if !sampler.is_running() {
+            // No thread to sample with: counts alone, said so by the mode.
+            profiler.mode = Mode::Counting;
+            return profiler;
+        }
+        profiler.sampler = Some(sampler);
+        profiler.stop_costs = profiler.calibrate_stops();
+        profiler
+    }
+
+    fn untimed(mode: Mode) -> Profiler {
+        Profiler {
+            timer: Timer::Real(RealClock::new()),
+            mode,
             follows: false,
             floor: Floor {
                 nanos: 0.0,
                 samples: 0,
             },
+            stop_costs: StopCosts::default(),
+            hot: Arc::new(Hot::default()),
+            sampler: None,
             main: Mutex::new(Shard::default()),
             spawned: RwLock::new(Vec::new()),
-        };
+        }
+    }
+
+    fn timed(timer: Timer) -> Profiler {
+        let mut profiler = Profiler::untimed(Mode::Interval);
+        profiler.timer = timer;
         profiler.floor = profiler.calibrate();
         profiler
+    }
+
+    /// Whether stops go through the lock-free front rather than the clock.
+    #[inline(always)]
+    pub(crate) fn is_untimed_at_stops(&self) -> bool {
+        self.mode != Mode::Interval
+    }
+
+    /// What this profiler's stops were measured to cost (zero for the
+    /// interval profiler, whose cost is its [`Floor`]).
+    pub fn stop_costs(&self) -> StopCosts {
+        self.stop_costs
+    }
+
+    /// How the profile takes time: `"interval"`, `"sampled"` or `"none"`.
+    pub fn time_mode(&self) -> &'static str {
+        match self.mode {
+            Mode::Interval => "interval",
+            Mode::Sampled => "sampled",
+            Mode::Counting => "none",
+        }
+    }
+
+    /// The sampler's samples so far, 0 for a profiler without one.
+    pub fn samples(&self) -> u64 {
+        self.sampler.as_ref().map_or(0, |s| s.taken().samples)
+    }
+
+    /// A slow stop of task 0 in the untimed modes: hands the fast stops
+    /// since the last slow one to the shard and records this one there.
+    #[inline(never)]
+    pub(crate) fn slow_stop(&self, at: &Sample) {
+        if let Some(sampler) = &self.sampler {
+            sampler.register_current_thread();
+        }
+        let mut shard = self.main.lock();
+        let (function, start, pending) = self.hot.take();
+        self.hot.point(at.function, at.pc);
+        // What moved since the last stop belongs to the last instruction of
+        // the stretch it began: the only one of it that allocates.
+        let end = start + self.hot.length(function, start).saturating_sub(1);
+        shard.absorb(pending, function, end);
+        shard.record(0, at);
+        shard.extend_last(u64::from(self.hot.length(at.function, at.pc)) - 1);
+        self.hot.settle(at.depth, at.allocated_words, shard.node());
+    }
+
+    /// Times both paths of an untimed stop on scratch state.
+    fn calibrate_stops(&self) -> StopCosts {
+        const STOPS: u32 = 4096;
+        // A one-function table, so the fast path finds its cell.
+        let scratch = Profiler::untimed(Mode::Counting);
+        let probe = |pc: u32| Sample {
+            task: 0,
+            function: FunctionId(0),
+            pc,
+            depth: 1,
+            allocated_words: 0,
+            allocations: 0,
+        };
+        scratch.hot.prepare_cells(&[STOPS as usize]);
+        scratch.slow_stop(&probe(0));
+        let mut fast = Vec::with_capacity(BATCHES);
+        let mut slow = Vec::with_capacity(BATCHES);
+        for _ in 0..BATCHES {
+            let started = std::time::Instant::now();
+            for pc in 0..STOPS {
+                let hit = scratch.hot.step(
+                    std::hint::black_box(FunctionId(0)),
+                    std::hint::black_box(pc),
+                    std::hint::black_box(1),
+                    std::hint::black_box(0),
+                );
+                std::hint::black_box(hit);
+            }
+            fast.push(started.elapsed().as_nanos() as f64 / f64::from(STOPS));
+            let started = std::time::Instant::now();
+            for pc in 0..STOPS / 16 {
+                scratch.slow_stop(std::hint::black_box(&probe(pc)));
+            }
+            slow.push(started.elapsed().as_nanos() as f64 / f64::from(STOPS / 16));
+        }
+        fast.sort_by(f64::total_cmp);
+        slow.sort_by(f64::total_cmp);
+        StopCosts {
+            fast: fast[BATCHES / 2],
+            slow: slow[BATCHES / 2],
+        }
     }
 
     /// This profiler, also watching every task the run spawns, each task's
@@ -213,7 +380,7 @@ impl Profiler {
                 let now = self.timer.now();
                 let mut shard = scratch.lock();
                 shard.record(now, &probe);
-                shard.stamp(self.timer.now());
+                shard.stamp(self.now());
             }
             let nanos = scratch.lock().total().nanos;
             batches.push(nanos as f64 / BATCH as f64);
@@ -225,10 +392,15 @@ impl Profiler {
         }
     }
 
-    /// The profiler's clock, read now.
+    /// The profiler's clock, read now; 0 in the modes that read no clock
+    /// at a stop.
     #[inline(always)]
     pub(crate) fn now(&self) -> u64 {
-        self.timer.now()
+        if self.is_untimed_at_stops() {
+            0
+        } else {
+            self.timer.now()
+        }
     }
 
     /// Records one stop, reading the clock first thing and last thing.
@@ -237,6 +409,15 @@ impl Profiler {
     /// that tests and other engines can feed a profile without a machine.
     #[inline]
     pub fn record(&self, at: &Sample) {
+        if self.is_untimed_at_stops() && at.task == 0 {
+            if !self
+                .hot
+                .step(at.function, at.pc, at.depth, at.allocated_words)
+            {
+                self.slow_stop(at);
+            }
+            return;
+        }
         let now = self.now();
         self.record_at(now, at);
     }
@@ -249,7 +430,7 @@ impl Profiler {
         if at.task == 0 {
             let mut shard = self.main.lock();
             shard.record(now, at);
-            shard.stamp(self.timer.now());
+            shard.stamp(self.now());
         } else {
             self.record_spawned(now, at);
         }
@@ -262,7 +443,7 @@ impl Profiler {
             if let Some(shard) = spawned.get(index) {
                 let mut shard = shard.lock();
                 shard.record(now, at);
-                shard.stamp(self.timer.now());
+                shard.stamp(self.now());
                 return;
             }
         }
@@ -275,17 +456,23 @@ impl Profiler {
         };
         let mut shard = shard.lock();
         shard.record(now, at);
-        shard.stamp(self.timer.now());
+        shard.stamp(self.now());
     }
 
     /// Calls `each` with every task's shard that recorded anything, task 0
     /// first.
     fn for_each_task(&self, mut each: impl FnMut(u32, &Shard)) {
-        let main = self.main.lock();
-        if !main.is_empty() {
-            each(0, &main);
+        if self.mode == Mode::Interval {
+            let main = self.main.lock();
+            if !main.is_empty() {
+                each(0, &main);
+            }
+        } else {
+            let main = self.merged_main();
+            if !main.is_empty() {
+                each(0, &main);
+            }
         }
-        drop(main);
         let spawned = self.spawned.read();
         for (i, shard) in spawned.iter().enumerate() {
             let shard = shard.lock();
@@ -293,6 +480,54 @@ impl Profiler {
                 each(i as u32 + 1, &shard);
             }
         }
+    }
+
+    /// Task 0's shard as a report reads it in the untimed modes: a copy
+    /// with the lock-free front's counts added in, each stretch's count
+    /// spread over the instructions it ran, and the sampler's time made net
+    /// of the profiler's own stops and shared among them (see
+    /// [`spread`]).
+    fn merged_main(&self) -> Shard {
+        let mut shard = self.main.lock().clone();
+        let (function, pc, _) = self.hot.position();
+        let function = FunctionId(function);
+        let end = pc + self.hot.length(function, pc).saturating_sub(1);
+        shard.absorb(self.hot.pending(), function, end);
+        let mut starts: BTreeMap<(FunctionId, u32), Start> = BTreeMap::new();
+        let mut rows: Vec<((FunctionId, u32), Cost)> = Vec::new();
+        for (at, cost) in shard.rows() {
+            starts.entry(at).or_default().slow += cost.ran;
+            rows.push((
+                at,
+                Cost {
+                    ran: 0,
+                    nanos: 0,
+                    ..cost
+                },
+            ));
+        }
+        for (at, n) in self.hot.counted() {
+            starts.entry(at).or_default().fast += n;
+        }
+        let taken = self.sampler.as_ref().map(Sampler::taken);
+        if let Some(taken) = &taken {
+            for ((f, pc), nanos) in &taken.cells {
+                if *f != u32::MAX {
+                    starts.entry((FunctionId(*f), *pc)).or_default().nanos += nanos;
+                }
+            }
+        }
+        let spread = spread(&starts, &self.hot, self.stop_costs);
+        rows.extend(spread.rows);
+        shard.replace_rows(rows);
+        if let Some(taken) = &taken {
+            let each = spread.overhead_per_instruction;
+            shard.retime_nodes(|node, cost| {
+                let sampled = taken.nodes.get(&node).copied().unwrap_or(0) as f64;
+                (sampled - cost.ran as f64 * each).max(0.0) as u64
+            });
+        }
+        shard
     }
 
     /// The tasks that recorded anything, in task order.
@@ -365,6 +600,101 @@ impl Profiler {
         let mut all = Vec::new();
         self.for_each_task(|task, shard| all.push(shard.snapshot(task)));
         all
+    }
+}
+
+/// What the stops of one stretch start recorded.
+#[derive(Debug, Default, Clone, Copy)]
+struct Start {
+    /// Stops that took the slow path here.
+    slow: u64,
+    /// Stops that took the lock-free path here.
+    fast: u64,
+    /// Sampled nanoseconds charged while a stretch from here ran.
+    nanos: u64,
+}
+
+/// Every instruction's count and time, from the stretches' starts.
+struct Spread {
+    rows: Vec<((FunctionId, u32), Cost)>,
+    /// The profiler's own cost an instruction, on average: what comes off
+    /// a calling-context node's sampled time.
+    overhead_per_instruction: f64,
+}
+
+/// Spreads each stretch start's count and time over the instructions of
+/// the stretch.
+///
+/// The count is exact: every instruction of a stretch ran as often as it
+/// started. The time is an estimate, in two steps. First the profiler's own
+/// stops come off: each start's slow and fast stops times their
+/// calibrated cost. Then the net time is shared out. A stretch that ends in
+/// a jump, a call or a return is all cheap instructions of about one cost,
+/// so it shares its time equally; those stretches together give the cost
+/// of a cheap instruction, λ. A stretch that ends in an allocation or a
+/// builtin gives λ to each instruction before the last, and the rest to the
+/// last, which is where such a stretch's time goes (if λ would take more
+/// than the stretch had, the cheap ones share it all).
+fn spread(starts: &BTreeMap<(FunctionId, u32), Start>, hot: &Hot, costs: StopCosts) -> Spread {
+    // Each start, its stops, its stretch's length, whether it ends heavy,
+    // and its net time.
+    type Net = ((FunctionId, u32), u64, u32, bool, f64);
+    let mut net: Vec<Net> = Vec::new();
+    let (mut light_time, mut light_instructions) = (0.0_f64, 0.0_f64);
+    let (mut overhead, mut instructions) = (0.0_f64, 0.0_f64);
+    for (&(function, pc), start) in starts {
+        let n = start.slow + start.fast;
+        let length = hot.length(function, pc);
+        let own = start.slow as f64 * costs.slow + start.fast as f64 * costs.fast;
+        overhead += own;
+        instructions += (n * u64::from(length)) as f64;
+        let time = (start.nanos as f64 - own).max(0.0);
+        let heavy = hot.is_heavy(function, pc);
+        if !heavy {
+            light_time += time;
+            light_instructions += (n * u64::from(length)) as f64;
+        }
+        net.push(((function, pc), n, length, heavy, time));
+    }
+    let light = if light_instructions > 0.0 {
+        light_time / light_instructions
+    } else {
+        0.0
+    };
+    let mut rows = Vec::new();
+    for ((function, pc), n, length, heavy, time) in net {
+        let cheap = length.saturating_sub(1);
+        let (each, last) = if !heavy {
+            let each = time / f64::from(length);
+            (each, each)
+        } else {
+            let wanted = light * (n * u64::from(cheap)) as f64;
+            if wanted <= time || cheap == 0 {
+                (light * n as f64, time - wanted)
+            } else {
+                (time / f64::from(cheap), 0.0)
+            }
+        };
+        for i in 0..length {
+            let nanos = if i + 1 == length { last } else { each };
+            rows.push((
+                (function, pc + i),
+                Cost {
+                    ran: n,
+                    nanos: nanos.round() as u64,
+                    words: 0,
+                    allocations: 0,
+                },
+            ));
+        }
+    }
+    Spread {
+        rows,
+        overhead_per_instruction: if instructions > 0.0 {
+            overhead / instructions
+        } else {
+            0.0
+        },
     }
 }
 

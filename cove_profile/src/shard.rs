@@ -102,7 +102,7 @@ impl Hasher for SiteHasher {
 type Sites = HashMap<Site, SiteCost, BuildHasherDefault<SiteHasher>>;
 
 /// One task's profile.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Shard {
     /// `table[function][pc]`: the flat, exact profile.
     table: Vec<Vec<Cost>>,
@@ -146,9 +146,12 @@ impl Shard {
                 words: at.allocated_words.saturating_sub(before.words),
                 allocations: at.allocations.saturating_sub(before.allocations),
             };
-            self.cell(before.function, before.pc).add(&moved);
-            self.tree.nodes[before.node as usize].cost.add(&moved);
-            self.total.add(&moved);
+            // Untimed, most stops between allocations move nothing.
+            if !moved.is_empty() {
+                self.cell(before.function, before.pc).add(&moved);
+                self.tree.nodes[before.node as usize].cost.add(&moved);
+                self.total.add(&moved);
+            }
         }
         let node = self.frame_for(at);
         self.cell(at.function, at.pc).ran += 1;
@@ -163,6 +166,56 @@ impl Shard {
             words: at.allocated_words,
             allocations: at.allocations,
         });
+    }
+
+    /// Takes in `pending` stops the lock-free front ([`crate::hot`]) counted
+    /// since this shard last recorded: all in the frame of the last stop,
+    /// the last of them at `function`'s `pc`, which is therefore the
+    /// instruction whatever moved since belongs to.
+    #[inline]
+    pub(crate) fn absorb(&mut self, pending: u64, function: FunctionId, pc: u32) {
+        if let Some(last) = self.last.as_mut() {
+            self.total.ran += pending;
+            self.tree.nodes[last.node as usize].cost.ran += pending;
+            last.function = function;
+            last.pc = pc;
+        }
+    }
+
+    /// The calling-context node of the last stop.
+    pub(crate) fn node(&self) -> NodeId {
+        self.last.map_or(ROOT, |last| last.node)
+    }
+
+    /// Adds `extra` instructions to the last stop's frame and the total:
+    /// the rest of a stretch whose first instruction that stop counted.
+    pub(crate) fn extend_last(&mut self, extra: u64) {
+        if let Some(last) = self.last {
+            self.total.ran += extra;
+            self.tree.nodes[last.node as usize].cost.ran += extra;
+        }
+    }
+
+    /// Puts `rows` in place of every instruction's cost, and makes the
+    /// total their sum.
+    pub(crate) fn replace_rows(&mut self, rows: Vec<((FunctionId, u32), Cost)>) {
+        self.table
+            .iter_mut()
+            .for_each(|row| row.fill(Cost::default()));
+        self.sparse.clear();
+        let mut total = Cost::default();
+        for ((function, pc), cost) in rows {
+            self.cell(function, pc).add(&cost);
+            total.add(&cost);
+        }
+        self.total = total;
+    }
+
+    /// Sets each calling-context node's own time to `time(node, cost)`.
+    pub(crate) fn retime_nodes(&mut self, mut time: impl FnMut(NodeId, &Cost) -> u64) {
+        for (id, node) in self.tree.nodes.iter_mut().enumerate() {
+            node.cost.nanos = time(id as NodeId, &node.cost);
+        }
     }
 
     /// The last clock read of a stop: where the next instruction's interval

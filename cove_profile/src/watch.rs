@@ -7,7 +7,7 @@
 //! [`Profiler::record`], which this calls with the clock already read, so
 //! the first read happens before the stop is even looked at.
 
-use cove_runtime::vm::debug::{Debugger, Resume, Stop};
+use cove_runtime::vm::debug::{Debugger, Resume, Stop, Stops};
 
 use crate::profiler::{Profiler, Sample};
 
@@ -20,8 +20,20 @@ impl Debugger for Profiler {
     /// first thing here and last thing in the recording, so the interval a
     /// figure is measured over holds the instruction, the dispatch that
     /// reached it and the floor, and not the bookkeeping.
-    #[inline]
+    #[inline(always)]
     fn at(&self, stop: &Stop<'_>) -> Resume {
+        if self.is_untimed_at_stops() && stop.task() == 0 {
+            // Almost every stop: same frame, same heap, one more count.
+            if !self.hot.step(
+                stop.function_id(),
+                stop.pc(),
+                stop.depth(),
+                stop.allocated_words(),
+            ) {
+                self.untimed_slow(stop);
+            }
+            return Resume::Go;
+        }
         let now = self.now();
         let sample = Sample {
             task: stop.task(),
@@ -35,8 +47,36 @@ impl Debugger for Profiler {
         Resume::Go
     }
 
+    /// Stretches for the untimed profilers, whose counts need only where
+    /// control went; every instruction for the interval one, which times
+    /// each.
+    fn stops(&self) -> Stops {
+        if self.is_untimed_at_stops() {
+            Stops::Stretches
+        } else {
+            Stops::Instructions
+        }
+    }
+
     /// True only for a profiler made with [`Profiler::following_tasks`].
     fn follows_tasks(&self) -> bool {
         Profiler::follows_tasks(self)
+    }
+}
+
+impl Profiler {
+    /// The slow stop of the untimed modes, out of the loop's way.
+    #[cold]
+    #[inline(never)]
+    fn untimed_slow(&self, stop: &Stop<'_>) {
+        self.hot.prepare(stop.program());
+        self.slow_stop(&Sample {
+            task: 0,
+            function: stop.function_id(),
+            pc: stop.pc(),
+            depth: stop.depth(),
+            allocated_words: stop.allocated_words(),
+            allocations: stop.allocations(),
+        });
     }
 }

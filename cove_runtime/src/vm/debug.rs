@@ -62,6 +62,31 @@ pub trait Debugger: Sync {
     fn follows_tasks(&self) -> bool {
         false
     }
+
+    /// Where the run stops for this debugger: before every instruction (the
+    /// default), or only before the first instruction of each stretch (see
+    /// [`Stops::Stretches`]). Asked once, when a task starts.
+    fn stops(&self) -> Stops {
+        Stops::Instructions
+    }
+}
+
+/// Where a run stops for a debugger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Stops {
+    /// Before every instruction.
+    #[default]
+    Instructions,
+    /// Before the first instruction of every *stretch*: a run of
+    /// instructions entered only at its first and left only after its last
+    /// ([`Opcode::ends_stretch`](cove_ir::op::Opcode::ends_stretch) says
+    /// which instructions end one). Every instruction of a stretch runs as
+    /// often as its first, so a debugger that counts stretches counts every
+    /// instruction; it pays for a stop every few instructions instead of
+    /// at each. Only an error can end a run inside a stretch. Such a run
+    /// checks its safepoint where an unwatched one does, after taken jumps
+    /// and calls, unless it has fuel.
+    Stretches,
 }
 
 /// What a debugger answers at a stop.

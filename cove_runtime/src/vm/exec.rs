@@ -70,13 +70,19 @@ pub const SAFEPOINT_STRIDE: u32 = 1024;
 
 /// Whether, and by whom, a run is watched: the type parameter of the loop.
 pub(crate) trait Watch<'d>: Sync {
+    /// The debugger's type: a concrete one, so its `at` can be inlined into
+    /// the loop, or `dyn Debugger`, one virtual call a stop.
+    type D: Debugger + ?Sized + 'd;
     /// Whether the loop calls [`Watch::at`]; a constant, so the unwatched
     /// loop compiles without the call.
     const ON: bool;
+    /// Whether it calls it before every instruction, or only at the start
+    /// of each stretch ([`Stops`](crate::vm::debug::Stops)).
+    const EVERY: bool;
     /// Called before an instruction when `ON`.
     fn at(&self, stop: &Stop<'_>) -> Resume;
     /// The debugger a task spawned from this one is watched by, if any.
-    fn child(&self) -> Option<&'d dyn Debugger>;
+    fn child(&self) -> Option<&'d Self::D>;
 }
 
 /// No debugger: the loop the run pays nothing for.
@@ -84,33 +90,46 @@ pub(crate) trait Watch<'d>: Sync {
 pub(crate) struct Unwatched;
 
 impl<'d> Watch<'d> for Unwatched {
+    type D = dyn Debugger + 'd;
     const ON: bool = false;
+    const EVERY: bool = true;
 
     #[inline(always)]
     fn at(&self, _stop: &Stop<'_>) -> Resume {
         Resume::Go
     }
 
-    fn child(&self) -> Option<&'d dyn Debugger> {
+    fn child(&self) -> Option<&'d Self::D> {
         None
     }
 }
 
-/// A debugger is installed.
-#[derive(Clone, Copy)]
-pub(crate) struct Watched<'d> {
-    pub(crate) debugger: &'d dyn Debugger,
+/// A debugger of type `D` is installed.
+///
+/// The loop is compiled once for each `D` a program installs. For a
+/// concrete type the debugger's `at` is an ordinary call the optimiser may
+/// inline, so a debugger whose common stop is a few instructions costs the
+/// loop those instructions and not a call that spills its registers; for
+/// `dyn Debugger` it is the virtual call it always was.
+///
+/// `EVERY` is whether the debugger is stopped before every instruction or
+/// only where a stretch starts ([`Stops`](crate::vm::debug::Stops)), so the loop that stops at
+/// stretches tests one flag an instruction and stops a few times less.
+pub(crate) struct Watched<'d, D: Debugger + ?Sized, const EVERY: bool> {
+    pub(crate) debugger: &'d D,
 }
 
-impl<'d> Watch<'d> for Watched<'d> {
+impl<'d, D: Debugger + ?Sized + 'd, const EVERY: bool> Watch<'d> for Watched<'d, D, EVERY> {
+    type D = D;
     const ON: bool = true;
+    const EVERY: bool = EVERY;
 
     #[inline(always)]
     fn at(&self, stop: &Stop<'_>) -> Resume {
         self.debugger.at(stop)
     }
 
-    fn child(&self) -> Option<&'d dyn Debugger> {
+    fn child(&self) -> Option<&'d D> {
         self.debugger.follows_tasks().then_some(self.debugger)
     }
 }
@@ -380,6 +399,11 @@ impl<'env> Machine<'env> {
             };
         }
 
+        // Whether the next instruction starts a stretch: the first of a run
+        // does, and so does every one after an instruction that ends one.
+        // Only a loop that stops at stretches keeps it.
+        let mut fresh = true;
+
         loop {
             if !POLLED && remaining == 0 {
                 safepoint!();
@@ -388,7 +412,7 @@ impl<'env> Machine<'env> {
             // SAFETY: `check` proved the code ends in a return or a jump and
             // every target is inside it, so `ip` points at an instruction.
             let instr: &Instr = unsafe { &*ip };
-            if W::ON {
+            if W::ON && (W::EVERY || fresh) {
                 sync!();
                 let stop = Stop {
                     program,
@@ -413,6 +437,9 @@ impl<'env> Machine<'env> {
                         Err(panic) => debugger_panicked(&*panic),
                     });
                 }
+            }
+            if W::ON && !W::EVERY {
+                fresh = instr.opcode().ends_stretch();
             }
             ip = unsafe { ip.add(1) };
             match *instr {
@@ -1023,10 +1050,10 @@ impl<'env> Machine<'env> {
 
     /// Starts `callee` on a task of its own, with deep copies of `args`.
     #[inline(never)]
-    fn spawn<'scope>(
+    fn spawn<'scope, D: Debugger + ?Sized>(
         &mut self,
         scope: &'scope Scope<'scope, 'env>,
-        debugger: Option<&'env dyn Debugger>,
+        debugger: Option<&'env D>,
         callee: FunctionId,
         args: &[u64],
     ) -> Result<u64, Fault>

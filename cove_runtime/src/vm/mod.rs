@@ -26,7 +26,7 @@ use parking_lot::Mutex;
 use crate::error::{ErrorKind, RunError};
 use crate::limits::{InterruptHandle, Limits, gc_stress_from_env};
 use crate::value::Value;
-use debug::Debugger;
+use debug::{Debugger, Stops};
 use exec::{Unwatched, Watched};
 use machine::{Digest, Machine, Shared, at_entry, frame_at};
 use tasks::Scheduler;
@@ -52,9 +52,9 @@ pub(crate) const TASK_STACK: usize = 64 << 20;
 /// assert_eq!(vm.run_entry("m", "twice", vec![Value::Int(21)]), Ok(Value::Int(42)));
 /// assert!(vm.instructions() > 0);
 /// ```
-pub struct Vm<'a> {
+pub struct Vm<'a, D: Debugger + ?Sized = dyn Debugger + 'a> {
     program: &'a Program,
-    debugger: Option<&'a dyn Debugger>,
+    debugger: Option<&'a D>,
     limits: Limits,
     interrupt: InterruptHandle,
     output: Box<dyn Write + Send>,
@@ -65,7 +65,7 @@ pub struct Vm<'a> {
     verified: Result<(), String>,
 }
 
-impl std::fmt::Debug for Vm<'_> {
+impl<D: Debugger + ?Sized> std::fmt::Debug for Vm<'_, D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Vm")
             .field("limits", &self.limits)
@@ -97,16 +97,35 @@ impl<'a> Vm<'a> {
                 .and_then(|()| check::program(program)),
         }
     }
+}
 
+impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
     /// Installs a debugger: it is called before every instruction the run
     /// executes (see [`debug`]).
-    pub fn with_debugger(mut self, debugger: &'a dyn Debugger) -> Vm<'a> {
-        self.debugger = Some(debugger);
-        self
+    ///
+    /// The dispatch loop is compiled for the debugger's type `E`. Given a
+    /// `&dyn Debugger` the loop makes one virtual call a stop, as it always
+    /// did; given a concrete type (`&Profiler`, say) the loop calls it
+    /// directly, and a debugger whose common stop is short is inlined into
+    /// the loop. Either way the runtime learns nothing of what the debugger
+    /// is, and a run with none installed is the unwatched loop.
+    pub fn with_debugger<E: Debugger + ?Sized>(self, debugger: &'a E) -> Vm<'a, E> {
+        Vm {
+            program: self.program,
+            debugger: Some(debugger),
+            limits: self.limits,
+            interrupt: self.interrupt,
+            output: self.output,
+            error_output: self.error_output,
+            args: self.args,
+            instructions: self.instructions,
+            digest: self.digest,
+            verified: self.verified,
+        }
     }
 
     /// Sets the bounds of every run (see [`Limits`]).
-    pub fn with_limits(mut self, limits: Limits) -> Vm<'a> {
+    pub fn with_limits(mut self, limits: Limits) -> Vm<'a, D> {
         self.limits = limits;
         self
     }
@@ -118,19 +137,19 @@ impl<'a> Vm<'a> {
     /// to stop when its output is closed (a pipe whose reader left) wraps
     /// the writer and stops the run through its
     /// [`interrupt_handle`](Vm::interrupt_handle), as `cove` does.
-    pub fn with_output(mut self, output: Box<dyn Write + Send>) -> Vm<'a> {
+    pub fn with_output(mut self, output: Box<dyn Write + Send>) -> Vm<'a, D> {
         self.output = output;
         self
     }
 
     /// Where `eprintln` writes.
-    pub fn with_error_output(mut self, output: Box<dyn Write + Send>) -> Vm<'a> {
+    pub fn with_error_output(mut self, output: Box<dyn Write + Send>) -> Vm<'a, D> {
         self.error_output = output;
         self
     }
 
     /// What `args()` gives the program.
-    pub fn with_args(mut self, args: Vec<String>) -> Vm<'a> {
+    pub fn with_args(mut self, args: Vec<String>) -> Vm<'a, D> {
         self.args = args;
         self
     }
@@ -285,10 +304,10 @@ fn internal_error() -> RunError {
 /// entry frame on `args`, the loop watched or not. Gives the result and the
 /// instructions executed, which count whether or not the run failed. A panic
 /// in the machine becomes an internal error.
-pub(crate) fn run_task<'scope, 'env>(
+pub(crate) fn run_task<'scope, 'env, D: Debugger + ?Sized>(
     shared: &'env Shared<'env>,
     scope: &'scope Scope<'scope, 'env>,
-    debugger: Option<&'env dyn Debugger>,
+    debugger: Option<&'env D>,
     task: u32,
     func: FunctionId,
     args: Vec<Value>,
@@ -320,7 +339,15 @@ where
             args.into_iter().for_each(crate::heap::convert::dispose);
             entered?;
             let result = match debugger {
-                Some(debugger) => machine.run::<_, false>(scope, &Watched { debugger }),
+                Some(debugger) if debugger.stops() == Stops::Stretches => {
+                    let watch = Watched::<_, false> { debugger };
+                    if machine.fuel.is_some() {
+                        machine.run::<_, false>(scope, &watch)
+                    } else {
+                        machine.run::<_, true>(scope, &watch)
+                    }
+                }
+                Some(debugger) => machine.run::<_, false>(scope, &Watched::<_, true> { debugger }),
                 // Fuel is exact only when every instruction is checked.
                 None if machine.fuel.is_some() => machine.run::<_, false>(scope, &Unwatched),
                 None => machine.run::<_, true>(scope, &Unwatched),

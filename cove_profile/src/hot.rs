@@ -1,0 +1,314 @@
+//! The lock-free front of task 0's shard: what a profiler that reads no
+//! clock at a stop does at almost every stop.
+//!
+//! A stop of the interval profiler takes the shard's lock, reads the clock
+//! twice and updates three costs: tens of nanoseconds, where an `add.int`
+//! is two or three. A profile that wants exact counts and exact heap
+//! figures, and takes its time some other way (a sampler, or not at all),
+//! needs almost none of that at most stops. If the stop is in the same
+//! frame as the one before and the heap has not moved, the only news is
+//! "one more execution of this instruction": one counter, in a flat table
+//! indexed by function and pc, and the position the sampler reads. That is
+//! [`Hot::step`], a few loads, compares and stores that the dispatch loop
+//! inlines when the profiler is installed as its own type.
+//!
+//! Every other stop — a call, a return, an allocation, the first stop of a
+//! run — is *slow*: it hands the pending fast stops to the shard (which
+//! keeps the calling-context tree, the call sites and the heap
+//! attribution), then records itself there as every stop used to.
+//!
+//! # Why atomics, and why no lock
+//!
+//! Only task 0's thread writes these cells, but a report, or a progress
+//! line, may read them from another thread while the run goes on. Relaxed
+//! atomics make that read well-defined at the price of nothing on the
+//! writer's side: a relaxed load and a relaxed store are the plain moves
+//! an unsynchronised counter would be. A reader mid-run sees a count that
+//! is a little behind, never a torn one. Spawned tasks keep the locked
+//! path: they are rarer, and their shards are found through a table.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+
+use cove_ir::op::Opcode;
+use cove_ir::program::{FunctionId, Program};
+
+/// The flat count table: every instruction of the program one cell.
+///
+/// The profiler is stopped at stretches
+/// ([`Opcode::ends_stretch`](cove_ir::op::Opcode::ends_stretch)), so a cell
+/// counts how often a stretch *started* at its instruction, and `lengths`
+/// says how many instructions each such stretch runs: the report turns
+/// starts into every instruction's exact count.
+#[derive(Debug)]
+struct Counts {
+    /// Where each function's cells start.
+    offsets: Box<[usize]>,
+    cells: Box<[AtomicU64]>,
+    /// For each instruction, the length of the stretch that starts there.
+    lengths: Box<[u32]>,
+    /// For each instruction, whether the stretch that starts there ends in
+    /// an instruction that allocates rather than one that jumps, calls or
+    /// returns.
+    heavy: Box<[bool]>,
+}
+
+/// Task 0's last stop and its fast-path counts.
+#[derive(Debug)]
+pub(crate) struct Hot {
+    /// The function and pc of the last stop: the position a sampler reads.
+    function: AtomicU32,
+    pc: AtomicU32,
+    /// The depth and the heap's word counter at the last stop; a stop that
+    /// matches both, in the same function, is a fast one.
+    depth: AtomicUsize,
+    words: AtomicU64,
+    /// The calling-context node the last stop ran in, for the sampler.
+    node: AtomicU32,
+    /// Fast stops since the last slow one, not yet given to the shard.
+    pending: AtomicU64,
+    counts: OnceLock<Counts>,
+}
+
+impl Default for Hot {
+    fn default() -> Hot {
+        Hot {
+            function: AtomicU32::new(u32::MAX),
+            pc: AtomicU32::new(0),
+            // No stop has this depth, so the first stop is slow.
+            depth: AtomicUsize::new(usize::MAX),
+            words: AtomicU64::new(0),
+            node: AtomicU32::new(0),
+            pending: AtomicU64::new(0),
+            counts: OnceLock::new(),
+        }
+    }
+}
+
+/// Adds one to a counter only this thread writes.
+#[inline(always)]
+fn bump(cell: &AtomicU64) {
+    cell.store(cell.load(Relaxed) + 1, Relaxed);
+}
+
+impl Hot {
+    /// Records a stop if it is a fast one, and says whether it was.
+    ///
+    /// A stop is fast when it is in the function, at the depth and with the
+    /// heap counter of the stop before: nothing but the count moved.
+    #[inline(always)]
+    pub(crate) fn step(&self, function: FunctionId, pc: u32, depth: usize, words: u64) -> bool {
+        if function.0 != self.function.load(Relaxed)
+            || depth != self.depth.load(Relaxed)
+            || words != self.words.load(Relaxed)
+        {
+            return false;
+        }
+        let Some(counts) = self.counts.get() else {
+            return false;
+        };
+        let Some(start) = counts.offsets.get(function.index()) else {
+            return false;
+        };
+        let at = start + pc as usize;
+        let (Some(cell), Some(length)) = (counts.cells.get(at), counts.lengths.get(at)) else {
+            return false;
+        };
+        bump(cell);
+        self.pending
+            .store(self.pending.load(Relaxed) + u64::from(*length), Relaxed);
+        self.pc.store(pc, Relaxed);
+        true
+    }
+
+    /// The length of the stretch that starts at `function`'s `pc`: 1 where
+    /// no program has been seen (a profile fed by hand, one instruction a
+    /// stop).
+    pub(crate) fn length(&self, function: FunctionId, pc: u32) -> u32 {
+        self.index(function, pc)
+            .and_then(|(counts, at)| counts.lengths.get(at).copied())
+            .unwrap_or(1)
+    }
+
+    /// Whether the stretch starting at `function`'s `pc` ends in an
+    /// instruction that allocates.
+    pub(crate) fn is_heavy(&self, function: FunctionId, pc: u32) -> bool {
+        self.index(function, pc)
+            .and_then(|(counts, at)| counts.heavy.get(at).copied())
+            .unwrap_or(false)
+    }
+
+    fn index(&self, function: FunctionId, pc: u32) -> Option<(&Counts, usize)> {
+        let counts = self.counts.get()?;
+        let start = counts.offsets.get(function.index())?;
+        Some((counts, start + pc as usize))
+    }
+
+    /// Makes the count table for `program`, once.
+    pub(crate) fn prepare(&self, program: &Program) {
+        if self.counts.get().is_some() {
+            return;
+        }
+        self.counts.get_or_init(|| {
+            let mut offsets = Vec::with_capacity(program.functions.len());
+            let mut lengths = Vec::new();
+            let mut heavy = Vec::new();
+            for function in &program.functions {
+                offsets.push(lengths.len());
+                let code = &function.code;
+                let first = lengths.len();
+                lengths.resize(first + code.len(), 1);
+                heavy.resize(first + code.len(), false);
+                // From the end back: a stretch runs to the first
+                // instruction at or after its start that ends one.
+                let mut end = code.len().saturating_sub(1);
+                for pc in (0..code.len()).rev() {
+                    if code[pc].opcode().ends_stretch() {
+                        end = pc;
+                    }
+                    lengths[first + pc] = (end - pc + 1) as u32;
+                    heavy[first + pc] = is_allocating_end(code[end].opcode());
+                }
+            }
+            let cells = (0..lengths.len()).map(|_| AtomicU64::new(0)).collect();
+            Counts {
+                offsets: offsets.into_boxed_slice(),
+                cells,
+                lengths: lengths.into_boxed_slice(),
+                heavy: heavy.into_boxed_slice(),
+            }
+        });
+    }
+
+    /// Makes a count table of one-instruction stretches for functions of
+    /// these lengths, once: for calibration, which has no program.
+    pub(crate) fn prepare_cells(&self, lengths: &[usize]) {
+        self.counts.get_or_init(|| {
+            let mut offsets = Vec::with_capacity(lengths.len());
+            let mut total = 0;
+            for length in lengths {
+                offsets.push(total);
+                total += length;
+            }
+            Counts {
+                offsets: offsets.into_boxed_slice(),
+                cells: (0..total).map(|_| AtomicU64::new(0)).collect(),
+                lengths: vec![1; total].into_boxed_slice(),
+                heavy: vec![false; total].into_boxed_slice(),
+            }
+        });
+    }
+
+    /// Where the last stop was, and takes the fast stops not yet handed on:
+    /// the first half of a slow stop.
+    pub(crate) fn take(&self) -> (FunctionId, u32, u64) {
+        (
+            FunctionId(self.function.load(Relaxed)),
+            self.pc.load(Relaxed),
+            {
+                // Only this thread writes it: a load and a store, not the
+                // locked exchange a `swap` would be.
+                let pending = self.pending.load(Relaxed);
+                self.pending.store(0, Relaxed);
+                pending
+            },
+        )
+    }
+
+    /// Moves the position to a slow stop's instruction at once, so that a
+    /// sampler reading during the slow stop charges it to that instruction.
+    pub(crate) fn point(&self, function: FunctionId, pc: u32) {
+        self.function.store(function.0, Relaxed);
+        self.pc.store(pc, Relaxed);
+    }
+
+    /// The second half of a slow stop: what the next stop must match to be
+    /// fast.
+    pub(crate) fn settle(&self, depth: usize, words: u64, node: u32) {
+        self.depth.store(depth, Relaxed);
+        self.words.store(words, Relaxed);
+        self.node.store(node, Relaxed);
+    }
+
+    /// The position a sampler reads: function, pc and context node.
+    pub(crate) fn position(&self) -> (u32, u32, u32) {
+        (
+            self.function.load(Relaxed),
+            self.pc.load(Relaxed),
+            self.node.load(Relaxed),
+        )
+    }
+
+    /// Fast stops not yet handed to the shard.
+    pub(crate) fn pending(&self) -> u64 {
+        self.pending.load(Relaxed)
+    }
+
+    /// Every instruction the fast path counted, with its count.
+    pub(crate) fn counted(&self) -> Vec<((FunctionId, u32), u64)> {
+        let Some(counts) = self.counts.get() else {
+            return Vec::new();
+        };
+        let mut rows = Vec::new();
+        for (f, start) in counts.offsets.iter().enumerate() {
+            let end = counts
+                .offsets
+                .get(f + 1)
+                .copied()
+                .unwrap_or(counts.cells.len());
+            for (pc, cell) in counts.cells[*start..end].iter().enumerate() {
+                let n = cell.load(Relaxed);
+                if n > 0 {
+                    rows.push(((FunctionId(f as u32), pc as u32), n));
+                }
+            }
+        }
+        rows
+    }
+}
+
+/// Whether a stretch ending in `opcode` ends in work (an allocation, a
+/// builtin, a spawn) rather than in a change of where control goes.
+fn is_allocating_end(opcode: Opcode) -> bool {
+    use cove_ir::op::OperandKind;
+    let transfer = opcode.operand_kinds().contains(&OperandKind::Target)
+        || matches!(
+            opcode,
+            Opcode::Call
+                | Opcode::Return
+                | Opcode::ReturnUnit
+                | Opcode::ReturnIfEqIntImm
+                | Opcode::ReturnIfNeIntImm
+                | Opcode::ReturnIfLtIntImm
+                | Opcode::ReturnIfLeIntImm
+                | Opcode::ReturnIfGtIntImm
+                | Opcode::ReturnIfGeIntImm
+        );
+    opcode.ends_stretch() && !transfer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program() -> Program {
+        cove_compiler::compile_module("m", "export fn main() -> Int { 1 + 2 }\n").unwrap()
+    }
+
+    #[test]
+    fn a_stop_is_fast_only_in_the_frame_and_heap_of_the_stop_before() {
+        let hot = Hot::default();
+        hot.prepare(&program());
+        let main = FunctionId(0);
+        assert!(!hot.step(main, 0, 1, 0), "the first stop is slow");
+        hot.point(main, 0);
+        hot.settle(1, 0, 1);
+        assert!(hot.step(main, 1, 1, 0));
+        assert!(!hot.step(main, 1, 2, 0), "another depth is slow");
+        assert!(!hot.step(main, 1, 1, 5), "a moved heap is slow");
+        let length = u64::from(hot.length(main, 1));
+        assert_eq!(hot.pending(), length, "pending counts instructions");
+        assert_eq!(hot.take(), (main, 1, length));
+        assert_eq!(hot.counted(), vec![((main, 1), 1)]);
+    }
+}
