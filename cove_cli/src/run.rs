@@ -62,6 +62,7 @@ pub fn call_main(vm: &mut Vm<'_>, program: &Program) -> Result<Value, RunError> 
 
 /// Runs `cove run`.
 pub fn run(args: &RunArgs) -> Status {
+    args.program.warn_about_flags("run");
     let program = match compile_runnable(args.program.file()) {
         Ok(program) => program,
         Err(status) => return status,
