@@ -120,7 +120,12 @@ pub enum Command {
         "  cove profile --format json -o before.json examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
         "  cove profile --format callgrind -o callgrind.out.fib examples/fib.cove\n",
         "  cove profile --format folded examples/fib.cove | flamegraph.pl > fib.svg\n",
-        "  cove profile --format svg --metric words -o fib.svg examples/fib.cove\n\n",
+        "  cove profile --format svg --metric words -o fib.svg examples/fib.cove\n",
+        "  cove profile --format html -o fib.html examples/fib.cove\n",
+        "  cove profile --format pprof -o fib.pb.gz examples/fib.cove && go tool pprof -top fib.pb.gz\n",
+        "  cove profile --format speedscope -o fib.speedscope.json examples/fib.cove\n",
+        "  cove profile --format lcov -o fib.info examples/fib.cove && genhtml -o coverage fib.info\n",
+        "  cove profile --top 5 -- examples/fib.cove --format x   # -- ends cove's flags\n\n",
         "Where the output goes: the program's own output is never mixed with a\n",
         "report. With -o PATH the report goes to PATH and stdout is the program's.\n",
         "Without -o, a table is printed to stdout after the program has finished;\n",
@@ -218,7 +223,9 @@ impl Invocation {
     /// program and not to `cove` — unless the command line put `--` before
     /// FILE, which says the user knows.
     pub fn warn_about_flags(&self, subcommand: &str) {
-        let raw: Vec<String> = std::env::args().collect();
+        let raw: Vec<String> = std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         let before_file = raw.len().checked_sub(self.words.len() + 1);
         if before_file.is_some_and(|i| raw[i] == "--") {
             return;

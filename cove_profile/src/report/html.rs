@@ -6,8 +6,9 @@
 //! tables by a column) are inline, and the flame graph is `inferno`'s SVG
 //! inline, with its own script for zoom and search. The page holds the
 //! run's header (program, arguments, totals, floor, clock), the functions
-//! (sortable), the call edges, the tasks, the flame graph, and every source
-//! file annotated with a heat column. Without script the page still reads:
+//! (sortable), the call edges, the tasks (and, when there are several, a
+//! function table per task), the flame graph, and every source file
+//! annotated with a heat column. Without script the page still reads:
 //! the tables are in identity order and the flame graph is a picture.
 //!
 //! Hand-written rather than through a template engine: it is one page with
@@ -178,6 +179,33 @@ impl Report<'_> {
             );
         }
         out.push_str("</tbody>\n</table>\n");
+
+        // With several tasks, each gets its own function table: a task's
+        // calling-context tree read alone.
+        if self.tasks.len() > 1 {
+            for task in &self.tasks {
+                let (functions, _) = super::calling_context(std::slice::from_ref(task));
+                let _ = writeln!(
+                    out,
+                    "<h3 class=\"task\" id=\"task-{}\">Task {}</h3>\n<table class=\"sortable\">\n\
+                     <thead><tr><th class=\"name\">function</th><th>calls</th><th>self ran</th><th>self ns</th>\
+                     <th>self words</th><th>self allocs</th><th>incl ran</th><th>incl ns</th><th>incl words</th>\
+                     <th>incl allocs</th></tr></thead>\n<tbody>",
+                    task.task, task.task
+                );
+                for row in &functions {
+                    let _ = writeln!(
+                        out,
+                        "<tr><td class=\"name\">{}</td>{}{}{}</tr>",
+                        escape(self.program.function_name(row.function)),
+                        number(row.calls),
+                        cost_cells(&row.own),
+                        cost_cells(&row.inclusive)
+                    );
+                }
+                out.push_str("</tbody>\n</table>\n");
+            }
+        }
 
         out.push_str("<h2 id=\"flame\">Flame graph (instructions)</h2>\n");
         match self.svg(Metric::Ran) {
