@@ -23,8 +23,8 @@ Exit status:
        bug), or a file given to cove diff is not a JSON profile
   70   runtime error: a fault of the program (division by zero, overflow,
        an index out of range, unwrap of None, a failed assert, ...)
-  74   I/O error: a file the program reads or writes, the report (-o),
-       or a profile cove diff reads
+  74   I/O error: the program's FILE cannot be read, a file the program
+       reads or writes, the report (-o), or a profile cove diff reads
   124  out of fuel (--fuel)
   125  over the heap limit (--max-heap)
   126  calls nested deeper than the limit (--max-depth)
@@ -120,7 +120,12 @@ pub enum Command {
         "  cove profile --format json -o before.json examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
         "  cove profile --format callgrind -o callgrind.out.fib examples/fib.cove\n",
         "  cove profile --format folded examples/fib.cove | flamegraph.pl > fib.svg\n",
-        "  cove profile --format svg --metric words -o fib.svg examples/fib.cove\n\n",
+        "  cove profile --format svg --metric words -o fib.svg examples/fib.cove\n",
+        "  cove profile --format html -o fib.html examples/fib.cove\n",
+        "  cove profile --format pprof -o fib.pb.gz examples/fib.cove && go tool pprof -top fib.pb.gz\n",
+        "  cove profile --format speedscope -o fib.speedscope.json examples/fib.cove\n",
+        "  cove profile --format lcov -o fib.info examples/fib.cove && genhtml -o coverage fib.info\n",
+        "  cove profile --top 5 -- examples/fib.cove --format x   # -- ends cove's flags\n\n",
         "Where the output goes: the program's own output is never mixed with a\n",
         "report. With -o PATH the report goes to PATH and stdout is the program's.\n",
         "Without -o, a table is printed to stdout after the program has finished;\n",
@@ -132,6 +137,21 @@ pub enum Command {
         "line on stderr counts the instructions so far.",
     ))]
     Profile(ProfileArgs),
+
+    /// Run a program under the profiler and print its source annotated line by line.
+    ///
+    /// The same as `cove profile --format annotate`: every source file of
+    /// the run in source order, each line with what it ran, its time, its
+    /// heap words and allocations, and each function's totals above it.
+    #[cfg(feature = "profiler")]
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  cove annotate examples/fib.cove\n",
+        "  cove annotate --threshold 1 examples/covefmt/main.cove --check examples/covefmt/*.cove\n\n",
+        "--threshold PCT folds the stretches of lines under PCT% of the run's\n",
+        "instructions into one line. On a terminal the hot lines are coloured.",
+    ))]
+    Annotate(ProfileArgs),
 
     /// Compare two JSON profiles of the same program: what changed, and where.
     #[cfg(feature = "profiler")]
@@ -168,7 +188,10 @@ pub struct RunArgs {
 /// One list rather than a FILE and an ARGS, so that everything after FILE
 /// is the program's, flags included: `cove run covefmt.cove --check x.cove`
 /// gives `--check` to the program, and `cove run p.cove --help` asks the
-/// program for help, not `cove`. `cove`'s own flags go before FILE.
+/// program for help, not `cove`. `cove`'s own flags go before FILE; `--`
+/// may end them explicitly (`cove profile --top 5 -- prog.cove --format x`),
+/// and a word after FILE that is one of `cove`'s own flags gets a warning
+/// unless `--` said so (see [`Invocation::warn_about_flags`]).
 #[derive(Debug, Args)]
 pub struct Invocation {
     /// The program (a .cove file; the modules it imports are found beside
@@ -193,6 +216,54 @@ impl Invocation {
     /// The program's arguments.
     pub fn args(&self) -> &[String] {
         self.words.get(1..).unwrap_or(&[])
+    }
+
+    /// Warns on stderr about each of the program's arguments that is one of
+    /// `subcommand`'s own flags (`--format`, `-o`, ...), since it went to the
+    /// program and not to `cove` — unless the command line put `--` before
+    /// FILE, which says the user knows.
+    pub fn warn_about_flags(&self, subcommand: &str) {
+        let raw: Vec<String> = std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let before_file = raw.len().checked_sub(self.words.len() + 1);
+        if before_file.is_some_and(|i| raw[i] == "--") {
+            return;
+        }
+        for word in self.flags_of(subcommand) {
+            crate::pipe::eprint(format_args!(
+                "{}: `{word}` comes after FILE, so it was given to the program, not to cove; \
+                 put cove's flags before FILE (or `--` before FILE to silence this)\n",
+                crate::style::Style::stderr().warn("warning")
+            ));
+        }
+    }
+
+    /// The program's arguments that spell one of `subcommand`'s flags.
+    fn flags_of(&self, subcommand: &str) -> Vec<&str> {
+        use clap::CommandFactory as _;
+        let command = Cli::command();
+        let Some(sub) = command.find_subcommand(subcommand) else {
+            return Vec::new();
+        };
+        let is_flag = |word: &str| {
+            let name = word.split('=').next().unwrap_or(word);
+            sub.get_arguments().any(|arg| {
+                !arg.is_hide_set()
+                    && (name
+                        .strip_prefix("--")
+                        .is_some_and(|l| arg.get_long() == Some(l))
+                        || name
+                            .strip_prefix('-')
+                            .and_then(|s| s.chars().next().filter(|_| s.len() == 1))
+                            .is_some_and(|c| arg.get_short() == Some(c)))
+            })
+        };
+        self.args()
+            .iter()
+            .map(String::as_str)
+            .filter(|word| is_flag(word))
+            .collect()
     }
 }
 
@@ -265,8 +336,18 @@ pub enum Format {
     Callgrind,
     /// Folded stacks (`a;b;c N`), for flamegraph.pl, inferno and speedscope.
     Folded,
-    /// A flame graph as an SVG image.
+    /// A flame graph as an SVG image, titled with the program.
     Svg,
+    /// The source of every file, annotated line by line (as `cove annotate`).
+    Annotate,
+    /// One self-contained HTML page: header, tables, flame graph, annotated source.
+    Html,
+    /// speedscope's JSON format: one profile per task and metric.
+    Speedscope,
+    /// pprof's gzipped profile.proto, for `go tool pprof` and profile stores.
+    Pprof,
+    /// Line and function coverage as an lcov tracefile, for genhtml.
+    Lcov,
 }
 
 /// The figure folded stacks and flame graphs weigh a stack by.
@@ -297,11 +378,17 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub top: usize,
 
-    /// The report's format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    /// The report's format [default: table; annotate under `cove annotate`].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
 
-    /// Write the report to PATH instead of stdout (`-` is stdout).
+    /// For annotated source: fold the lines under PCT% of the run's
+    /// instructions (0 = print every line).
+    #[arg(long, value_name = "PCT", default_value_t = 0.0)]
+    pub threshold: f64,
+
+    /// Write the report to PATH instead of stdout (`-` is stdout). The file
+    /// is created before the program runs, so a bad path fails at once.
     #[arg(short = 'o', long = "output", value_name = "PATH")]
     pub output: Option<PathBuf>,
 

@@ -38,7 +38,9 @@ fn main() -> ExitCode {
         Command::Check(args) => check::check(args),
         Command::Disasm(args) => disasm::disasm(args),
         #[cfg(feature = "profiler")]
-        Command::Profile(args) => profile::profile(args),
+        Command::Profile(args) => profile::profile(args, cli::Format::Table),
+        #[cfg(feature = "profiler")]
+        Command::Annotate(args) => profile::profile(args, cli::Format::Annotate),
         #[cfg(feature = "profiler")]
         Command::Diff(args) => diff::diff(args),
         Command::BenchRun(args) => bench::bench_run(args),

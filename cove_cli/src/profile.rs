@@ -18,6 +18,11 @@
 //! The progress line (see [`crate::progress`]) is on stderr and only on a
 //! terminal.
 //!
+//! The file `-o PATH` names is created *before* the run, so a path that
+//! cannot be written (a missing directory, no permission) fails at once
+//! with exit 74, not after a long run whose profile would then be lost.
+//! `cove annotate` is this command with `annotate` as its default format.
+//!
 //! # A run that did not finish
 //!
 //! A runtime error, a limit or Ctrl-C end the run; the error is printed as
@@ -32,11 +37,11 @@
 //! report is a function of the program alone: what the snapshot tests use.
 //! It is not for reading a real run.
 
-use std::io::BufWriter;
+use std::io::{BufWriter, Write as _};
 use std::path::Path;
 
 use cove_ir::program::Program;
-use cove_profile::report::{By as ReportBy, Metric as ReportMetric, Report};
+use cove_profile::report::{Annotate, By as ReportBy, Metric as ReportMetric, Report};
 use cove_profile::{Profiler, SteppingClock};
 
 use crate::cli::{By, ClockChoice, Format, Metric, ProfileArgs};
@@ -47,11 +52,34 @@ use crate::run::{call_main, ending, machine, watched};
 use crate::status::Status;
 use crate::style::Style;
 
-/// Runs `cove profile`.
-pub fn profile(args: &ProfileArgs) -> Status {
+/// Runs `cove profile` (or `cove annotate`, whose default format is
+/// `annotate`): `default` is the format when `--format` is not given.
+pub fn profile(args: &ProfileArgs, default: Format) -> Status {
+    let format = args.format.unwrap_or(default);
+    args.program
+        .warn_about_flags(if default == Format::Annotate {
+            "annotate"
+        } else {
+            "profile"
+        });
     let program = match compile_runnable(args.program.file()) {
         Ok(program) => program,
         Err(status) => return status,
+    };
+    // Open the report's file now: a bad path should fail before the run.
+    let file = match args.output.as_deref() {
+        Some(path) if path != Path::new("-") => match std::fs::File::create(path) {
+            Ok(file) => Some(file),
+            Err(why) => {
+                pipe::eprint(format_args!(
+                    "{}: cannot create {}: {why}\n",
+                    Style::stderr().error("error"),
+                    path.display()
+                ));
+                return Status::IoError;
+            }
+        },
+        _ => None,
     };
     let fake = args.fake_clock || std::env::var("COVE_FAKE_CLOCK").is_ok_and(|v| v == "1");
     let mut profiler = if fake {
@@ -74,8 +102,8 @@ pub fn profile(args: &ProfileArgs) -> Status {
         format!("profiling {}", args.program.file().display()),
         move || counter.counted(),
     );
-    let to_stdout = args.output.as_deref().is_none_or(|p| p == Path::new("-"));
-    let program_stdout = if to_stdout && args.format != Format::Table {
+    let to_stdout = file.is_none();
+    let program_stdout = if to_stdout && format != Format::Table {
         progress.guard(std::io::stderr())
     } else {
         progress.guard(std::io::stdout())
@@ -92,7 +120,7 @@ pub fn profile(args: &ProfileArgs) -> Status {
     drop(vm);
     let status = ending(&program, result);
 
-    let report = match render(&program, &profiler, args) {
+    let report = match render(&program, &profiler, args, format, to_stdout) {
         Ok(report) => report,
         Err(why) => {
             pipe::eprint(format_args!(
@@ -102,7 +130,7 @@ pub fn profile(args: &ProfileArgs) -> Status {
             return worse(status, Status::IoError);
         }
     };
-    match write(args.output.as_deref(), &report) {
+    match write(file, args.output.as_deref(), &report) {
         Ok(()) => status,
         Err(why) => {
             pipe::eprint(format_args!("{}: {why}\n", Style::stderr().error("error")));
@@ -116,14 +144,21 @@ fn worse(run: Status, other: Status) -> Status {
     if run == Status::OK { other } else { run }
 }
 
-/// The report the flags ask for.
-fn render(program: &Program, profiler: &Profiler, args: &ProfileArgs) -> Result<Vec<u8>, String> {
+/// The report the flags ask for, in `format`; `to_stdout` says whether it
+/// goes to stdout (where annotated source may be coloured).
+fn render(
+    program: &Program,
+    profiler: &Profiler,
+    args: &ProfileArgs,
+    format: Format,
+    to_stdout: bool,
+) -> Result<Vec<u8>, String> {
     let report = Report::new(program, profiler).with_subject(
         &args.program.file().display().to_string(),
         args.program.args(),
     );
     let metric = metric(args.metric);
-    Ok(match args.format {
+    Ok(match format {
         Format::Table => report
             .table_sorted(by(args.by), metric, args.top)
             .into_bytes(),
@@ -131,14 +166,32 @@ fn render(program: &Program, profiler: &Profiler, args: &ProfileArgs) -> Result<
         Format::Callgrind => report.callgrind().into_bytes(),
         Format::Folded => report.folded(metric).into_bytes(),
         Format::Svg => report.svg(metric).map_err(|e| e.to_string())?.into_bytes(),
+        Format::Annotate => report
+            .annotate(&Annotate {
+                threshold: args.threshold,
+                color: to_stdout && Style::stdout().colored(),
+            })
+            .into_bytes(),
+        Format::Html => report.html().into_bytes(),
+        Format::Speedscope => report.speedscope().into_bytes(),
+        Format::Pprof => report.pprof(),
+        Format::Lcov => report.lcov().into_bytes(),
     })
 }
 
-/// Writes `report` to `path`, or to stdout for none or `-`.
-fn write(path: Option<&Path>, report: &[u8]) -> Result<(), String> {
-    match path {
-        Some(path) if path != Path::new("-") => {
-            std::fs::write(path, report).map_err(|e| format!("{}: {e}", path.display()))
+/// Writes `report` to `file` (opened before the run from `path`), or to
+/// stdout when there is none.
+fn write(file: Option<std::fs::File>, path: Option<&Path>, report: &[u8]) -> Result<(), String> {
+    match file {
+        Some(mut file) => {
+            let named = |e: std::io::Error| {
+                format!(
+                    "{}: {e}",
+                    path.map_or("-".into(), |p| p.display().to_string())
+                )
+            };
+            file.write_all(report).map_err(named)?;
+            file.flush().map_err(named)
         }
         // A reader that closed the pipe early had what it wanted.
         _ => pipe::stdout(report).map_err(|e| format!("stdout: {e}")),

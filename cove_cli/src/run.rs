@@ -66,6 +66,7 @@ pub fn call_main<D: Debugger + ?Sized>(
 
 /// Runs `cove run`.
 pub fn run(args: &RunArgs) -> Status {
+    args.program.warn_about_flags("run");
     let program = match compile_runnable(args.program.file()) {
         Ok(program) => program,
         Err(status) => return status,

@@ -22,6 +22,13 @@ impl Style {
         }
     }
 
+    /// The style for stdout.
+    pub fn stdout() -> Style {
+        Style {
+            color: std::io::stdout().is_terminal() && no_color_unset(),
+        }
+    }
+
     /// Whether this stream is coloured.
     pub fn colored(self) -> bool {
         self.color

@@ -337,17 +337,6 @@ fn a_program_without_main_compiles_but_does_not_run() {
 }
 
 #[test]
-fn a_missing_file_is_a_compile_error_naming_it() {
-    let out = run(&["check", "examples/no-such-file.cove"]);
-    assert_eq!(status(&out), 1);
-    assert!(
-        stderr(&out).contains("no-such-file.cove"),
-        "{}",
-        stderr(&out)
-    );
-}
-
-#[test]
 fn disasm_lists_every_function_with_its_calls_and_source_lines() {
     let out = run(&["disasm", "examples/fib.cove"]);
     assert_eq!(status(&out), 0, "{}", stderr(&out));

@@ -288,3 +288,22 @@ fn diff_of_a_file_that_is_not_a_profile_is_an_error_naming_it() {
         stderr(&out)
     );
 }
+
+#[test]
+fn the_html_page_of_a_run_with_several_tasks_has_a_section_per_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("channels.html");
+    let out = run(&[
+        "profile",
+        "--format",
+        "html",
+        "--follow-tasks",
+        "-o",
+        page.to_str().unwrap(),
+        "examples/channels.cove",
+    ]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("id=\"task-0\""), "the main task's section");
+    assert!(html.contains("id=\"task-1\""), "a spawned task's section");
+}

@@ -20,6 +20,8 @@ fn group(name: &str, cost: Cost) -> Group {
     Group {
         name: name.to_string(),
         detail: String::new(),
+        file: None,
+        line: None,
         cost,
     }
 }
@@ -50,6 +52,8 @@ fn profile(
             .iter()
             .map(|(name, c)| FunctionEntry {
                 name: name.to_string(),
+                file: None,
+                line: None,
                 calls: 1,
                 own: *c,
                 inclusive: *c,

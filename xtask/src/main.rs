@@ -7,8 +7,11 @@
 //!
 //! Tasks:
 //! - `bench-overhead`: what a profiler costs a run (see [`overhead`]).
+//! - `docs [--bless]`: check, or refresh, every command output pasted in
+//!   `README.md` and `docs/*.md` (see [`docs`]).
 
 mod build;
+mod docs;
 mod native;
 mod overhead;
 mod stats;
@@ -23,7 +26,11 @@ tasks:
       what a profiler costs a run: the rejected design off, a no-op
       debugger and the profiler against today's unprofiled run, and the
       native instruction counts of an unprofiled run with and without the
-      profiler linked in";
+      profiler linked in
+  docs [--bless]
+      check that every command output pasted in README.md and docs/*.md
+      (the blocks marked <!-- cove-doc -->) is what the command prints;
+      with --bless, rewrite them with what it prints now";
 
 fn main() -> ExitCode {
     let words: Vec<String> = std::env::args().skip(1).collect();
@@ -38,6 +45,14 @@ fn main() -> ExitCode {
             },
             Err(usage) => {
                 eprintln!("{usage}");
+                ExitCode::from(2)
+            }
+        },
+        Some("docs") => match words.get(1).map(String::as_str) {
+            None => docs::run(false),
+            Some("--bless") => docs::run(true),
+            Some(_) => {
+                eprintln!("{USAGE}");
                 ExitCode::from(2)
             }
         },

@@ -11,6 +11,11 @@
 //! the inclusive cost of the calls it made. As in callgrind itself, a
 //! recursive call's cost is also inside the call that contains it.
 //!
+//! Files are named by absolute path (made so against the current
+//! directory when the report is written), so that `callgrind_annotate
+//! --auto=yes` and KCachegrind find the source from wherever they are
+//! started, not only from the directory the profile was taken in.
+//!
 //! Names are compressed (`fn=(3) m.fib` the first time, `fn=(3)` after), as
 //! the format allows, to keep a profile of a big program small.
 
@@ -86,8 +91,7 @@ impl Report<'_> {
         out.push_str("# callgrind format\n");
         out.push_str("version: 1\n");
         let _ = writeln!(out, "creator: cove_profile {}", env!("CARGO_PKG_VERSION"));
-        let entry = program.modules.last().map_or("cove", |m| m.path.as_str());
-        let _ = writeln!(out, "cmd: {entry}");
+        let _ = writeln!(out, "cmd: {}", self.title());
         let _ = writeln!(
             out,
             "desc: Timing: ns include a floor of ~{:.1} ns an instruction ({} clock); Ir, words and allocs are exact",
@@ -104,7 +108,7 @@ impl Report<'_> {
         }
         for (function, rows) in by_function {
             out.push('\n');
-            let _ = writeln!(out, "fl={}", names.file(self.path_of(function)));
+            let _ = writeln!(out, "fl={}", names.file(&self.absolute_path_of(function)));
             let _ = writeln!(
                 out,
                 "fn={}",
@@ -122,9 +126,9 @@ impl Report<'_> {
                 for ((_, _, callee), site) in sites.range(
                     (function, row.pc, FunctionId(0))..=(function, row.pc, FunctionId(u32::MAX)),
                 ) {
-                    let callee_path = self.path_of(*callee);
-                    if callee_path != self.path_of(function) {
-                        let _ = writeln!(out, "cfl={}", names.file(callee_path));
+                    let callee_path = self.absolute_path_of(*callee);
+                    if callee_path != self.absolute_path_of(function) {
+                        let _ = writeln!(out, "cfl={}", names.file(&callee_path));
                     }
                     let _ = writeln!(
                         out,

@@ -14,7 +14,8 @@ use inferno::flamegraph::{self, Options};
 use super::{Metric, Report};
 
 impl Report<'_> {
-    /// A flame graph of `metric`, as an SVG document.
+    /// A flame graph of `metric`, as an SVG document, titled with the
+    /// program (see [`Report::title`]) and the metric.
     ///
     /// Fails only if there is nothing of `metric` to draw (a profile that
     /// allocated nothing has no allocation flame graph) or the renderer
@@ -28,7 +29,7 @@ impl Report<'_> {
             ));
         }
         let mut options = Options::default();
-        options.title = format!("cove profile: {}", metric.unit());
+        options.title = format!("{} ({})", self.title(), metric.unit());
         options.count_name = metric.unit().to_string();
         options.deterministic = true;
         let mut svg = Vec::new();

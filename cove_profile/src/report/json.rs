@@ -1,9 +1,13 @@
 //! The JSON form of a profile: for tools, for keeping, and for
 //! [`crate::diff`].
 //!
-//! The schema is [`Profile`] and the types it holds; `version` is
-//! [`SCHEMA_VERSION`] and changes whenever a field changes meaning or
-//! goes away (adding a field does not change it). Every grouping is in
+//! The schema is [`Profile`] and the types it holds, and as a JSON Schema
+//! (draft 2020-12) the file `cove_profile/schema/profile.schema.json`
+//! ([`JSON_SCHEMA`]), which a test validates every emitted profile
+//! against; `version` is [`SCHEMA_VERSION`] and changes whenever a field
+//! changes meaning or goes away (adding a field does not change it).
+//! Source locations are fields (`file`, `line`) on functions, instructions
+//! and lines, the file being the module's path as the program names it. Every grouping is in
 //! identity order (functions by id, instructions by function and pc,
 //! opcodes by the instruction table, lines by path and line), not by cost,
 //! so two profiles of one program line up row for row and a text diff of
@@ -20,6 +24,9 @@ use serde::{Deserialize, Serialize};
 use super::{By, Report, Subject};
 use crate::cost::Cost;
 use crate::profiler::Floor;
+
+/// The JSON Schema of the profiles this crate writes.
+pub const JSON_SCHEMA: &str = include_str!("../../schema/profile.schema.json");
 
 /// The version of the schema this crate writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -83,6 +90,12 @@ pub struct TaskEntry {
 pub struct FunctionEntry {
     /// `module.function`.
     pub name: String,
+    /// The path of its module's source file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The line of its first instruction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
     /// Frames of it pushed.
     pub calls: u64,
     /// Its own instructions.
@@ -128,6 +141,12 @@ pub struct Group {
     pub name: String,
     /// More about it (a line's text, a callee's kind), or empty.
     pub detail: String,
+    /// For a line: its source file's path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// For a line: its number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
     /// What it cost.
     pub cost: Cost,
 }
@@ -217,10 +236,23 @@ impl Report<'_> {
         let groups = |by: By| -> Vec<Group> {
             self.rows(by)
                 .into_iter()
-                .map(|row| Group {
-                    name: row.label,
-                    detail: row.place,
-                    cost: row.cost,
+                .map(|row| {
+                    // A line's label is `path:line`; the fields say the same
+                    // apart, so a reader need not split it.
+                    let (file, line) = match by {
+                        By::Line => match row.label.rsplit_once(':') {
+                            Some((file, line)) => (Some(file.to_string()), line.parse().ok()),
+                            None => (None, None),
+                        },
+                        _ => (None, None),
+                    };
+                    Group {
+                        name: row.label,
+                        detail: row.place,
+                        file,
+                        line,
+                        cost: row.cost,
+                    }
                 })
                 .collect()
         };
@@ -250,6 +282,8 @@ impl Report<'_> {
                 .iter()
                 .map(|row| FunctionEntry {
                     name: program.function_name(row.function).to_string(),
+                    file: Some(self.path_of(row.function).to_string()),
+                    line: program.line_of(row.function, 0),
                     calls: row.calls,
                     own: row.own,
                     inclusive: row.inclusive,

@@ -14,10 +14,17 @@
 //! own identity (function, then pc; opcode; path, then line), so an
 //! unchanged program reports the same order twice.
 
+mod annotate;
 mod callgrind;
 mod flame;
 mod folded;
+mod html;
 pub(crate) mod json;
+mod lcov;
+#[cfg(feature = "pprof")]
+pub mod pprof;
+mod source;
+mod speedscope;
 mod subject;
 mod text;
 
@@ -31,9 +38,10 @@ use crate::cost::Cost;
 use crate::profiler::{Floor, Profiler};
 use crate::shard::TaskProfile;
 
+pub use annotate::Annotate;
 pub use json::{
-    CallEntry, FunctionEntry, Group, InstructionEntry, Profile, ProfileError, SCHEMA_VERSION,
-    StackEntry, TaskEntry,
+    CallEntry, FunctionEntry, Group, InstructionEntry, JSON_SCHEMA, Profile, ProfileError,
+    SCHEMA_VERSION, StackEntry, TaskEntry,
 };
 pub use subject::{Subject, ir_hash};
 pub(crate) use text::thousands;
@@ -289,6 +297,23 @@ impl<'a> Report<'a> {
         self.subject.as_ref()
     }
 
+    /// What a report's title calls the program: the entry and its
+    /// arguments as [`Report::with_subject`] gave them, or else the entry
+    /// module's path.
+    pub fn title(&self) -> String {
+        match &self.subject {
+            Some(subject) => std::iter::once(subject.entry.as_str())
+                .chain(subject.args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => self
+                .program
+                .modules
+                .last()
+                .map_or_else(|| "cove".to_string(), |m| m.path.clone()),
+        }
+    }
+
     /// What the whole profile cost.
     pub fn total(&self) -> Cost {
         self.total
@@ -449,6 +474,15 @@ impl<'a> Report<'a> {
             .map_or("<unknown>", |m| m.path.as_str())
     }
 
+    /// The path of the module that defines `function`, made absolute
+    /// against the current directory, as tools that open the source from
+    /// wherever they are started need it (KCachegrind, `callgrind_annotate`,
+    /// `go tool pprof -list`, `genhtml`). A path that cannot be made
+    /// absolute is kept as it is.
+    pub(crate) fn absolute_path_of(&self, function: FunctionId) -> String {
+        absolute(self.path_of(function))
+    }
+
     /// The text of a source line of `function`'s module.
     pub(crate) fn source_line(&self, function: FunctionId, line: u32) -> &'a str {
         let program = self.program;
@@ -477,6 +511,15 @@ impl<'a> Report<'a> {
         }
         all
     }
+}
+
+/// `path` made absolute against the current directory (no file is
+/// touched), or `path` itself if it cannot be.
+pub(crate) fn absolute(path: &str) -> String {
+    if path.starts_with('<') {
+        return path.to_string();
+    }
+    std::path::absolute(path).map_or_else(|_| path.to_string(), |p| p.display().to_string())
 }
 
 /// Per-function self and inclusive cost and caller → callee pairs, from

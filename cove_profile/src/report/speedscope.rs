@@ -1,0 +1,82 @@
+//! speedscope's own file format (`https://www.speedscope.app/file-format-schema.json`).
+//!
+//! speedscope also reads folded stacks, but a folded file holds one metric
+//! and no source locations; its own format holds every metric of every task
+//! in one file, with each frame's file and line. So: one frame per function
+//! (name, absolute file, first line), and one "sampled" profile per task and
+//! metric, whose samples are the calling-context tree's paths weighted by
+//! their self cost. That is exact (a sample here is a path, not a timer
+//! tick), and the file is as large as the tree, not as the run. A metric the
+//! task has none of (a run that allocated nothing) gets no profile, so the
+//! viewer opens on something to see.
+
+use serde_json::{Value, json};
+
+use super::{Metric, Report};
+use crate::context::ROOT;
+
+/// The schema speedscope's files name.
+const SCHEMA: &str = "https://www.speedscope.app/file-format-schema.json";
+
+impl Report<'_> {
+    /// The profile in speedscope's file format, as JSON.
+    pub fn speedscope(&self) -> String {
+        let program = self.program;
+        let frames: Vec<Value> = (0..program.functions.len())
+            .map(|index| {
+                let id = cove_ir::program::FunctionId(index as u32);
+                let mut frame = json!({
+                    "name": program.function_name(id),
+                    "file": self.absolute_path_of(id),
+                });
+                if let Some(line) = program.line_of(id, 0) {
+                    frame["line"] = json!(line);
+                }
+                frame
+            })
+            .collect();
+        let mut profiles = Vec::new();
+        for task in &self.tasks {
+            for metric in Metric::ALL {
+                let mut samples = Vec::new();
+                let mut weights = Vec::new();
+                for (id, node) in task.tree.nodes.iter().enumerate() {
+                    if id == ROOT as usize {
+                        continue;
+                    }
+                    let weight = metric.of(&node.cost);
+                    if weight == 0 {
+                        continue;
+                    }
+                    let stack: Vec<u32> = task.tree.path(id as u32).iter().map(|f| f.0).collect();
+                    samples.push(stack);
+                    weights.push(weight);
+                }
+                let total: u64 = weights.iter().sum();
+                if total == 0 && metric != Metric::Ran {
+                    continue;
+                }
+                profiles.push(json!({
+                    "type": "sampled",
+                    "name": format!("task {}: {}", task.task, metric.unit()),
+                    "unit": if metric == Metric::Nanos { "nanoseconds" } else { "none" },
+                    "startValue": 0,
+                    "endValue": total,
+                    "samples": samples,
+                    "weights": weights,
+                }));
+            }
+        }
+        let document = json!({
+            "$schema": SCHEMA,
+            "name": format!("cove profile {}", self.title()),
+            "exporter": format!("cove_profile {}", env!("CARGO_PKG_VERSION")),
+            "activeProfileIndex": 0,
+            "shared": { "frames": frames },
+            "profiles": profiles,
+        });
+        let mut text = serde_json::to_string(&document).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+}
