@@ -40,6 +40,7 @@ fn every_grouping_makes_a_table() {
         "callee",
         "line",
         "call",
+        "task",
     ] {
         let out = run(&[
             "profile",
@@ -269,13 +270,99 @@ fn diff_of_two_profiles_shows_what_changed() {
         ]);
         assert_eq!(status(&out), 0, "{}", stderr(&out));
     }
+    let (before, after) = (
+        before.to_str().expect("a UTF-8 path"),
+        after.to_str().expect("a UTF-8 path"),
+    );
+    // fib(10) and fib(12) are one program on two workloads: refused...
+    let refused = run(&["diff", before, after]);
+    assert_eq!(status(&refused), 2, "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("different arguments") && stderr(&refused).contains("--force"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(stdout(&refused).is_empty(), "{}", stdout(&refused));
+    // ...unless asked.
+    let out = run(&["diff", "--force", before, after]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("verdict: "), "{}", stdout(&out));
+    assert!(stdout(&out).contains("fib.fib"), "{}", stdout(&out));
+}
+
+#[test]
+fn diff_of_two_versions_of_the_story_in_two_files_pairs_their_entry_modules() {
+    let (dir, before) = temp("bytes.json");
+    let after = dir.path().join("split.json");
+    for (path, version) in [(&before, "bytes"), (&after, "split")] {
+        let out = run(&[
+            "profile",
+            "--format",
+            "json",
+            "-o",
+            path.to_str().expect("a UTF-8 path"),
+            &format!("cove_profile/examples/story/search_{version}.cove"),
+        ]);
+        assert_eq!(status(&out), 0, "{}", stderr(&out));
+    }
     let out = run(&[
         "diff",
+        "--top",
+        "3",
         before.to_str().expect("a UTF-8 path"),
         after.to_str().expect("a UTF-8 path"),
     ]);
     assert_eq!(status(&out), 0, "{}", stderr(&out));
-    assert!(stdout(&out).contains("fib.fib"), "{}", stdout(&out));
+    let text = stdout(&out);
+    let mut lines = text.lines();
+    let verdict = lines.next().unwrap_or_default();
+    assert!(
+        verdict.starts_with("verdict: ") && verdict.contains("instructions ×0.0"),
+        "{text}"
+    );
+    assert_eq!(
+        lines.next(),
+        Some("paired: entry module `search_split` (after) is read as `search_bytes` (before)"),
+        "{text}"
+    );
+    assert!(text.contains("search_bytes.has_fox"), "{text}");
+    assert!(!text.contains("search_split.has_fox"), "{text}");
+}
+
+#[test]
+fn diff_of_two_different_programs_is_refused_with_a_usage_status() {
+    let (dir, fib) = temp("fib.json");
+    let channels = dir.path().join("channels.json");
+    for (path, program) in [
+        (&fib, "examples/fib.cove"),
+        (&channels, "examples/channels.cove"),
+    ] {
+        let out = run(&[
+            "profile",
+            "--follow-tasks",
+            "--format",
+            "json",
+            "-o",
+            path.to_str().expect("a UTF-8 path"),
+            program,
+        ]);
+        assert_eq!(status(&out), 0, "{}", stderr(&out));
+    }
+    let (fib, channels) = (
+        fib.to_str().expect("a UTF-8 path"),
+        channels.to_str().expect("a UTF-8 path"),
+    );
+    // Each has a main (paired) and one other function: one of three in
+    // common.
+    let refused = run(&["diff", fib, channels]);
+    assert_eq!(status(&refused), 2, "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("two different programs"),
+        "{}",
+        stderr(&refused)
+    );
+    let forced = run(&["diff", "--force", fib, channels]);
+    assert_eq!(status(&forced), 0, "{}", stderr(&forced));
 }
 
 #[test]

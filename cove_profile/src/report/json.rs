@@ -44,6 +44,12 @@ pub struct Profile {
     pub clock: String,
     /// The per-instruction floor measured when the profile began.
     pub floor: Floor,
+    /// The relative uncertainty of the profile's estimated time (0.08 is
+    /// ±8%), when the way it was timed states one. Absent means the
+    /// reader assumes its own default ([`crate::diff::DEFAULT_UNCERTAINTY`]
+    /// for [`crate::diff`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncertainty: Option<f64>,
     /// Whether spawned tasks were followed.
     pub follows_tasks: bool,
     /// What the whole profile cost.
@@ -230,6 +236,7 @@ impl Report<'_> {
             program: self.subject.clone(),
             clock: self.clock.to_string(),
             floor: self.floor,
+            uncertainty: None,
             follows_tasks: self.follows_tasks,
             total: self.total,
             tasks: self
