@@ -107,6 +107,9 @@ impl Tree {
     }
 
     /// The functions from the task's entry down to `node`, outermost first.
+    /// Costs the node's depth; the reports walk the tree instead, so this
+    /// is for tests.
+    #[cfg(test)]
     pub(crate) fn path(&self, mut node: NodeId) -> Vec<FunctionId> {
         let mut path = Vec::new();
         while node != ROOT {
