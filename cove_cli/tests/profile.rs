@@ -375,3 +375,32 @@ fn diff_of_a_file_that_is_not_a_profile_is_an_error_naming_it() {
         stderr(&out)
     );
 }
+
+#[test]
+fn with_follow_tasks_the_table_by_task_has_a_row_a_task_and_the_folded_stacks_a_root_a_task() {
+    let table = run(&[
+        "profile",
+        "--follow-tasks",
+        "--by",
+        "task",
+        "examples/channels.cove",
+    ]);
+    assert_eq!(status(&table), 0, "{}", stderr(&table));
+    let text = stdout(&table);
+    for row in ["task 0", "task 1", "task 2"] {
+        assert!(text.contains(row), "{row}: {text}");
+    }
+    assert!(text.contains("channels.worker"), "{text}");
+    let folded = run(&[
+        "profile",
+        "--follow-tasks",
+        "--format",
+        "folded",
+        "examples/channels.cove",
+    ]);
+    assert_eq!(status(&folded), 0, "{}", stderr(&folded));
+    let lines = stdout(&folded);
+    assert!(lines.lines().all(|l| l.starts_with("task ")), "{lines}");
+    assert!(lines.contains("task 0;channels.main"), "{lines}");
+    assert!(lines.contains("task 1;channels.worker"), "{lines}");
+}
