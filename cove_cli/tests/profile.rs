@@ -409,3 +409,29 @@ fn with_follow_tasks_the_table_by_task_has_a_row_a_task_and_the_folded_stacks_a_
     assert!(lines.contains("task 0;channels.main"), "{lines}");
     assert!(lines.contains("task 1;channels.worker"), "{lines}");
 }
+
+#[test]
+fn a_runaway_recursion_ended_by_the_depth_limit_still_writes_a_json_profile_linear_in_its_depth() {
+    let (_dir, path) = temp("runaway.json");
+    let out = run(&[
+        "profile",
+        "--max-depth",
+        "20000",
+        "--format",
+        "json",
+        "-o",
+        path.to_str().expect("a UTF-8 path"),
+        "cove_cli/tests/fixtures/runaway.cove",
+    ]);
+    assert_eq!(status(&out), 126, "{}", stderr(&out));
+    let bytes = std::fs::metadata(&path)
+        .expect("the profile was written")
+        .len();
+    // A node a frame, a few hundred bytes each; whole paths would be
+    // 20,000²/2 names, gigabytes.
+    assert!(bytes < 20_000 * 400, "{bytes} bytes for 20,000 frames");
+    let text = std::fs::read_to_string(&path).expect("UTF-8");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let stacks = json["stacks"].as_array().expect("stacks");
+    assert!(stacks.len() >= 20_000, "{} nodes", stacks.len());
+}
