@@ -18,7 +18,8 @@ Exit status:
   0    success, or the program's own status: main's Int, or n of exit(n)
   1    the program did not compile (check, run, profile, disasm),
        or has no main to run
-  2    usage error: an unknown flag, a missing argument
+  2    usage error: an unknown flag, a missing argument, or two
+       profiles of different programs given to cove diff (--force)
   65   bad data: the compiled program failed verification (a compiler
        bug), or a file given to cove diff is not a JSON profile
   70   runtime error: a fault of the program (division by zero, overflow,
@@ -160,7 +161,17 @@ pub enum Command {
         "  cove profile --format json -o before.json examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
         "  # ...change the program...\n",
         "  cove profile --format json -o after.json examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
-        "  cove diff before.json after.json",
+        "  cove diff before.json after.json\n\n",
+        "The first line is the verdict on the run's estimated unprofiled time\n",
+        "(each profile's time less its per-instruction floor): faster, slower or\n",
+        "no clear change, with the ratio, its uncertainty and the ratio of\n",
+        "instructions. Then the rows whose estimated time moved most; `!` marks a\n",
+        "row that ran fewer instructions and took more time. Two versions kept in\n",
+        "two files (words_v1.cove, words_v2.cove) are paired by their entry\n",
+        "modules. Profiles of different programs or workloads (different\n",
+        "arguments; or, unless the IR hashes are equal, fewer than half of their\n",
+        "functions in common) are refused with status 2; --force compares them\n",
+        "anyway.",
     ))]
     Diff(DiffArgs),
 
@@ -309,6 +320,9 @@ pub enum By {
     Line,
     /// One row per caller and callee pair, with the calls made and their inclusive cost.
     Call,
+    /// One row per task (with --follow-tasks, every task the program spawned),
+    /// with the function it started from.
+    Task,
 }
 
 /// The clock `cove profile` times instructions with.
@@ -430,6 +444,11 @@ pub struct DiffArgs {
     /// Show only the N rows that changed most in each section (0 = all).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub top: usize,
+    /// Compare the two profiles even if they look like profiles of
+    /// different programs (different arguments, or fewer than half of
+    /// their functions in common).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Which debugger `cove bench-run` installs.

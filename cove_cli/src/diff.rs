@@ -1,9 +1,12 @@
-//! `cove diff`: what changed between two JSON profiles of one program.
+//! `cove diff`: what changed between two JSON profiles of one program, and
+//! whether the run got faster.
 //!
 //! The comparison is the profiler's ([`cove_profile::diff`]); this reads
-//! the two files, says which one is unreadable when one is, and prints the
-//! table. Exit status 0 when both were read, 74 when a file cannot be read
-//! and 65 (`EX_DATAERR`) when one is not a profile.
+//! the two files, says which one is unreadable when one is, refuses two
+//! profiles of different programs unless `--force` is given, and prints the
+//! table. Exit status 0 when both were compared, 74 when a file cannot be
+//! read, 65 (`EX_DATAERR`) when one is not a profile, and 2 (a usage error)
+//! for a refusal: the files are fine, the question is not.
 
 use std::path::Path;
 
@@ -25,7 +28,23 @@ pub fn diff(args: &DiffArgs) -> Status {
         Ok(profile) => profile,
         Err(status) => return status,
     };
-    let table = Diff::new(&before, &after).table(args.top);
+    let diff = if args.force {
+        Diff::new(&before, &after)
+    } else {
+        match Diff::checked(&before, &after) {
+            Ok(diff) => diff,
+            Err(why) => {
+                let error = Style::stderr().error("error");
+                pipe::eprint(format_args!(
+                    "{error}: {} and {}: {why}\n  = help: `cove diff --force` compares them anyway\n",
+                    args.before.display(),
+                    args.after.display()
+                ));
+                return Status::Refused;
+            }
+        }
+    };
+    let table = diff.table(args.top);
     // A reader that closed the pipe early had what it wanted.
     match pipe::stdout(table.as_bytes()) {
         Ok(()) => Status::OK,

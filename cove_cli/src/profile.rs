@@ -206,6 +206,7 @@ fn by(by: By) -> ReportBy {
         By::Callee => ReportBy::Callee,
         By::Line => ReportBy::Line,
         By::Call => ReportBy::Call,
+        By::Task => ReportBy::Task,
     }
 }
 

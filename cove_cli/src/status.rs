@@ -2,7 +2,8 @@
 //!
 //! Chosen so that a script can tell the cases apart without reading stderr.
 //! The program's own status passes through untouched; a compile error is 1
-//! and a usage error clap's 2; how a *run* ended is numbered by the runtime
+//! and a usage error clap's 2 (as is `cove diff` refusing two
+//! different programs); how a *run* ended is numbered by the runtime
 //! itself ([`cove_runtime::ErrorKind::exit_code`]: 70 for a fault of the
 //! program, 74 for I/O, 124–128 for the limits, a deadlock and a halt, 130
 //! for an interrupt, as a shell reports Ctrl-C), so the VM, which knows what
@@ -28,6 +29,10 @@ pub enum Status {
     IoError,
     /// A file `cove diff` was given is not a profile.
     BadInput,
+    /// `cove diff` was given profiles of two different programs and no
+    /// `--force`: a usage error, 2, as clap's own are, since what is wrong
+    /// is what was asked, not the files.
+    Refused,
     /// The program's output was closed (`cove run prog.cove | head`) and
     /// the run was stopped for it: 141, what a shell reports for a process
     /// `SIGPIPE` ended (see [`crate::pipe`]).
@@ -53,6 +58,7 @@ impl Status {
             Status::Run(n) => (n & 0xff) as u8,
             Status::IoError => 74,
             Status::BadInput => 65,
+            Status::Refused => 2,
             Status::ClosedPipe => 141,
         }
     }

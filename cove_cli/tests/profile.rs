@@ -40,6 +40,7 @@ fn every_grouping_makes_a_table() {
         "callee",
         "line",
         "call",
+        "task",
     ] {
         let out = run(&[
             "profile",
@@ -269,13 +270,104 @@ fn diff_of_two_profiles_shows_what_changed() {
         ]);
         assert_eq!(status(&out), 0, "{}", stderr(&out));
     }
+    let (before, after) = (
+        before.to_str().expect("a UTF-8 path"),
+        after.to_str().expect("a UTF-8 path"),
+    );
+    // fib(10) and fib(12) are one program on two workloads: refused...
+    let refused = run(&["diff", before, after]);
+    assert_eq!(status(&refused), 2, "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("different arguments") && stderr(&refused).contains("--force"),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(stdout(&refused).is_empty(), "{}", stdout(&refused));
+    // ...unless asked.
+    let out = run(&["diff", "--force", before, after]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("verdict: "), "{}", stdout(&out));
+    assert!(stdout(&out).contains("fib.fib"), "{}", stdout(&out));
+}
+
+#[test]
+fn diff_of_two_versions_of_the_story_in_two_files_pairs_their_entry_modules() {
+    let (dir, before) = temp("bytes.json");
+    let after = dir.path().join("split.json");
+    for (path, version) in [(&before, "bytes"), (&after, "split")] {
+        let out = run(&[
+            "profile",
+            "--format",
+            "json",
+            "-o",
+            path.to_str().expect("a UTF-8 path"),
+            &format!("cove_profile/examples/story/search_{version}.cove"),
+        ]);
+        assert_eq!(status(&out), 0, "{}", stderr(&out));
+    }
     let out = run(&[
         "diff",
+        "--top",
+        "3",
         before.to_str().expect("a UTF-8 path"),
         after.to_str().expect("a UTF-8 path"),
     ]);
     assert_eq!(status(&out), 0, "{}", stderr(&out));
-    assert!(stdout(&out).contains("fib.fib"), "{}", stdout(&out));
+    let text = stdout(&out);
+    let mut lines = text.lines();
+    let verdict = lines.next().unwrap_or_default();
+    assert!(
+        verdict.starts_with("verdict: ") && verdict.contains("instructions ×0.112"),
+        "{text}"
+    );
+    assert_eq!(
+        lines.next(),
+        Some("paired: entry module `search_split` (after) is read as `search_bytes` (before)"),
+        "{text}"
+    );
+    assert!(text.contains("search_bytes.has_fox"), "{text}");
+    assert!(!text.contains("search_split.has_fox"), "{text}");
+    // Under the stepping clock every instruction costs exactly its floor,
+    // so nothing is left to estimate: the verdict says so, and the counts
+    // and heap figures are the ones docs/PROFILING.md shows.
+    assert!(verdict.contains("too little time"), "{text}");
+    insta::assert_snapshot!("story_diff", text);
+}
+
+#[test]
+fn diff_of_two_different_programs_is_refused_with_a_usage_status() {
+    let (dir, fib) = temp("fib.json");
+    let channels = dir.path().join("channels.json");
+    for (path, program) in [
+        (&fib, "examples/fib.cove"),
+        (&channels, "examples/channels.cove"),
+    ] {
+        let out = run(&[
+            "profile",
+            "--follow-tasks",
+            "--format",
+            "json",
+            "-o",
+            path.to_str().expect("a UTF-8 path"),
+            program,
+        ]);
+        assert_eq!(status(&out), 0, "{}", stderr(&out));
+    }
+    let (fib, channels) = (
+        fib.to_str().expect("a UTF-8 path"),
+        channels.to_str().expect("a UTF-8 path"),
+    );
+    // Each has a main (paired) and one other function: one of three in
+    // common.
+    let refused = run(&["diff", fib, channels]);
+    assert_eq!(status(&refused), 2, "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("two different programs"),
+        "{}",
+        stderr(&refused)
+    );
+    let forced = run(&["diff", "--force", fib, channels]);
+    assert_eq!(status(&forced), 0, "{}", stderr(&forced));
 }
 
 #[test]
@@ -306,4 +398,59 @@ fn the_html_page_of_a_run_with_several_tasks_has_a_section_per_task() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("id=\"task-0\""), "the main task's section");
     assert!(html.contains("id=\"task-1\""), "a spawned task's section");
+}
+
+#[test]
+fn with_follow_tasks_the_table_by_task_has_a_row_a_task_and_the_folded_stacks_a_root_a_task() {
+    let table = run(&[
+        "profile",
+        "--follow-tasks",
+        "--by",
+        "task",
+        "examples/channels.cove",
+    ]);
+    assert_eq!(status(&table), 0, "{}", stderr(&table));
+    let text = stdout(&table);
+    for row in ["task 0", "task 1", "task 2"] {
+        assert!(text.contains(row), "{row}: {text}");
+    }
+    assert!(text.contains("channels.worker"), "{text}");
+    let folded = run(&[
+        "profile",
+        "--follow-tasks",
+        "--format",
+        "folded",
+        "examples/channels.cove",
+    ]);
+    assert_eq!(status(&folded), 0, "{}", stderr(&folded));
+    let lines = stdout(&folded);
+    assert!(lines.lines().all(|l| l.starts_with("task ")), "{lines}");
+    assert!(lines.contains("task 0;channels.main"), "{lines}");
+    assert!(lines.contains("task 1;channels.worker"), "{lines}");
+}
+
+#[test]
+fn a_runaway_recursion_ended_by_the_depth_limit_still_writes_a_json_profile_linear_in_its_depth() {
+    let (_dir, path) = temp("runaway.json");
+    let out = run(&[
+        "profile",
+        "--max-depth",
+        "20000",
+        "--format",
+        "json",
+        "-o",
+        path.to_str().expect("a UTF-8 path"),
+        "cove_cli/tests/fixtures/runaway.cove",
+    ]);
+    assert_eq!(status(&out), 126, "{}", stderr(&out));
+    let bytes = std::fs::metadata(&path)
+        .expect("the profile was written")
+        .len();
+    // A node a frame, a few hundred bytes each; whole paths would be
+    // 20,000²/2 names, gigabytes.
+    assert!(bytes < 20_000 * 400, "{bytes} bytes for 20,000 frames");
+    let text = std::fs::read_to_string(&path).expect("UTF-8");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let stacks = json["stacks"].as_array().expect("stacks");
+    assert!(stacks.len() >= 20_000, "{} nodes", stacks.len());
 }

@@ -107,6 +107,10 @@ impl Tree {
     }
 
     /// The functions from the task's entry down to `node`, outermost first.
+    ///
+    /// O(depth): the pprof and speedscope writers call it once a node, so
+    /// those two formats are quadratic in a deep recursion (FIXME: issue 13,
+    /// item 8 holds for JSON and folded stacks only).
     pub(crate) fn path(&self, mut node: NodeId) -> Vec<FunctionId> {
         let mut path = Vec::new();
         while node != ROOT {

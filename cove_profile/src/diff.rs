@@ -1,50 +1,235 @@
-//! What changed between two profiles of one program.
+//! What changed between two profiles of one program, and whether the run
+//! got faster.
 //!
 //! The seed tells the story this exists for: replacing a byte loop with one
-//! `String.contains` cut a run from 751.1 M instructions to 722.1 M and made
-//! it *slower*, because one allocating builtin call cost more than the
-//! thirty million cheap instructions it replaced. A count-only comparison
-//! calls that a win. So a diff sets instructions, time and allocations side
-//! by side for every function, callee, opcode and line, sorts by the change
-//! in time (largest rise first), and marks with `!` each row where
-//! instructions fell but time rose: the rows where the cost moved from the
-//! count into the instructions themselves.
+//! builtin call can cut a run's instructions tenfold and make it *slower*,
+//! because one allocating builtin costs more than the many cheap
+//! instructions it replaced. A count-only comparison calls that a win, and
+//! so does a comparison of raw profiled time: an interval profile charges
+//! every instruction the same floor (two clock reads and the hook), so
+//! removing three million cheap instructions removes three million floors
+//! that the unprofiled run never paid. So a diff compares **estimated
+//! unprofiled time** and nothing else: a row's estimate is
+//! `nanos − ran × floor`, never below zero ([`estimated_nanos`], the one
+//! place it is computed; a sampled profile writes a floor of 0 because its
+//! `nanos` are net already).
+//!
+//! The first line is a verdict on the whole run — `faster`, `slower` or
+//! `no clear change` — from the ratio of the two estimates against their
+//! combined uncertainty ([`Verdict`]); then, section by section (function,
+//! callee, opcode, line), the rows whose estimated time moved most, with
+//! `!` on each row that ran fewer instructions and took more time.
 //!
 //! Rows are matched by name (`m.fib`, `String.contains`, `add.int`,
-//! `m.cove:12`), which survive most edits; a line number moves when lines
-//! above it are added, so the line section is the one to read with care
-//! across an edit. Time is compared raw: both profiles carry their floor,
-//! which the header prints, and a ratio of two raw figures is worth reading
-//! when the floors are alike.
+//! `m.cove:12`), which survive most edits. Two versions of one program are
+//! often kept side by side in two files (`words_v1.cove`, `words_v2.cove`),
+//! which makes their entry modules' names differ; the diff reads the entry
+//! module of each profile from its [`Subject`](crate::report::Subject) and
+//! pairs them, so `words_v2.main` is compared with `words_v1.main`. And a
+//! diff of two *different* programs is noise that looks like an answer, so
+//! [`Diff::checked`] refuses one ([`DifferentPrograms`]); [`Diff::new`]
+//! compares whatever it is given, for a caller that knows better.
+//!
+//! Cost: a few passes over the rows of the two profiles and one sort per
+//! section; the profiles themselves are already in memory. Matching by
+//! name in a `BTreeMap` rather than by position keeps the rows of an
+//! edited program together whatever order they were written in.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 use crate::cost::Cost;
 use crate::report::json::Group;
 use crate::report::{Profile, ProfileError};
 
+/// The relative uncertainty of a profile's estimated time when the profile
+/// does not state one: ±25%, what an interval profile's estimate (raw time
+/// less a floor measured once, at the start) is good for on a quiet
+/// machine. A profile that states its own (`uncertainty` in the JSON) is
+/// read by its own.
+pub const DEFAULT_UNCERTAINTY: f64 = 0.25;
+
+/// The estimated unprofiled time of `cost`, in nanoseconds: its time less
+/// one `floor` for every instruction it ran, never below zero.
+///
+/// Every figure of time a diff prints or judges by is this one.
+pub fn estimated_nanos(cost: &Cost, floor: f64) -> f64 {
+    cost.nanos_net_of(floor)
+}
+
+impl Profile {
+    /// The estimated unprofiled time of `cost`, a row of this profile (see
+    /// [`estimated_nanos`]).
+    pub fn estimated_nanos(&self, cost: &Cost) -> f64 {
+        estimated_nanos(cost, self.floor.nanos)
+    }
+
+    /// Whether the profile recorded any time at all: not one made with
+    /// `--clock none`, and not one whose every `nanos` is 0.
+    pub fn has_time(&self) -> bool {
+        self.clock != "none" && self.total.nanos > 0
+    }
+
+    /// The relative uncertainty of its estimated time: the one it states,
+    /// else [`DEFAULT_UNCERTAINTY`].
+    pub fn time_uncertainty(&self) -> f64 {
+        self.uncertainty
+            .filter(|u| u.is_finite() && *u >= 0.0)
+            .unwrap_or(DEFAULT_UNCERTAINTY)
+    }
+
+    /// The module the program was started from: the stem of the entry
+    /// file the profile records, else the module of task 0's first root
+    /// function (a profile made without a subject).
+    pub fn entry_module(&self) -> Option<String> {
+        if let Some(program) = &self.program {
+            let file = program.entry.rsplit(['/', '\\']).next().unwrap_or("");
+            let stem = file.strip_suffix(".cove").unwrap_or(file);
+            if !stem.is_empty() {
+                return Some(stem.to_string());
+            }
+        }
+        let task = self.tasks.iter().find(|t| t.task == 0)?;
+        let root = task.roots.first()?;
+        root.rsplit_once('.').map(|(module, _)| module.to_string())
+    }
+}
+
+/// What a diff concludes about the whole run's time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The estimated time fell by more than the uncertainty:
+    /// `after / before < 1 / (1 + u)`.
+    Faster,
+    /// The estimated time rose by more than the uncertainty:
+    /// `after / before > 1 + u`.
+    Slower,
+    /// The ratio is within the uncertainty, or one side's estimate is 0
+    /// (too little time to tell).
+    NoClearChange,
+    /// One profile or both recorded no time (`--clock none`): only counts
+    /// and heap figures compare.
+    NoTime,
+}
+
+impl Verdict {
+    /// The words the verdict line prints: `faster`, `slower`,
+    /// `no clear change`, `no time recorded`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::NoClearChange => "no clear change",
+            Verdict::NoTime => "no time recorded",
+        }
+    }
+}
+
+/// The verdict with the figures it was reached from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    /// What the figures say.
+    pub verdict: Verdict,
+    /// Estimated time after over before, when both profiles have time and
+    /// the first a nonzero estimate.
+    pub time_ratio: Option<f64>,
+    /// The combined relative uncertainty of the ratio:
+    /// `sqrt(u_before² + u_after²)`.
+    pub uncertainty: f64,
+    /// Instructions after over before, when the first ran any.
+    pub instruction_ratio: Option<f64>,
+}
+
+impl Summary {
+    /// `verdict: slower — time ×1.24 (±0.08), instructions ×0.099`.
+    pub fn line(&self) -> String {
+        let instructions = match self.instruction_ratio {
+            Some(r) => format!("×{}", significant(r)),
+            None => "new".to_string(),
+        };
+        match (self.verdict, self.time_ratio) {
+            (Verdict::NoTime, _) => format!(
+                "verdict: no time recorded (a profile without a clock) — instructions {instructions}"
+            ),
+            (verdict, Some(r)) => format!(
+                "verdict: {} — time ×{r:.2} (±{:.2}), instructions {instructions}",
+                verdict.words(),
+                self.uncertainty
+            ),
+            (verdict, None) => format!(
+                "verdict: {} — too little time before the change to compare, instructions {instructions}",
+                verdict.words()
+            ),
+        }
+    }
+}
+
+/// Why two profiles are taken to be of different programs (see
+/// [`Diff::checked`] for the rule).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DifferentPrograms {
+    /// The programs were run with different arguments.
+    Arguments {
+        /// The first profile's arguments.
+        before: Vec<String>,
+        /// The second profile's arguments.
+        after: Vec<String>,
+    },
+    /// Fewer than half of the functions of the two, taken together, are in
+    /// both (after pairing the entry modules).
+    Functions {
+        /// Functions in both.
+        common: usize,
+        /// Functions in either.
+        either: usize,
+    },
+}
+
+impl fmt::Display for DifferentPrograms {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DifferentPrograms::Arguments { before, after } => write!(
+                f,
+                "the profiles are of runs with different arguments ({:?} and {:?}), so their times do not compare",
+                before, after
+            ),
+            DifferentPrograms::Functions { common, either } => write!(
+                f,
+                "the profiles look like two different programs: only {common} of their {either} functions are in both"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DifferentPrograms {}
+
 /// One row matched across the two profiles.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiffRow {
-    /// What the row is: a function, callee, opcode or `path:line`.
+    /// What the row is: a function, callee, opcode or `path:line`, named as
+    /// the first profile names it.
     pub name: String,
     /// Its cost in the first profile (all zero if it was not there).
     pub before: Cost,
     /// Its cost in the second profile (all zero if it is gone).
     pub after: Cost,
+    /// Its estimated unprofiled time in the first profile, in whole
+    /// nanoseconds (see [`estimated_nanos`]).
+    pub estimated_before: u64,
+    /// Its estimated unprofiled time in the second profile.
+    pub estimated_after: u64,
 }
 
 impl DiffRow {
-    /// Whether it ran fewer instructions and took more time: the row a
-    /// count-only comparison would misread.
+    /// Whether it ran fewer instructions and took more estimated time: the
+    /// row a count-only comparison would misread.
     pub fn fewer_but_slower(&self) -> bool {
-        self.after.ran < self.before.ran && self.after.nanos > self.before.nanos
+        self.after.ran < self.before.ran && self.estimated_after > self.estimated_before
     }
 
-    /// The change in nanoseconds, after minus before.
+    /// The change in estimated nanoseconds, after minus before.
     pub fn nanos_change(&self) -> i128 {
-        i128::from(self.after.nanos) - i128::from(self.before.nanos)
+        i128::from(self.estimated_after) - i128::from(self.estimated_before)
     }
 }
 
@@ -53,46 +238,128 @@ impl DiffRow {
 pub struct Diff {
     before: Profile,
     after: Profile,
+    /// The entry modules paired, `(before, after)`, when their names differ.
+    paired: Option<(String, String)>,
     /// By function (self cost), by callee, by opcode and by line, each
-    /// sorted by the change in time, largest rise first.
+    /// sorted by how far the estimated time moved, most first.
     sections: Vec<(&'static str, Vec<DiffRow>)>,
 }
 
 impl Diff {
-    /// Compares `before` with `after`.
+    /// Compares `before` with `after`, whatever programs they are of.
+    ///
+    /// The entry modules are paired when their names differ (see the
+    /// module doc).
     pub fn new(before: &Profile, after: &Profile) -> Diff {
-        let functions = |p: &Profile| -> Vec<(String, Cost)> {
+        let paired = match (before.entry_module(), after.entry_module()) {
+            (Some(b), Some(a)) if a != b => Some((b, a)),
+            _ => None,
+        };
+        let rename = Renamer(paired.as_ref());
+        let (fb, fa) = (before.floor.nanos, after.floor.nanos);
+        let functions = |p: &Profile, rename: &dyn Fn(&str) -> String| -> Vec<(String, Cost)> {
             p.functions
                 .iter()
-                .map(|f| (f.name.clone(), f.own))
+                .map(|f| (rename(&f.name), f.own))
                 .collect()
         };
-        let groups = |g: &[Group]| -> Vec<(String, Cost)> {
+        let callees = |g: &[Group], rename: &dyn Fn(&str) -> String| -> Vec<(String, Cost)> {
+            g.iter()
+                .map(|g| {
+                    let name = if g.detail == "call-builtin" {
+                        g.name.clone()
+                    } else {
+                        rename(&g.name)
+                    };
+                    (name, g.cost)
+                })
+                .collect()
+        };
+        let opcodes = |g: &[Group]| -> Vec<(String, Cost)> {
             g.iter().map(|g| (g.name.clone(), g.cost)).collect()
         };
+        let same = |name: &str| name.to_string();
+        let function = |name: &str| rename.function(name);
+        let line = |name: &str| rename.line(name);
         let sections = vec![
-            ("function", matched(functions(before), functions(after))),
+            (
+                "function",
+                matched(
+                    functions(before, &same),
+                    functions(after, &function),
+                    fb,
+                    fa,
+                ),
+            ),
             (
                 "callee",
-                matched(groups(&before.callees), groups(&after.callees)),
+                matched(
+                    callees(&before.callees, &same),
+                    callees(&after.callees, &function),
+                    fb,
+                    fa,
+                ),
             ),
             (
                 "opcode",
-                matched(groups(&before.opcodes), groups(&after.opcodes)),
+                matched(opcodes(&before.opcodes), opcodes(&after.opcodes), fb, fa),
             ),
             (
                 "line",
-                matched(file_lines(&before.lines), file_lines(&after.lines)),
+                matched(
+                    file_lines(&before.lines, &same),
+                    file_lines(&after.lines, &line),
+                    fb,
+                    fa,
+                ),
             ),
         ];
         Diff {
             before: before.clone(),
             after: after.clone(),
+            paired,
             sections,
         }
     }
 
-    /// Compares two profiles written by [`crate::report::Report::json`].
+    /// Compares `before` with `after` if they are profiles of one program.
+    ///
+    /// The rule, in order: two profiles that both record their arguments
+    /// and whose arguments differ are refused (the same program on another
+    /// input is another workload, and its time another question); two
+    /// with the same IR hash are of one program; otherwise they are of
+    /// different programs if fewer than half of the functions of the two
+    /// together ran in both, after the entry modules are paired (an edit
+    /// changes a few functions, not most of them). Names cannot tell apart
+    /// two programs of one or two functions each; the arguments and the
+    /// hash are what catch those.
+    pub fn checked(before: &Profile, after: &Profile) -> Result<Diff, DifferentPrograms> {
+        let diff = Diff::new(before, after);
+        if let (Some(b), Some(a)) = (&before.program, &after.program) {
+            if b.args != a.args {
+                return Err(DifferentPrograms::Arguments {
+                    before: b.args.clone(),
+                    after: a.args.clone(),
+                });
+            }
+            if b.ir_hash == a.ir_hash {
+                return Ok(diff);
+            }
+        }
+        let rows = diff.rows("function");
+        let common = rows
+            .iter()
+            .filter(|r| r.before.ran > 0 && r.after.ran > 0)
+            .count();
+        let either = rows.len();
+        if common * 2 < either {
+            return Err(DifferentPrograms::Functions { common, either });
+        }
+        Ok(diff)
+    }
+
+    /// Compares two profiles written by [`crate::report::Report::json`],
+    /// whatever programs they are of.
     pub fn from_json(before: &str, after: &str) -> Result<Diff, ProfileError> {
         Ok(Diff::new(
             &Profile::from_json(before)?,
@@ -108,42 +375,94 @@ impl Diff {
             .map_or(&[], |(_, rows)| rows.as_slice())
     }
 
+    /// The entry modules paired, `(before, after)`, when their names
+    /// differed.
+    pub fn paired(&self) -> Option<(&str, &str)> {
+        self.paired.as_ref().map(|(b, a)| (b.as_str(), a.as_str()))
+    }
+
     /// The whole run, before and after.
     pub fn total(&self) -> DiffRow {
-        DiffRow {
-            name: "total".to_string(),
-            before: self.before.total,
-            after: self.after.total,
+        row(
+            "total".to_string(),
+            self.before.total,
+            self.after.total,
+            self.before.floor.nanos,
+            self.after.floor.nanos,
+        )
+    }
+
+    /// The verdict on the whole run's time, with its figures.
+    pub fn summary(&self) -> Summary {
+        let (b, a) = (&self.before, &self.after);
+        let uncertainty = b.time_uncertainty().hypot(a.time_uncertainty());
+        let instruction_ratio = (b.total.ran > 0).then(|| a.total.ran as f64 / b.total.ran as f64);
+        if !b.has_time() || !a.has_time() {
+            return Summary {
+                verdict: Verdict::NoTime,
+                time_ratio: None,
+                uncertainty,
+                instruction_ratio,
+            };
+        }
+        let before = b.estimated_nanos(&b.total);
+        let after = a.estimated_nanos(&a.total);
+        let time_ratio = (before > 0.0).then(|| after / before);
+        let verdict = match time_ratio {
+            Some(r) if r > 1.0 + uncertainty => Verdict::Slower,
+            Some(r) if r < 1.0 / (1.0 + uncertainty) => Verdict::Faster,
+            _ => Verdict::NoClearChange,
+        };
+        Summary {
+            verdict,
+            time_ratio,
+            uncertainty,
+            instruction_ratio,
         }
     }
 
-    /// The diff as text: the totals with a verdict, then every section, each
-    /// cut to `top` rows (0 prints every row).
+    /// The verdict on the whole run's time.
+    pub fn verdict(&self) -> Verdict {
+        self.summary().verdict
+    }
+
+    /// The diff as text: the verdict line, the totals, then every section,
+    /// each cut to `top` rows (0 prints every row).
     pub fn table(&self, top: usize) -> String {
         let total = self.total();
         let mut out = String::new();
+        out.push_str(&self.summary().line());
+        out.push('\n');
+        if let Some((b, a)) = self.paired() {
+            let _ = writeln!(
+                out,
+                "paired: entry module `{a}` (after) is read as `{b}` (before)"
+            );
+        }
         let (b, a) = (&total.before, &total.after);
         let _ = writeln!(out, "instructions  {}", change(b.ran, a.ran));
-        let _ = writeln!(out, "nanoseconds   {}", change(b.nanos, a.nanos));
+        if self.before.has_time() && self.after.has_time() {
+            let _ = writeln!(
+                out,
+                "est. ns       {}",
+                change(total.estimated_before, total.estimated_after)
+            );
+            let _ = writeln!(
+                out,
+                "              estimated unprofiled time: each side's ns less its floor (~{:.1} ns -> ~{:.1} ns an instruction), ±{:.0}% -> ±{:.0}%",
+                self.before.floor.nanos,
+                self.after.floor.nanos,
+                self.before.time_uncertainty() * 100.0,
+                self.after.time_uncertainty() * 100.0
+            );
+        }
         let _ = writeln!(out, "words         {}", change(b.words, a.words));
         let _ = writeln!(
             out,
             "allocations   {}",
             change(b.allocations, a.allocations)
         );
-        let _ = writeln!(
-            out,
-            "floor         ~{:.1} ns -> ~{:.1} ns an instruction",
-            self.before.floor.nanos, self.after.floor.nanos
-        );
-        if total.fewer_but_slower() {
-            out.push_str(
-                "verdict: FEWER instructions but MORE time: the rows marked ! ran fewer \
-                 instructions and took longer\n",
-            );
-        } else if a.ran > b.ran && a.nanos < b.nanos {
-            out.push_str("verdict: more instructions but less time\n");
-        }
+        let timed = self.before.has_time() && self.after.has_time();
         for (section, rows) in &self.sections {
             let shown: Vec<&DiffRow> = if top == 0 {
                 rows.iter().collect()
@@ -152,60 +471,109 @@ impl Diff {
             };
             let _ = writeln!(
                 out,
-                "\nby {section}{}, largest rise in time first:",
+                "\nby {section}{}, largest change in {} first:",
                 if shown.len() < rows.len() {
                     format!(" (top {} of {})", shown.len(), rows.len())
                 } else {
                     String::new()
+                },
+                if timed {
+                    "estimated time"
+                } else {
+                    "instructions"
                 }
             );
-            out.push_str(&section_table(&shown));
+            if shown.is_empty() {
+                out.push_str("(no rows)\n");
+            } else {
+                out.push_str(&section_table(&shown, timed));
+            }
         }
         out
     }
 }
 
+/// How the second profile's names are read when the entry modules were
+/// paired: `(before, after)`.
+struct Renamer<'a>(Option<&'a (String, String)>);
+
+impl Renamer<'_> {
+    /// `after_entry.f` as `before_entry.f`; any other name as it is.
+    fn function(&self, name: &str) -> String {
+        match self.0 {
+            Some((before, after)) => match name.split_once('.') {
+                Some((module, rest)) if module == after => format!("{before}.{rest}"),
+                _ => name.to_string(),
+            },
+            None => name.to_string(),
+        }
+    }
+
+    /// `after_entry.cove:12` as `before_entry.cove:12` (directories are
+    /// already gone).
+    fn line(&self, name: &str) -> String {
+        match self.0 {
+            Some((before, after)) => match name.strip_prefix(after.as_str()) {
+                Some(rest) if rest.starts_with(".cove:") => format!("{before}{rest}"),
+                _ => name.to_string(),
+            },
+            None => name.to_string(),
+        }
+    }
+}
+
 /// Lines keyed by file name and line, without the directories: two versions
 /// of a program are often two checkouts in two places.
-fn file_lines(lines: &[Group]) -> Vec<(String, Cost)> {
+fn file_lines(lines: &[Group], rename: &dyn Fn(&str) -> String) -> Vec<(String, Cost)> {
     lines
         .iter()
         .map(|g| {
             let name = g.name.rsplit(['/', '\\']).next().unwrap_or(&g.name);
-            (name.to_string(), g.cost)
+            (rename(name), g.cost)
         })
         .collect()
 }
 
-/// Every name of either side, matched, sorted by the change in time.
-fn matched(before: Vec<(String, Cost)>, after: Vec<(String, Cost)>) -> Vec<DiffRow> {
-    let mut rows: BTreeMap<String, DiffRow> = BTreeMap::new();
+/// A row from its two costs and the two floors.
+fn row(name: String, before: Cost, after: Cost, floor_before: f64, floor_after: f64) -> DiffRow {
+    DiffRow {
+        name,
+        estimated_before: estimated_nanos(&before, floor_before).round() as u64,
+        estimated_after: estimated_nanos(&after, floor_after).round() as u64,
+        before,
+        after,
+    }
+}
+
+/// Every name of either side, matched, sorted by how far the estimated time
+/// moved (then the instructions, for profiles without time), most first.
+fn matched(
+    before: Vec<(String, Cost)>,
+    after: Vec<(String, Cost)>,
+    floor_before: f64,
+    floor_after: f64,
+) -> Vec<DiffRow> {
+    let mut costs: BTreeMap<String, (Cost, Cost)> = BTreeMap::new();
     for (name, cost) in before {
-        rows.entry(name.clone())
-            .or_insert_with(|| DiffRow {
-                name,
-                before: Cost::default(),
-                after: Cost::default(),
-            })
-            .before
-            .add(&cost);
+        costs.entry(name).or_default().0.add(&cost);
     }
     for (name, cost) in after {
-        rows.entry(name.clone())
-            .or_insert_with(|| DiffRow {
-                name,
-                before: Cost::default(),
-                after: Cost::default(),
-            })
-            .after
-            .add(&cost);
+        costs.entry(name).or_default().1.add(&cost);
     }
-    let mut rows: Vec<DiffRow> = rows.into_values().collect();
-    rows.sort_by_key(|row| std::cmp::Reverse(row.nanos_change()));
+    let mut rows: Vec<DiffRow> = costs
+        .into_iter()
+        .map(|(name, (b, a))| row(name, b, a, floor_before, floor_after))
+        .collect();
+    rows.sort_by_key(|row| {
+        std::cmp::Reverse((
+            row.nanos_change().unsigned_abs(),
+            row.before.ran.abs_diff(row.after.ran),
+        ))
+    });
     rows
 }
 
-/// `before -> after  (+delta, x1.04)`.
+/// `before -> after  (+delta, ×1.04)`.
 fn change(before: u64, after: u64) -> String {
     format!(
         "{} -> {}  ({}, {})",
@@ -226,19 +594,38 @@ fn ratio(before: u64, after: u64) -> String {
         (0, 0) => "=".to_string(),
         (0, _) => "new".to_string(),
         (_, 0) => "gone".to_string(),
-        _ => format!("x{:.3}", after as f64 / before as f64),
+        _ => format!("×{}", significant(after as f64 / before as f64)),
     }
 }
 
-fn section_table(rows: &[&DiffRow]) -> String {
+/// A ratio to three significant figures, trailing zeros dropped: `0.099`,
+/// `1.24`, `11`.
+fn significant(r: f64) -> String {
+    if !r.is_finite() || r <= 0.0 {
+        return format!("{r}");
+    }
+    let magnitude = r.log10().floor() as i32;
+    let decimals = (2 - magnitude).max(0) as usize;
+    let text = format!("{r:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+/// One section as an aligned table; without time (`timed` false) the
+/// estimated-time columns, all zero, are left out.
+fn section_table(rows: &[&DiffRow], timed: bool) -> String {
     use crate::report::thousands as t;
+    let keep = |i: usize| timed || !(4..8).contains(&i);
     let head = [
         "ran before",
         "ran after",
         "change",
         "ratio",
-        "ns before",
-        "ns after",
+        "est ns before",
+        "est ns after",
         "change",
         "ratio",
         "allocs before",
@@ -251,24 +638,36 @@ fn section_table(rows: &[&DiffRow]) -> String {
         .iter()
         .map(|r| {
             let (b, a) = (&r.before, &r.after);
+            let (eb, ea) = (r.estimated_before, r.estimated_after);
             vec![
                 t(b.ran),
                 t(a.ran),
                 signed(b.ran, a.ran),
                 ratio(b.ran, a.ran),
-                t(b.nanos),
-                t(a.nanos),
-                signed(b.nanos, a.nanos),
-                ratio(b.nanos, a.nanos),
+                t(eb),
+                t(ea),
+                signed(eb, ea),
+                ratio(eb, ea),
                 t(b.allocations),
                 t(a.allocations),
                 signed(b.allocations, a.allocations),
                 if r.fewer_but_slower() { "!" } else { "" }.to_string(),
                 r.name.clone(),
             ]
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| keep(*i))
+            .map(|(_, cell)| cell)
+            .collect()
         })
         .collect();
-    let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
+    let head: Vec<&str> = head
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep(*i))
+        .map(|(_, h)| h)
+        .collect();
+    let mut widths: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
     for row in &body {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
@@ -294,4 +693,17 @@ fn section_table(rows: &[&DiffRow]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ratio_keeps_three_significant_figures_and_no_trailing_zeros() {
+        assert_eq!(significant(0.0990), "0.099");
+        assert_eq!(significant(1.2412), "1.24");
+        assert_eq!(significant(11.0), "11");
+        assert_eq!(significant(0.5), "0.5");
+    }
 }

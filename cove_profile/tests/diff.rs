@@ -1,11 +1,15 @@
-//! The diff of two profiles, on the seed's own story: a change that cut a
-//! run from 751.1 M instructions to 722.1 M and made it slower, because the
-//! one builtin call that replaced a byte loop allocates.
+//! The diff of two profiles: the seed's own story (a change that cut a run
+//! from 751.1 M instructions to 722.1 M and made it slower, because the one
+//! builtin call that replaced a byte loop allocates), the verdict on
+//! constructed profiles, the pairing of entry modules and the refusal of
+//! two different programs.
 
 use cove_profile::Cost;
 use cove_profile::Floor;
-use cove_profile::diff::Diff;
-use cove_profile::report::{FunctionEntry, Group, Profile, ProfileError, SCHEMA_VERSION};
+use cove_profile::diff::{DEFAULT_UNCERTAINTY, Diff, DifferentPrograms, Verdict};
+use cove_profile::report::{
+    FunctionEntry, Group, Profile, ProfileError, SCHEMA_VERSION, Subject, TaskEntry,
+};
 
 fn cost(ran: u64, nanos: u64, allocations: u64) -> Cost {
     Cost {
@@ -45,6 +49,7 @@ fn profile(
             nanos: 18.0,
             samples: 256,
         },
+        uncertainty: None,
         follows_tasks: false,
         total,
         tasks: Vec::new(),
@@ -115,12 +120,12 @@ fn after() -> Profile {
 }
 
 #[test]
-fn fewer_instructions_but_more_time_is_the_verdict_and_the_rows_that_did_it_are_flagged() {
+fn fewer_instructions_and_more_estimated_time_is_slower_and_the_rows_that_did_it_are_flagged() {
     let diff = Diff::new(&before(), &after());
     let table = diff.table(0);
     assert!(table.contains("751,100,000 -> 722,100,000"), "{table}");
     assert!(
-        table.contains("verdict: FEWER instructions but MORE time"),
+        table.starts_with("verdict: slower — time ×2.26 (±0.35), instructions ×0.961\n"),
         "{table}"
     );
     let scan = &diff.rows("function")[0];
@@ -173,4 +178,244 @@ fn lines_of_two_checkouts_in_two_directories_are_matched_by_file_name() {
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert_eq!(lines[0].name, "covefmt.cove:40");
     assert!(lines[0].fewer_but_slower());
+}
+
+/// A profile of one function, `m.main`, that ran `ran` instructions in
+/// `estimated` nanoseconds of its own plus a floor of `floor` an
+/// instruction, stating `uncertainty`.
+fn timed(ran: u64, estimated: u64, floor: f64, uncertainty: Option<f64>) -> Profile {
+    let nanos = estimated + (ran as f64 * floor) as u64;
+    let mut p = profile(&[("m.main", cost(ran, nanos, 0))], &[], &[], &[]);
+    p.floor.nanos = floor;
+    p.uncertainty = uncertainty;
+    p
+}
+
+/// The same profile as it would be without a clock: counts, no time.
+fn untimed(ran: u64) -> Profile {
+    let mut p = profile(&[("m.main", cost(ran, 0, 0))], &[], &[], &[]);
+    p.clock = "none".to_string();
+    p.floor.nanos = 0.0;
+    p
+}
+
+#[test]
+fn a_builtin_that_loses_is_slower_though_its_raw_profiled_time_fell_sixfold() {
+    // The numbers: a byte loop of 3,642,237 instructions against
+    // a `split` of 360,007 that is 1.24 times slower unprofiled. Raw, with
+    // a floor of 40 ns an instruction, the second looks six times faster.
+    let before = timed(3_642_237, 10_000_000, 40.0, Some(0.08));
+    let after = timed(360_007, 12_400_000, 40.0, Some(0.08));
+    assert!(after.total.nanos * 5 < before.total.nanos, "raw time fell");
+    let diff = Diff::new(&before, &after);
+    assert_eq!(diff.verdict(), Verdict::Slower);
+    let table = diff.table(0);
+    assert_eq!(
+        table.lines().next(),
+        Some("verdict: slower — time ×1.24 (±0.11), instructions ×0.0988"),
+        "{table}"
+    );
+}
+
+#[test]
+fn a_fall_in_estimated_time_beyond_the_uncertainty_is_faster() {
+    let diff = Diff::new(
+        &timed(1_000, 1_000_000, 30.0, Some(0.08)),
+        &timed(2_000, 700_000, 30.0, Some(0.08)),
+    );
+    assert_eq!(diff.verdict(), Verdict::Faster);
+    assert_eq!(
+        diff.summary().line(),
+        "verdict: faster — time ×0.70 (±0.11), instructions ×2"
+    );
+}
+
+#[test]
+fn a_change_within_the_uncertainty_is_no_clear_change() {
+    let before = timed(1_000, 1_000_000, 30.0, Some(0.08));
+    for after in [1_050_000, 950_000, 1_110_000] {
+        let diff = Diff::new(&before, &timed(1_000, after, 30.0, Some(0.08)));
+        assert_eq!(diff.verdict(), Verdict::NoClearChange, "{after}");
+    }
+    let line = Diff::new(&before, &timed(1_000, 1_050_000, 30.0, Some(0.08)))
+        .summary()
+        .line();
+    assert_eq!(
+        line,
+        "verdict: no clear change — time ×1.05 (±0.11), instructions ×1"
+    );
+}
+
+#[test]
+fn a_profile_that_states_no_uncertainty_is_read_with_the_default() {
+    let before = timed(1_000, 1_000_000, 30.0, None);
+    let after = timed(1_000, 1_300_000, 30.0, None);
+    let summary = Diff::new(&before, &after).summary();
+    let expected = DEFAULT_UNCERTAINTY.hypot(DEFAULT_UNCERTAINTY);
+    assert!((summary.uncertainty - expected).abs() < 1e-12);
+    assert_eq!(
+        summary.verdict,
+        Verdict::NoClearChange,
+        "±35% covers a 30% rise"
+    );
+    let stated = Diff::new(
+        &timed(1_000, 1_000_000, 30.0, Some(0.05)),
+        &timed(1_000, 1_300_000, 30.0, Some(0.05)),
+    );
+    assert_eq!(stated.verdict(), Verdict::Slower, "±7% does not");
+}
+
+#[test]
+fn a_profile_without_time_gets_a_verdict_that_says_so_with_the_instruction_ratio() {
+    let diff = Diff::new(&untimed(3_642_237), &untimed(360_007));
+    assert_eq!(diff.verdict(), Verdict::NoTime);
+    let table = diff.table(0);
+    assert_eq!(
+        table.lines().next(),
+        Some("verdict: no time recorded (a profile without a clock) — instructions ×0.0988"),
+        "{table}"
+    );
+    assert!(!table.contains("est. ns "), "{table}");
+    let one_side = Diff::new(&timed(1_000, 1_000_000, 30.0, None), &untimed(1_000));
+    assert_eq!(one_side.verdict(), Verdict::NoTime);
+    insta::assert_snapshot!(table);
+}
+
+#[test]
+fn a_rise_from_no_estimated_time_is_no_clear_change_not_a_division_by_zero() {
+    let diff = Diff::new(
+        &timed(1_000, 0, 30.0, None),
+        &timed(1_000, 5_000, 30.0, None),
+    );
+    let summary = diff.summary();
+    assert_eq!(summary.verdict, Verdict::NoClearChange);
+    assert_eq!(summary.time_ratio, None);
+    assert!(
+        summary.line().contains("too little time"),
+        "{}",
+        summary.line()
+    );
+}
+
+/// A profile of `entry` (a file whose stem is its entry module) run with
+/// `args`, with `functions` of that module and one line each.
+fn of_program(entry: &str, args: &[&str], hash: &str, functions: &[&str]) -> Profile {
+    let stem = entry
+        .rsplit('/')
+        .next()
+        .and_then(|f| f.strip_suffix(".cove"))
+        .expect("a .cove path");
+    let named: Vec<(String, Cost)> = functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (format!("{stem}.{f}"), cost(100 * (i as u64 + 1), 5_000, 0)))
+        .collect();
+    let refs: Vec<(&str, Cost)> = named.iter().map(|(n, c)| (n.as_str(), *c)).collect();
+    let lines: Vec<(String, Cost)> = named
+        .iter()
+        .enumerate()
+        .map(|(i, (_, c))| (format!("/checkout/{stem}.cove:{}", i + 1), *c))
+        .collect();
+    let line_refs: Vec<(&str, Cost)> = lines.iter().map(|(n, c)| (n.as_str(), *c)).collect();
+    let callee = format!("{stem}.{}", functions.last().expect("a function"));
+    let mut p = profile(
+        &refs,
+        &[(callee.as_str(), cost(10, 500, 0))],
+        &[],
+        &line_refs,
+    );
+    p.callees[0].detail = "call".to_string();
+    p.program = Some(Subject {
+        entry: entry.to_string(),
+        args: args.iter().map(|a| a.to_string()).collect(),
+        ir_hash: hash.to_string(),
+        cove_version: "0.1.0".to_string(),
+        started: 0,
+    });
+    p
+}
+
+#[test]
+fn the_entry_modules_of_two_versions_in_two_files_are_paired() {
+    let one = of_program("story/words_v1.cove", &[], "1111", &["main", "count"]);
+    let two = of_program("story/words_v2.cove", &[], "2222", &["main", "count"]);
+    let diff = Diff::checked(&one, &two).expect("one program, two versions");
+    assert_eq!(diff.paired(), Some(("words_v1", "words_v2")));
+    let names = |section: &str| -> Vec<String> {
+        let mut names: Vec<String> = diff.rows(section).iter().map(|r| r.name.clone()).collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names("function"), ["words_v1.count", "words_v1.main"]);
+    assert_eq!(names("line"), ["words_v1.cove:1", "words_v1.cove:2"]);
+    assert_eq!(names("callee"), ["words_v1.count"]);
+    for row in diff.rows("function") {
+        assert!(row.before.ran > 0 && row.after.ran > 0, "{row:?}");
+    }
+    insta::assert_snapshot!(diff.table(0));
+}
+
+#[test]
+fn without_a_recorded_entry_the_entry_module_is_task_zeros_root() {
+    let mut one = profile(&[("a.main", cost(1, 1, 0))], &[], &[], &[]);
+    let mut two = profile(&[("b.main", cost(1, 1, 0))], &[], &[], &[]);
+    for (p, root) in [(&mut one, "a.main"), (&mut two, "b.main")] {
+        p.tasks.push(TaskEntry {
+            task: 0,
+            roots: vec![root.to_string()],
+            total: p.total,
+        });
+    }
+    let diff = Diff::new(&one, &two);
+    assert_eq!(diff.paired(), Some(("a", "b")));
+    assert_eq!(diff.rows("function").len(), 1);
+}
+
+#[test]
+fn two_profiles_run_with_different_arguments_are_refused() {
+    let one = of_program("fmt.cove", &["a.cove"], "1111", &["main", "scan"]);
+    let two = of_program("fmt.cove", &["b.cove"], "2222", &["main", "scan"]);
+    let refusal = Diff::checked(&one, &two).expect_err("another workload");
+    assert!(matches!(refusal, DifferentPrograms::Arguments { .. }));
+    assert!(
+        refusal.to_string().contains("different arguments"),
+        "{refusal}"
+    );
+}
+
+#[test]
+fn two_programs_with_less_than_half_their_functions_in_common_are_refused() {
+    let fib = of_program("fib.cove", &[], "1111", &["main", "fib"]);
+    let fmt = of_program(
+        "covefmt.cove",
+        &[],
+        "2222",
+        &["main", "scan", "lex", "format", "emit"],
+    );
+    match Diff::checked(&fib, &fmt) {
+        Err(DifferentPrograms::Functions { common, either }) => {
+            assert_eq!((common, either), (1, 6), "only the paired main is shared");
+        }
+        other => panic!("{other:?}"),
+    }
+    // A change to a few functions of many is an edit, not another program.
+    let edited = of_program(
+        "covefmt.cove",
+        &[],
+        "3333",
+        &["main", "scan", "lex", "format", "write"],
+    );
+    assert!(Diff::checked(&fmt, &edited).is_ok());
+}
+
+#[test]
+fn two_profiles_with_one_ir_hash_and_one_argument_list_are_one_program_whatever_else_differs() {
+    let one = of_program("x.cove", &["1"], "abcd", &["main"]);
+    let two = of_program("y.cove", &["1"], "abcd", &["other", "names", "entirely"]);
+    assert!(Diff::checked(&one, &two).is_ok());
+    let other_input = of_program("x.cove", &["2"], "abcd", &["main"]);
+    assert!(matches!(
+        Diff::checked(&one, &other_input),
+        Err(DifferentPrograms::Arguments { .. })
+    ));
 }

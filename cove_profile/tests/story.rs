@@ -65,3 +65,62 @@ fn the_story_programs_agree_and_the_second_runs_fewer_instructions_and_allocates
         diff.table(0)
     );
 }
+
+/// A profile of one version of the word search of `examples/story/`, with
+/// its subject recorded as `cove profile` records it.
+fn searched(version: &str) -> (String, cove_profile::report::Profile) {
+    let entry = format!("examples/story/search_{version}.cove");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(&entry);
+    let program = cove_compiler::compile_files(&path).unwrap_or_else(|d| panic!("{d}"));
+    let profiler = Profiler::new();
+    let out = Captured::default();
+    let mut vm = Vm::new(&program)
+        .with_debugger(&profiler)
+        .with_output(Box::new(out.clone()));
+    vm.run_entry(&format!("search_{version}"), "main", Vec::new())
+        .expect("it runs");
+    drop(vm);
+    let printed = String::from_utf8(out.0.lock().expect("a lock").clone()).expect("text");
+    let profile = Report::new(&program, &profiler)
+        .with_subject(&entry, &[])
+        .profile();
+    (printed, profile)
+}
+
+#[test]
+fn the_three_word_searches_agree_and_the_builtins_run_a_tenth_of_the_instructions() {
+    let (bytes_out, bytes) = searched("bytes");
+    let (contains_out, contains) = searched("contains");
+    let (split_out, split) = searched("split");
+    assert_eq!(bytes_out, "6667\n");
+    assert_eq!(contains_out, bytes_out);
+    assert_eq!(split_out, bytes_out);
+    for builtin in [&contains, &split] {
+        assert!(
+            builtin.total.ran * 8 < bytes.total.ran,
+            "{} against {}",
+            builtin.total.ran,
+            bytes.total.ran
+        );
+    }
+    assert!(split.total.allocations > 3 * bytes.total.allocations);
+    assert_eq!(contains.total.allocations, bytes.total.allocations);
+
+    // Three files, three entry modules, one program: the diff pairs them.
+    let diff = cove_profile::diff::Diff::checked(&bytes, &split).expect("one program");
+    assert_eq!(diff.paired(), Some(("search_bytes", "search_split")));
+    let has_fox = diff
+        .rows("function")
+        .iter()
+        .find(|row| row.name == "search_bytes.has_fox")
+        .expect("has_fox paired");
+    assert_eq!(has_fox.after.ran, 100_000, "five instructions a line");
+    let split_row = diff
+        .rows("callee")
+        .iter()
+        .find(|row| row.name == "String.split")
+        .expect("the new builtin");
+    assert_eq!(split_row.before.ran, 0);
+    assert_eq!(split_row.after.ran, 20_000, "once a line");
+    assert!(diff.table(5).starts_with("verdict: "));
+}

@@ -15,7 +15,12 @@
 //!
 //! Names, not ids, are what rows are keyed by (`m.fib`, `add.int`,
 //! `m.cove:12`): ids shift when a program is edited and names mostly do not,
-//! and a diff of two versions of a program is the point.
+//! and a diff of two versions of a program is the point. The one place
+//! numbers name things is `stacks`, the calling-context tree of each
+//! task, whose node numbers are the profile's own: a node names its
+//! parent rather than repeating its whole path, which keeps the file
+//! linear in the number of contexts (a runaway recursion 100,000 frames
+//! deep writes about 23 MB, not the terabytes whole paths would take).
 
 use std::fmt;
 
@@ -28,8 +33,13 @@ use crate::profiler::Floor;
 /// The JSON Schema of the profiles this crate writes.
 pub const JSON_SCHEMA: &str = include_str!("../../schema/profile.schema.json");
 
-/// The version of the schema this crate writes and reads.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The version of the schema this crate writes.
+///
+/// Version 2 writes `stacks` as the calling-context tree, one node a
+/// context naming its parent (version 1 wrote every node's whole path,
+/// which made a recursion n deep n²/2 names long). [`Profile::from_json`]
+/// reads version 1 too, rebuilding the tree from the paths.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// What `format` says in every profile this crate writes.
 const FORMAT: &str = "cove-profile";
@@ -51,6 +61,12 @@ pub struct Profile {
     pub clock: String,
     /// The per-instruction floor measured when the profile began.
     pub floor: Floor,
+    /// The relative uncertainty of the profile's estimated time (0.08 is
+    /// ±8%), when the way it was timed states one. Absent means the
+    /// reader assumes its own default ([`crate::diff::DEFAULT_UNCERTAINTY`]
+    /// for [`crate::diff`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncertainty: Option<f64>,
     /// Whether spawned tasks were followed.
     pub follows_tasks: bool,
     /// What the whole profile cost.
@@ -70,7 +86,10 @@ pub struct Profile {
     pub callees: Vec<Group>,
     /// Each source line (`name` is `path:line`, `detail` its text).
     pub lines: Vec<Group>,
-    /// Each path of calls, with its self cost: the flame graph's input.
+    /// Each calling context — one function reached by one path of calls —
+    /// with its self cost: the flame graph's input. A tree per task, each
+    /// node naming its parent, callers before callees (see
+    /// [`Profile::stack_of`] for a node's whole path).
     pub stacks: Vec<StackEntry>,
 }
 
@@ -151,15 +170,37 @@ pub struct Group {
     pub cost: Cost,
 }
 
-/// One path of calls.
+/// One calling context: a node of a task's calling-context tree.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StackEntry {
     /// The task it ran on.
     pub task: u32,
-    /// Function names, outermost first.
-    pub stack: Vec<String>,
-    /// What ran in the innermost function on this path.
+    /// Its number within the task's tree, from 1; a node's number is
+    /// always greater than its parent's.
+    pub id: u32,
+    /// The node that called it, or 0 for a function the task started from.
+    pub parent: u32,
+    /// `module.function`.
+    pub function: String,
+    /// How many frames of it this path pushed.
+    pub calls: u64,
+    /// What ran in the function itself on this path.
     pub cost: Cost,
+}
+
+/// One path of calls as schema version 1 wrote it: read, never written.
+#[derive(Debug, Clone, Deserialize)]
+struct StackEntryV1 {
+    task: u32,
+    stack: Vec<String>,
+    cost: Cost,
+}
+
+/// The two fields every version has, read first to choose a reader.
+#[derive(Debug, Deserialize)]
+struct Header {
+    format: String,
+    version: u32,
 }
 
 /// Why a text is not a profile this crate reads.
@@ -205,20 +246,60 @@ impl fmt::Display for ProfileError {
 impl std::error::Error for ProfileError {}
 
 impl Profile {
-    /// Reads a profile written by [`Report::json`].
+    /// Reads a profile written by [`Report::json`], of this schema version
+    /// or of version 1 (whose whole-path `stacks` are rebuilt into the
+    /// tree this version holds; the profile read says version 2).
     pub fn from_json(text: &str) -> Result<Profile, ProfileError> {
-        let profile: Profile = serde_json::from_str(text).map_err(|e| ProfileError::Malformed {
+        let malformed = |e: serde_json::Error| ProfileError::Malformed {
             message: e.to_string(),
-            line: e.line(),
-            column: e.column(),
-        })?;
-        if profile.format != FORMAT || profile.version != SCHEMA_VERSION {
+            line: e.line().max(1),
+            column: e.column().max(1),
+        };
+        let header: Header = serde_json::from_str(text).map_err(malformed)?;
+        if header.format != FORMAT || !(1..=SCHEMA_VERSION).contains(&header.version) {
             return Err(ProfileError::Unsupported {
-                format: profile.format,
-                version: profile.version,
+                format: header.format,
+                version: header.version,
             });
         }
+        if header.version == SCHEMA_VERSION {
+            return serde_json::from_str(text).map_err(malformed);
+        }
+        // Version 1: the same fields but `stacks`, which held whole paths.
+        let mut value: serde_json::Value = serde_json::from_str(text).map_err(malformed)?;
+        let old: Vec<StackEntryV1> = match value.get_mut("stacks").map(serde_json::Value::take) {
+            Some(stacks) => serde_json::from_value(stacks).map_err(malformed)?,
+            None => Vec::new(),
+        };
+        value["stacks"] = serde_json::Value::Array(Vec::new());
+        value["version"] = serde_json::Value::from(SCHEMA_VERSION);
+        let mut profile: Profile = serde_json::from_value(value).map_err(malformed)?;
+        profile.stacks = tree_of_paths(old);
         Ok(profile)
+    }
+
+    /// The whole path of calls to the node `id` of `task`'s tree, outermost
+    /// first, or nothing for a node the profile does not have. Costs the
+    /// path's length (and, once, an index of the nodes): for reading a few
+    /// paths, not for writing every one out.
+    pub fn stack_of(&self, task: u32, id: u32) -> Vec<&str> {
+        let nodes: std::collections::HashMap<u32, &StackEntry> = self
+            .stacks
+            .iter()
+            .filter(|s| s.task == task)
+            .map(|s| (s.id, s))
+            .collect();
+        let mut path = Vec::new();
+        let mut at = id;
+        while let Some(node) = nodes.get(&at) {
+            path.push(node.function.as_str());
+            if node.parent >= at {
+                break;
+            }
+            at = node.parent;
+        }
+        path.reverse();
+        path
     }
 
     /// This profile as pretty-printed JSON, ending in a newline.
@@ -227,6 +308,48 @@ impl Profile {
         text.push('\n');
         text
     }
+}
+
+/// Version 1's whole paths as the tree version 2 holds: each path's
+/// prefixes are looked up (or made) one frame at a time. Version 1 had no
+/// call counts, so every `calls` is 0.
+fn tree_of_paths(paths: Vec<StackEntryV1>) -> Vec<StackEntry> {
+    // (task, parent, function) -> (id, index in `nodes`)
+    let mut ids: std::collections::HashMap<(u32, u32, String), (u32, usize)> =
+        std::collections::HashMap::new();
+    let mut next: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    let mut nodes: Vec<StackEntry> = Vec::new();
+    for path in paths {
+        let mut parent = 0;
+        let mut at = None;
+        for function in path.stack {
+            let key = (path.task, parent, function);
+            let (id, index) = match ids.get(&key) {
+                Some(found) => *found,
+                None => {
+                    let counter = next.entry(path.task).or_insert(0);
+                    *counter += 1;
+                    let id = *counter;
+                    nodes.push(StackEntry {
+                        task: path.task,
+                        id,
+                        parent,
+                        function: key.2.clone(),
+                        calls: 0,
+                        cost: Cost::default(),
+                    });
+                    ids.insert(key, (id, nodes.len() - 1));
+                    (id, nodes.len() - 1)
+                }
+            };
+            parent = id;
+            at = Some(index);
+        }
+        if let Some(at) = at {
+            nodes[at].cost.add(&path.cost);
+        }
+    }
+    nodes
 }
 
 impl Report<'_> {
@@ -262,6 +385,7 @@ impl Report<'_> {
             program: self.subject.clone(),
             clock: self.clock.to_string(),
             floor: self.floor,
+            uncertainty: None,
             follows_tasks: self.follows_tasks,
             total: self.total,
             tasks: self
@@ -314,24 +438,14 @@ impl Report<'_> {
             callees: groups(By::Callee),
             lines: groups(By::Line),
             stacks: self
-                .tasks
-                .iter()
-                .flat_map(|task| {
-                    task.tree
-                        .nodes
-                        .iter()
-                        .enumerate()
-                        .skip(1)
-                        .map(move |(id, node)| StackEntry {
-                            task: task.task,
-                            stack: task
-                                .tree
-                                .path(id as u32)
-                                .into_iter()
-                                .map(|f| program.function_name(f).to_string())
-                                .collect(),
-                            cost: node.cost,
-                        })
+                .contexts()
+                .map(|c| StackEntry {
+                    task: c.task,
+                    id: c.id,
+                    parent: c.parent,
+                    function: c.function.to_string(),
+                    calls: c.calls,
+                    cost: c.cost,
                 })
                 .collect(),
         }

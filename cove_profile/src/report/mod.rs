@@ -39,6 +39,7 @@ use crate::profiler::{Floor, Profiler};
 use crate::shard::TaskProfile;
 
 pub use annotate::Annotate;
+pub use folded::{ELIDED_FRAME, FOLDED_MAX_FRAMES};
 pub use json::{
     CallEntry, FunctionEntry, Group, InstructionEntry, JSON_SCHEMA, Profile, ProfileError,
     SCHEMA_VERSION, StackEntry, TaskEntry,
@@ -494,23 +495,54 @@ impl<'a> Report<'a> {
             .unwrap_or("")
     }
 
-    /// Every path of calls with its self cost, per task, each path as its
-    /// function names outermost first.
-    pub(crate) fn stacks(&self) -> Vec<(Vec<&'a str>, Cost)> {
-        let mut all = Vec::new();
-        for task in &self.tasks {
-            for (id, node) in task.tree.nodes.iter().enumerate().skip(1) {
-                let path = task
-                    .tree
-                    .path(id as u32)
-                    .into_iter()
-                    .map(|f| self.program.function_name(f))
-                    .collect();
-                all.push((path, node.cost));
-            }
-        }
-        all
+    /// Every node of every task's calling-context tree, task by task and,
+    /// within a task, in the tree's own order, in which a node always
+    /// comes after its caller: what the formats that show paths of calls
+    /// walk. Linear in the number of nodes; a path is never written out
+    /// whole here, which is what keeps a deep recursion's reports linear
+    /// in its depth rather than quadratic.
+    pub(crate) fn contexts(&self) -> impl Iterator<Item = Context<'a>> + '_ {
+        let program = self.program;
+        self.tasks.iter().flat_map(move |task| {
+            task.tree
+                .nodes
+                .iter()
+                .enumerate()
+                .skip(1)
+                .map(move |(id, node)| Context {
+                    task: task.task,
+                    id: id as u32,
+                    parent: node.parent,
+                    function: program.function_name(node.function),
+                    calls: node.calls,
+                    cost: node.cost,
+                })
+        })
     }
+
+    /// Whether spawned tasks were followed.
+    pub(crate) fn follows_tasks(&self) -> bool {
+        self.follows_tasks
+    }
+}
+
+/// One node of a task's calling-context tree: one function reached by one
+/// path of calls.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Context<'a> {
+    /// The task it ran on.
+    pub(crate) task: u32,
+    /// Its index in the task's tree; 0 is the task's root, which is no
+    /// function and never a context.
+    pub(crate) id: u32,
+    /// Its caller's index; 0 for a function the task started from.
+    pub(crate) parent: u32,
+    /// `module.function`.
+    pub(crate) function: &'a str,
+    /// Frames of it this path pushed.
+    pub(crate) calls: u64,
+    /// What ran in the function itself on this path.
+    pub(crate) cost: Cost,
 }
 
 /// `path` made absolute against the current directory (no file is

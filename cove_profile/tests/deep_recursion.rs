@@ -1,0 +1,137 @@
+//! Reports linear in the run: a runaway recursion profiles to reports
+//! whose size grows with its depth, not with the square of it.
+//!
+//! Version 1 of the JSON wrote every calling context's whole path, so a
+//! recursion n deep held n²/2 names (5,000 deep: 251 MB). These tests
+//! profile real recursions under a stepping clock and assert on bytes and
+//! frames, never on time.
+
+use cove_profile::report::{
+    ELIDED_FRAME, FOLDED_MAX_FRAMES, Metric, Profile, Report, SCHEMA_VERSION,
+};
+use cove_profile::{Profiler, SteppingClock};
+use cove_runtime::{Value, Vm};
+
+const DOWN: &str = "
+fn down(n: Int) -> Int {
+  if n == 0 {
+    return 0
+  }
+  1 + down(n - 1)
+}
+export fn start(depth: Int) -> Int {
+  down(depth)
+}
+";
+
+/// The JSON and folded (by instructions) reports of `down(depth)`.
+fn reports(depth: i64) -> (String, String) {
+    let program = cove_compiler::compile_module("deep", DOWN).unwrap_or_else(|d| panic!("{d}"));
+    let profiler = Profiler::with_clock(SteppingClock::new(1));
+    let mut vm = Vm::new(&program).with_debugger(&profiler);
+    let result = vm
+        .run_entry("deep", "start", vec![Value::Int(depth)])
+        .expect("it runs");
+    assert_eq!(result, Value::Int(depth));
+    drop(vm);
+    let report = Report::new(&program, &profiler);
+    (report.json(), report.folded(Metric::Ran))
+}
+
+#[test]
+fn a_recursion_20000_deep_profiles_to_a_json_of_bounded_size() {
+    let (json, _) = reports(20_000);
+    // One node a level, each a few hundred bytes of pretty JSON: about
+    // 5 MB. Whole paths would be 20,000²/2 names, gigabytes.
+    assert!(
+        json.len() < 20_000 * 400,
+        "{} bytes for 20,000 frames",
+        json.len()
+    );
+    let profile = Profile::from_json(&json).expect("it reads back");
+    assert_eq!(profile.version, SCHEMA_VERSION);
+    assert_eq!(profile.stacks.len(), 20_002, "start and 20,001 of down");
+    let deepest = profile.stacks.last().expect("a node");
+    assert_eq!(profile.stack_of(deepest.task, deepest.id).len(), 20_002);
+}
+
+#[test]
+fn a_recursion_twice_as_deep_has_a_json_twice_as_big_and_a_folded_report_no_bigger() {
+    let (json_short, folded_short) = reports(5_000);
+    let (json_long, folded_long) = reports(10_000);
+    let ratio = |a: &str, b: &str| b.len() as f64 / a.len() as f64;
+    // The JSON has a node a level: linear is 2, quadratic would be 4.
+    let json = ratio(&json_short, &json_long);
+    assert!((1.8..2.3).contains(&json), "json: ×{json:.2}");
+    // Folded lines are capped, and every level below the cap of one
+    // function's recursion folds into one line: no bigger at all.
+    let folded = ratio(&folded_short, &folded_long);
+    assert!(folded < 1.1, "folded: ×{folded:.2}");
+}
+
+#[test]
+fn a_folded_line_deeper_than_the_cap_keeps_its_outermost_frames_an_ellipsis_and_its_innermost() {
+    let (_, folded) = reports(1_000);
+    let mut total = 0u64;
+    let mut cut = 0;
+    for line in folded.lines() {
+        let (stack, n) = line.rsplit_once(' ').expect("a count");
+        total += n.parse::<u64>().expect("a number");
+        let frames: Vec<&str> = stack.split(';').collect();
+        assert!(frames.len() <= FOLDED_MAX_FRAMES, "{} frames", frames.len());
+        if frames.contains(&ELIDED_FRAME) {
+            cut += 1;
+            assert_eq!(frames.len(), FOLDED_MAX_FRAMES);
+            assert_eq!(frames[FOLDED_MAX_FRAMES - 2], ELIDED_FRAME);
+            assert_eq!(frames[0], "deep.start");
+            assert_eq!(frames[FOLDED_MAX_FRAMES - 1], "deep.down");
+        }
+    }
+    assert_eq!(cut, 1, "every deeper level folds into one line:\n{folded}");
+    let program = cove_compiler::compile_module("deep", DOWN).unwrap_or_else(|d| panic!("{d}"));
+    let profiler = Profiler::new();
+    let mut vm = Vm::new(&program).with_debugger(&profiler);
+    vm.run_entry("deep", "start", vec![Value::Int(1_000)])
+        .expect("it runs");
+    assert_eq!(total, vm.instructions(), "the lines still sum to the run");
+}
+
+#[test]
+fn a_shallow_path_is_written_whole_as_before() {
+    let (_, folded) = reports(3);
+    assert!(
+        folded.contains("deep.start;deep.down;deep.down;deep.down;deep.down "),
+        "{folded}"
+    );
+    assert!(!folded.contains(ELIDED_FRAME), "{folded}");
+}
+
+#[test]
+fn a_version_1_profile_with_whole_paths_reads_as_the_tree() {
+    let (json, _) = reports(4);
+    let profile = Profile::from_json(&json).expect("version 2 reads");
+    // The same profile as version 1 wrote it: every node's whole path.
+    let mut value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    value["version"] = 1.into();
+    value["stacks"] = profile
+        .stacks
+        .iter()
+        .map(|node| {
+            serde_json::json!({
+                "task": node.task,
+                "stack": profile.stack_of(node.task, node.id),
+                "cost": node.cost,
+            })
+        })
+        .collect();
+    let old = Profile::from_json(&value.to_string()).expect("version 1 reads");
+    assert_eq!(old.version, SCHEMA_VERSION);
+    assert_eq!(old.stacks.len(), profile.stacks.len());
+    for (a, b) in old.stacks.iter().zip(&profile.stacks) {
+        assert_eq!(
+            (a.task, a.id, a.parent, &a.function, a.cost),
+            (b.task, b.id, b.parent, &b.function, b.cost)
+        );
+        assert_eq!(a.calls, 0, "version 1 had no call counts");
+    }
+}
