@@ -65,6 +65,10 @@ pub(crate) struct Hot {
     words: AtomicU64,
     /// The calling-context node the last stop ran in, for the sampler.
     node: AtomicU32,
+    /// Whether task 0 is inside a slow stop: the sampler charges what it
+    /// finds then to the profiler itself, so the dearer stops' cost is
+    /// measured, not estimated.
+    busy: std::sync::atomic::AtomicBool,
     /// Fast stops since the last slow one, not yet given to the shard.
     pending: AtomicU64,
     counts: OnceLock<Counts>,
@@ -79,6 +83,7 @@ impl Default for Hot {
             depth: AtomicUsize::new(usize::MAX),
             words: AtomicU64::new(0),
             node: AtomicU32::new(0),
+            busy: std::sync::atomic::AtomicBool::new(false),
             pending: AtomicU64::new(0),
             counts: OnceLock::new(),
         }
@@ -228,6 +233,16 @@ impl Hot {
         self.depth.store(depth, Relaxed);
         self.words.store(words, Relaxed);
         self.node.store(node, Relaxed);
+    }
+
+    /// Marks task 0 as inside a slow stop, or out of it again.
+    pub(crate) fn busy(&self, inside: bool) {
+        self.busy.store(inside, Relaxed);
+    }
+
+    /// Whether task 0 is inside a slow stop.
+    pub(crate) fn is_busy(&self) -> bool {
+        self.busy.load(Relaxed)
     }
 
     /// The position a sampler reads: function, pc and context node.

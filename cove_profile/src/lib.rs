@@ -84,4 +84,4 @@ mod watch;
 
 pub use clock::{Clock, RealClock, SteppingClock, TscClock};
 pub use cost::Cost;
-pub use profiler::{Floor, Profiler, Sample, StopCosts};
+pub use profiler::{Estimate, Floor, Profiler, Sample, StopCosts};

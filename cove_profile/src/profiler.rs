@@ -35,6 +35,21 @@ use crate::hot::Hot;
 use crate::sampler::Sampler;
 use crate::shard::{Shard, TaskProfile};
 
+/// What a sampled profile's time rests on (see [`Profiler::estimate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    /// Looks the sampler took that charged time.
+    pub samples: u64,
+    /// Processor time the samples charged, the profiler's stops included.
+    pub sampled_nanos: u64,
+    /// What the profiler's own stops are estimated to have cost of it.
+    pub overhead_nanos: u64,
+    /// Slow and fast stops of task 0.
+    pub stops: (u64, u64),
+    /// The relative uncertainty of the net time (0.08 is ±8%).
+    pub uncertainty: f64,
+}
+
 /// What one stop tells the profiler: plain data, no machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sample {
@@ -210,7 +225,7 @@ impl Profiler {
 
     /// A profiler whose stops read no clock, as [`Profiler::counting`]'s,
     /// with a sampler thread that charges task 0's processor time to the
-    /// instruction it is at, every 200 µs (see `sampler.rs`). Each row's
+    /// instruction it is at, every 100 µs (see `sampler.rs`). Each row's
     /// `nanos` is then sampled time less the profiler's own calibrated cost
     /// per stop: an estimate of what the row costs in a run nobody profiles.
     /// Spawned tasks, when followed, are counted exactly but not timed.
@@ -270,6 +285,36 @@ impl Profiler {
             Mode::Sampled => "sampled",
             Mode::Counting => "none",
         }
+    }
+
+    /// What the sampled time rests on: the samples taken, the processor
+    /// time they charged, and how much of it the profiler's own stops are
+    /// estimated to have cost. `None` for a profiler that does not sample.
+    pub fn estimate(&self) -> Option<Estimate> {
+        let sampler = self.sampler.as_ref()?;
+        let taken = sampler.taken();
+        let sampled: u64 = taken.cells.values().sum::<u64>() + taken.profiler;
+        let main = self.main.lock();
+        let slow: u64 = main.rows().map(|(_, c)| c.ran).sum();
+        drop(main);
+        let fast: u64 = self.hot.counted().iter().map(|(_, n)| n).sum();
+        let calibrated = fast as f64 * self.stop_costs.fast;
+        let overhead = taken.profiler as f64 + calibrated;
+        let net = (sampled as f64 - overhead).max(1.0);
+        // Two sources of error: the samples (about one over the square
+        // root of their number) and the calibrated cost of a fast stop,
+        // which times the profiler's part of a stop but not the machine's;
+        // that part is taken to be uncertain by half of itself. The slow
+        // stops' cost is measured by the same samples.
+        let counting = 1.0 / (taken.samples.max(1) as f64).sqrt();
+        let calibration = 0.5 * calibrated / net;
+        Some(Estimate {
+            samples: taken.samples,
+            sampled_nanos: sampled,
+            overhead_nanos: overhead as u64,
+            stops: (slow, fast),
+            uncertainty: (counting * counting + calibration * calibration).sqrt(),
+        })
     }
 
     /// The sampler's samples so far, 0 for a profiler without one.
@@ -645,7 +690,9 @@ fn spread(starts: &BTreeMap<(FunctionId, u32), Start>, hot: &Hot, costs: StopCos
     for (&(function, pc), start) in starts {
         let n = start.slow + start.fast;
         let length = hot.length(function, pc);
-        let own = start.slow as f64 * costs.slow + start.fast as f64 * costs.fast;
+        // The slow stops' cost is measured: the sampler charged it to the
+        // profiler, not to any row. The fast stops' is calibrated.
+        let own = start.fast as f64 * costs.fast;
         overhead += own;
         instructions += (n * u64::from(length)) as f64;
         let time = (start.nanos as f64 - own).max(0.0);

@@ -69,6 +69,7 @@ impl Profiler {
     #[cold]
     #[inline(never)]
     fn untimed_slow(&self, stop: &Stop<'_>) {
+        self.hot.busy(true);
         self.hot.prepare(stop.program());
         self.slow_stop(&Sample {
             task: 0,
@@ -78,5 +79,6 @@ impl Profiler {
             allocated_words: stop.allocated_words(),
             allocations: stop.allocations(),
         });
+        self.hot.busy(false);
     }
 }

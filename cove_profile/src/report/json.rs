@@ -67,6 +67,10 @@ pub struct Profile {
     /// for [`crate::diff`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uncertainty: Option<f64>,
+    /// For a sampled profile, what its time rests on: samples, the time
+    /// they charged and the profiler's own estimated share of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<crate::profiler::Estimate>,
     /// Whether spawned tasks were followed.
     pub follows_tasks: bool,
     /// What the whole profile cost.
@@ -385,7 +389,8 @@ impl Report<'_> {
             program: self.subject.clone(),
             clock: self.clock.to_string(),
             floor: self.floor,
-            uncertainty: None,
+            uncertainty: self.estimate.map(|e| e.uncertainty),
+            estimate: self.estimate,
             follows_tasks: self.follows_tasks,
             total: self.total,
             tasks: self

@@ -231,6 +231,9 @@ pub struct Report<'a> {
     floor: Floor,
     /// What the reports call the clock: `real`, `counter` or `injected`.
     clock: &'static str,
+    /// What sampled time rests on, for a sampling profiler.
+    estimate: Option<crate::profiler::Estimate>,
+    stop_costs: crate::profiler::StopCosts,
     follows_tasks: bool,
     tasks: Vec<TaskProfile>,
     total: Cost,
@@ -276,6 +279,8 @@ impl<'a> Report<'a> {
             program,
             floor: profiler.floor(),
             clock: profiler.clock_name(),
+            estimate: profiler.estimate(),
+            stop_costs: profiler.stop_costs(),
             follows_tasks: profiler.follows_tasks(),
             tasks,
             total,

@@ -48,11 +48,15 @@ impl Report<'_> {
         let t = &self.total;
         let mut out = String::new();
         let tasks: Vec<String> = self.tasks.iter().map(|t| t.task.to_string()).collect();
+        let time = if self.clock == "none" {
+            String::new()
+        } else {
+            format!(", {} ns", thousands(t.nanos))
+        };
         let _ = writeln!(
             out,
-            "profile: {} instructions, {} ns, {} words, {} allocations",
+            "profile: {} instructions{time}, {} words, {} allocations",
             thousands(t.ran),
-            thousands(t.nanos),
             thousands(t.words),
             thousands(t.allocations)
         );
@@ -70,12 +74,38 @@ impl Report<'_> {
                 "the task the profiler was installed on"
             }
         );
-        let _ = writeln!(
-            out,
-            "floor: ~{:.1} ns an instruction, {} clock; counts and heap figures are exact, \
-             time is for comparing rows",
-            self.floor.nanos, self.clock
-        );
+        match (self.clock, &self.estimate) {
+            ("none", _) => {
+                let _ = writeln!(
+                    out,
+                    "time: not recorded (--clock none); counts and heap figures are exact"
+                );
+            }
+            ("sampled", Some(e)) => {
+                let _ = writeln!(
+                    out,
+                    "time: sampled, {} samples of task 0's CPU time, ±{:.0}%; the profiler's own \
+                     stops taken off ({} ns measured in its slow stops, ~{:.1} ns calibrated for \
+                     each of {} fast ones); counts and heap figures are exact",
+                    thousands(e.samples),
+                    e.uncertainty * 100.0,
+                    thousands(
+                        e.overhead_nanos
+                            .saturating_sub((e.stops.1 as f64 * self.stop_costs.fast) as u64)
+                    ),
+                    self.stop_costs.fast,
+                    thousands(e.stops.1)
+                );
+            }
+            _ => {
+                let _ = writeln!(
+                    out,
+                    "floor: ~{:.1} ns an instruction, {} clock; counts and heap figures are exact, \
+                     time is for comparing rows",
+                    self.floor.nanos, self.clock
+                );
+            }
+        }
         out
     }
 
@@ -103,7 +133,12 @@ impl Report<'_> {
             By::Call => self.call_columns(&rows),
             _ => self.flat_columns(by, &rows),
         };
-        out.push_str(&align(&head, &aligns, &body));
+        if self.clock == "none" {
+            let (head, aligns, body) = without_time(head, aligns, body);
+            out.push_str(&align(&head, &aligns, &body));
+        } else {
+            out.push_str(&align(&head, &aligns, &body));
+        }
         out
     }
 
@@ -252,6 +287,40 @@ impl Report<'_> {
 
 /// Lays out a table: every column as wide as its widest cell, two spaces
 /// between columns, no trailing spaces.
+/// The columns of a table less those that say time: what a profile that
+/// recorded none prints, rather than columns of zeros.
+fn without_time(
+    head: Vec<&'static str>,
+    aligns: Vec<Align>,
+    body: Vec<Vec<String>>,
+) -> (Vec<&'static str>, Vec<Align>, Vec<Vec<String>>) {
+    const TIME: [&str; 7] = [
+        "nanos", "time", "ns/instr", "net", "self ns", "incl ns", "ns",
+    ];
+    let keep: Vec<bool> = head.iter().map(|h| !TIME.contains(h)).collect();
+    let pick = |row: Vec<String>| -> Vec<String> {
+        row.into_iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(c, _)| c)
+            .collect()
+    };
+    (
+        head.into_iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(h, _)| h)
+            .collect(),
+        aligns
+            .into_iter()
+            .zip(&keep)
+            .filter(|(_, k)| **k)
+            .map(|(a, _)| a)
+            .collect(),
+        body.into_iter().map(pick).collect(),
+    )
+}
+
 fn align(head: &[&str], aligns: &[Align], body: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
     for row in body {

@@ -1,0 +1,163 @@
+//! The untimed profilers are stopped only where a stretch starts and
+//! spread each stretch's count over its instructions. These tests hold that
+//! to the profiler that is stopped before every instruction, row by row, on
+//! every program of the conformance suite: the counts and the heap figures
+//! must be the same numbers, not close ones.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use cove_ir::program::FunctionId;
+use cove_profile::{Cost, Profiler, SteppingClock};
+use cove_runtime::vm::debug::Debugger;
+use cove_runtime::{Limits, Vm};
+
+/// The conformance programs: each `.cove` file, and each folder's
+/// `main.cove`, with the arguments its header asks for.
+fn programs() -> Vec<(PathBuf, Vec<String>, Option<u64>)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../cove_runtime/tests/programs");
+    let mut found = Vec::new();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the conformance suite is there")
+        .map(|e| e.expect("an entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let entry = if path.is_dir() {
+            path.join("main.cove")
+        } else if path.extension().is_some_and(|e| e == "cove") {
+            path
+        } else {
+            continue;
+        };
+        let source = std::fs::read_to_string(&entry).expect("it reads");
+        let args = source
+            .lines()
+            .take_while(|l| l.starts_with("//"))
+            .find_map(|l| l.strip_prefix("// args: "))
+            .map(|a| a.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default();
+        let heap = source
+            .lines()
+            .take_while(|l| l.starts_with("//"))
+            .find_map(|l| l.strip_prefix("// heap: "))
+            .map(|h| h.trim().parse().expect("a heap header is a word count"));
+        found.push((entry, args, heap));
+    }
+    found
+}
+
+/// Runs `main` under `debugger`; whether it returned, and the instructions
+/// the run executed.
+fn run<D: Debugger>(
+    program: &cove_ir::program::Program,
+    (args, heap): (&[String], Option<u64>),
+    debugger: &D,
+) -> (bool, u64) {
+    let module = program
+        .modules
+        .last()
+        .expect("an entry module")
+        .name
+        .clone();
+    let mut vm = Vm::new(program)
+        .with_output(Box::new(std::io::sink()))
+        .with_error_output(Box::new(std::io::sink()))
+        .with_args(args.to_vec())
+        .with_limits(Limits {
+            fuel: Some(1_000_000),
+            max_heap_words: heap,
+            ..Limits::default()
+        })
+        .with_debugger(debugger);
+    let ok = vm.run_entry(&module, "main", vec![]).is_ok();
+    (ok, vm.instructions())
+}
+
+/// Every row's count and heap figures, without time.
+fn untimed(rows: Vec<((FunctionId, u32), Cost)>) -> BTreeMap<(FunctionId, u32), (u64, u64, u64)> {
+    rows.into_iter()
+        .filter(|(_, c)| c.ran > 0 || c.words > 0 || c.allocations > 0)
+        .map(|(at, c)| (at, (c.ran, c.words, c.allocations)))
+        .collect()
+}
+
+#[test]
+fn a_profile_stopped_at_stretches_counts_every_instruction_and_word_as_one_stopped_at_each() {
+    let mut compared = 0;
+    let mut failing = 0;
+    for (entry, args, heap) in programs() {
+        let Ok(program) = cove_compiler::compile_files(&entry) else {
+            continue;
+        };
+        let every = Profiler::with_clock(SteppingClock::new(1));
+        let (ok, executed) = run(&program, (&args, heap), &every);
+        let stretches = Profiler::counting();
+        let (same_ending, executed_again) = run(&program, (&args, heap), &stretches);
+        if ok != same_ending || executed != executed_again {
+            // A program whose tasks race (one exits while main runs) runs
+            // differently twice; there is no one answer to compare.
+            continue;
+        }
+        assert_eq!(every.counted(), executed, "{}", entry.display());
+        if ok {
+            assert_eq!(stretches.counted(), executed, "{}", entry.display());
+            assert_eq!(
+                untimed(stretches.rows()),
+                untimed(every.rows()),
+                "{}",
+                entry.display()
+            );
+            assert_eq!(stretches.total().words, every.total().words);
+            assert_eq!(stretches.total().allocations, every.total().allocations);
+            compared += 1;
+        } else {
+            // FIXME (issue 13): a run that ends in an error inside a stretch
+            // is counted as if it had run the whole stretch, so the count
+            // may be over by less than one stretch. Asserted as it is.
+            assert!(stretches.counted() >= executed, "{}", entry.display());
+            assert!(
+                stretches.counted() - executed < 64,
+                "{}: {} against {executed}",
+                entry.display(),
+                stretches.counted()
+            );
+            failing += 1;
+        }
+    }
+    assert!(
+        compared > 100,
+        "{compared} programs compared, {failing} failing"
+    );
+}
+
+#[test]
+fn a_counting_profile_has_no_time_and_a_sampling_one_says_what_its_time_rests_on() {
+    let program = cove_compiler::compile_module(
+        "m",
+        "export fn main() -> Int {\n  var t = 0\n  var i = 0\n  while i < 3000000 {\n    t = t + i % 7\n    i = i + 1\n  }\n  t\n}\n",
+    )
+    .expect("it compiles");
+    let counting = Profiler::counting();
+    run(&program, (&[], None), &counting);
+    assert_eq!(counting.total().nanos, 0);
+    assert_eq!(counting.time_mode(), "none");
+    assert!(counting.estimate().is_none());
+
+    let sampling = Profiler::sampling();
+    let (_, executed) = run(&program, (&[], None), &sampling);
+    assert_eq!(sampling.counted(), executed);
+    let estimate = sampling.estimate().expect("a sampling profiler estimates");
+    assert!(estimate.samples > 0, "{estimate:?}");
+    assert!(estimate.sampled_nanos > 0, "{estimate:?}");
+    assert!(
+        estimate.overhead_nanos <= estimate.sampled_nanos,
+        "{estimate:?}"
+    );
+    assert!(estimate.uncertainty > 0.0, "{estimate:?}");
+    // The rows' time is the sampled time less the profiler's own.
+    let rows: u64 = sampling.rows().iter().map(|(_, c)| c.nanos).sum();
+    let net = estimate.sampled_nanos - estimate.overhead_nanos;
+    let off = (rows as f64 - net as f64).abs() / net.max(1) as f64;
+    assert!(off < 0.05, "rows {rows} against net {net}");
+}
