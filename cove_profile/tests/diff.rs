@@ -50,6 +50,7 @@ fn profile(
             samples: 256,
         },
         uncertainty: None,
+        estimate: None,
         follows_tasks: false,
         total,
         tasks: Vec::new(),
