@@ -320,7 +320,13 @@ where
             args.into_iter().for_each(crate::heap::convert::dispose);
             entered?;
             let result = match debugger {
-                Some(debugger) => machine.run::<_, false>(scope, &Watched { debugger }),
+                Some(debugger) => {
+                    let result = machine.run::<_, false>(scope, &Watched { debugger });
+                    if let Err(error) = &result {
+                        debug::report_fault(debugger, &machine, error);
+                    }
+                    result
+                }
                 // Fuel is exact only when every instruction is checked.
                 None if machine.fuel.is_some() => machine.run::<_, false>(scope, &Unwatched),
                 None => machine.run::<_, true>(scope, &Unwatched),
