@@ -8,6 +8,7 @@
 //! the text both show: source lines, instructions, the profile so far.
 
 pub mod dap;
+pub mod protocol;
 pub mod terminal;
 pub mod view;
 
