@@ -58,7 +58,8 @@ Environment:
         "  cove check examples/fails.cove\n",
         "  cove disasm examples/fib.cove\n",
         "  cove profile examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
-        "  cove profile --format svg -o fib.svg examples/fib.cove\n\n",
+        "  cove profile --format svg -o fib.svg examples/fib.cove\n",
+        "  cove debug examples/fails.cove\n\n",
         "`cove --help` also lists the exit statuses.",
     ),
     after_long_help = concat!(
@@ -68,7 +69,8 @@ Environment:
         "  cove check examples/fails.cove\n",
         "  cove disasm examples/fib.cove\n",
         "  cove profile examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
-        "  cove profile --format svg -o fib.svg examples/fib.cove\n\n",
+        "  cove profile --format svg -o fib.svg examples/fib.cove\n",
+        "  cove debug examples/fails.cove\n\n",
         exit_statuses!(),
     ),
     propagate_version = true
