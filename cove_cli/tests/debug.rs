@@ -130,3 +130,16 @@ fn a_program_that_does_not_compile_gives_its_diagnostics_and_no_session() {
     assert!(err.contains("type mismatch"), "{err}");
     assert_eq!(status, 1);
 }
+
+#[test]
+fn the_session_in_debugging_md_is_the_one_a_scripted_run_prints() {
+    let (out, _, _) = session(
+        FAILS,
+        "continue\nbacktrace\nprint count\ninfo locals\nup\nprint total\ncontinue\ncontinue\n",
+    );
+    let doc = std::fs::read_to_string(support::root().join("docs/DEBUGGING.md")).expect("the doc");
+    assert!(
+        doc.contains(out.trim_end()),
+        "docs/DEBUGGING.md is out of date:\n{out}"
+    );
+}

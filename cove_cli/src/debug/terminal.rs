@@ -73,17 +73,20 @@ Commands (aliases in brackets):
   help [h]                this list";
 
 /// Where the debugger's input comes from.
+///
+/// On a terminal, a line editor is made for each line and dropped once the
+/// line is read, with the session's history loaded into it: `rustyline`
+/// takes SIGINT for as long as an editor lives, and while the program runs
+/// Ctrl-C must reach the pause handler instead.
 enum Input {
-    Editor(Box<rustyline::DefaultEditor>),
+    Editor(Vec<String>),
     Plain(std::io::StdinLock<'static>),
 }
 
 impl Input {
     fn new() -> Input {
-        if std::io::stdin().is_terminal()
-            && let Ok(editor) = rustyline::DefaultEditor::new()
-        {
-            return Input::Editor(Box::new(editor));
+        if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+            return Input::Editor(Vec::new());
         }
         Input::Plain(std::io::stdin().lock())
     }
@@ -91,18 +94,25 @@ impl Input {
     /// The next command, or `None` at the end of the input.
     fn read(&mut self, prompt: &str) -> Option<String> {
         match self {
-            Input::Editor(editor) => loop {
-                match editor.readline(prompt) {
-                    Ok(line) => {
-                        if !line.trim().is_empty() {
-                            let _ = editor.add_history_entry(line.as_str());
-                        }
-                        return Some(line);
-                    }
-                    Err(rustyline::error::ReadlineError::Interrupted) => continue,
-                    Err(_) => return None,
+            Input::Editor(history) => {
+                let mut editor = rustyline::DefaultEditor::new().ok()?;
+                for line in history.iter() {
+                    let _ = editor.add_history_entry(line.as_str());
                 }
-            },
+                loop {
+                    match editor.readline(prompt) {
+                        Ok(line) => {
+                            if !line.trim().is_empty() {
+                                history.push(line.clone());
+                            }
+                            return Some(line);
+                        }
+                        // Ctrl-C at the prompt clears the line.
+                        Err(rustyline::error::ReadlineError::Interrupted) => continue,
+                        Err(_) => return None,
+                    }
+                }
+            }
             Input::Plain(stdin) => {
                 let mut line = String::new();
                 match stdin.read_line(&mut line) {
