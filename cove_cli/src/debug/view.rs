@@ -2,7 +2,7 @@
 //! a window of source or of instructions with the current one marked, a
 //! local as `name: Type = value`, and the profile of the run so far.
 //!
-//! Plain functions of the program and a [`Snapshot`]'s frames, so the
+//! Plain functions of the program and a [`cove_debug::Snapshot`]'s frames, so the
 //! terminal prints them and the DAP server sends them (`evaluate`,
 //! `disassemble`, the `profile` request) without two spellings of one
 //! thing.
