@@ -181,6 +181,7 @@ pub struct RunArgs {
 }
 
 /// `cove debug`.
+#[cfg(feature = "profiler")]
 #[derive(Debug, Args)]
 pub struct DebugArgs {
     /// Serve the Debug Adapter Protocol (on stdio, or on --port) instead of
@@ -207,6 +208,7 @@ pub struct DebugArgs {
     words: Vec<String>,
 }
 
+#[cfg(feature = "profiler")]
 impl DebugArgs {
     /// The program's file, if one was given.
     pub fn file(&self) -> Option<&Path> {

@@ -11,8 +11,10 @@
 //! `ctrlc` runs the handler on a thread of its own, not inside the signal,
 //! so it may take a lock and print.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+#[cfg(feature = "profiler")]
+use std::sync::{Arc, atomic::AtomicBool};
 
 use cove_runtime::InterruptHandle;
 
@@ -51,6 +53,7 @@ pub fn forward_to(handle: InterruptHandle) {
 /// A second press before the run has paused (the flag still set) exits, as
 /// a second Ctrl-C does under [`forward_to`]; at the prompt the line editor
 /// takes Ctrl-C itself.
+#[cfg(feature = "profiler")]
 pub fn pause_on_ctrl_c(flag: Arc<AtomicBool>) {
     let _ = ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {

@@ -23,6 +23,7 @@ impl Style {
     }
 
     /// No colour: for text that goes where a stream's style does not apply.
+    #[cfg(feature = "profiler")]
     pub fn plain() -> Style {
         Style { color: false }
     }
