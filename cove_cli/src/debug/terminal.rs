@@ -57,7 +57,7 @@ Commands (aliases in brackets):
   continue [c]            run until a breakpoint, an error or the end
   step [s]                to the next line, into calls
   next [n]                to the next line, over calls
-  finish [fin]            until the selected frame returns
+  finish [fin]            until the innermost frame returns
   stepi [si]              one instruction
   backtrace [bt, where]   the stopped task's frames, innermost first
   frame [f] N, up [N], down [N]
