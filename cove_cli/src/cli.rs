@@ -59,7 +59,8 @@ Environment:
         "  cove check examples/fails.cove\n",
         "  cove disasm examples/fib.cove\n",
         "  cove profile examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
-        "  cove profile --format svg -o fib.svg examples/fib.cove\n\n",
+        "  cove profile --format svg -o fib.svg examples/fib.cove\n",
+        "  cove debug examples/fails.cove\n\n",
         "`cove --help` also lists the exit statuses.",
     ),
     after_long_help = concat!(
@@ -69,7 +70,8 @@ Environment:
         "  cove check examples/fails.cove\n",
         "  cove disasm examples/fib.cove\n",
         "  cove profile examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
-        "  cove profile --format svg -o fib.svg examples/fib.cove\n\n",
+        "  cove profile --format svg -o fib.svg examples/fib.cove\n",
+        "  cove debug examples/fails.cove\n\n",
         exit_statuses!(),
     ),
     propagate_version = true
@@ -175,6 +177,21 @@ pub enum Command {
     ))]
     Diff(DiffArgs),
 
+    /// Debug a program: breakpoints, stepping, locals; or serve DAP to an editor.
+    #[cfg(feature = "profiler")]
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  cove debug examples/fails.cove                 # a session at the terminal\n",
+        "  cove debug examples/fails.cove < script.txt    # a scripted session\n",
+        "  cove debug --dap                               # DAP on stdio, for an editor\n",
+        "  cove debug --dap --port 4711                   # DAP on 127.0.0.1:4711\n\n",
+        "The session opens stopped before the program's first instruction; set\n",
+        "breakpoints, then `continue`. `help` at the prompt lists the commands.\n",
+        "The debugger writes to stdout; the program's stdout and stderr stay its own.\n",
+        "Ctrl-C while the program runs pauses it. See docs/DEBUGGING.md.",
+    ))]
+    Debug(DebugArgs),
+
     /// Run a program as `cargo xtask bench-overhead` measures it.
     ///
     /// Hidden: a benchmark harness, not a user command. It runs the program
@@ -192,6 +209,47 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// `cove debug`.
+#[cfg(feature = "profiler")]
+#[derive(Debug, Args)]
+pub struct DebugArgs {
+    /// Serve the Debug Adapter Protocol (on stdio, or on --port) instead of
+    /// a terminal session; the program comes from the client's `launch`.
+    #[arg(long)]
+    pub dap: bool,
+
+    /// With --dap: listen on 127.0.0.1:N for one client instead of stdio.
+    #[arg(long, value_name = "N", requires = "dap")]
+    pub port: Option<u16>,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+
+    /// The program (a .cove file), then its arguments; every word after
+    /// FILE is the program's. Not needed with --dap.
+    #[arg(
+        value_name = "FILE [ARGS]",
+        required_unless_present = "dap",
+        num_args = 0..,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    words: Vec<String>,
+}
+
+#[cfg(feature = "profiler")]
+impl DebugArgs {
+    /// The program's file, if one was given.
+    pub fn file(&self) -> Option<&Path> {
+        self.words.first().map(Path::new)
+    }
+
+    /// The program's arguments.
+    pub fn args(&self) -> &[String] {
+        self.words.get(1..).unwrap_or(&[])
+    }
 }
 
 /// The program a command runs, and its arguments: every word from FILE on.

@@ -13,6 +13,8 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
+#[cfg(feature = "profiler")]
+use std::sync::{Arc, atomic::AtomicBool};
 
 use cove_runtime::InterruptHandle;
 
@@ -42,6 +44,21 @@ pub fn forward_to(handle: InterruptHandle) {
             if let Some(handle) = target.as_ref() {
                 handle.interrupt();
             }
+        }
+    });
+}
+
+/// Makes Ctrl-C set `flag`, which `cove debug`'s engine reads before every
+/// instruction: the run pauses at its next instruction instead of ending.
+/// A second press before the run has paused (the flag still set) exits, as
+/// a second Ctrl-C does under [`forward_to`]; at the prompt the line editor
+/// takes Ctrl-C itself.
+#[cfg(feature = "profiler")]
+pub fn pause_on_ctrl_c(flag: Arc<AtomicBool>) {
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            crate::pipe::eprint(format_args!("\ncove: interrupted twice; exiting now\n"));
+            std::process::exit(i32::from(Status::INTERRUPTED.code()));
         }
     });
 }

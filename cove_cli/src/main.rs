@@ -1,4 +1,4 @@
-//! The `cove` command: run, check, disassemble and profile Cove programs.
+//! The `cove` command: run, check, disassemble, profile and debug Cove programs.
 //!
 //! This crate is glue and presentation. The compiler turns a file into a
 //! program, the runtime runs it, the profiler watches it through the
@@ -12,6 +12,8 @@ mod bench;
 mod check;
 mod cli;
 mod compile;
+#[cfg(feature = "profiler")]
+mod debug;
 #[cfg(feature = "profiler")]
 mod diff;
 mod disasm;
@@ -43,6 +45,8 @@ fn main() -> ExitCode {
         Command::Annotate(args) => profile::profile(args, cli::Format::Annotate),
         #[cfg(feature = "profiler")]
         Command::Diff(args) => diff::diff(args),
+        #[cfg(feature = "profiler")]
+        Command::Debug(args) => debug::debug(args),
         Command::BenchRun(args) => bench::bench_run(args),
     };
     status.into()

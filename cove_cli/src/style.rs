@@ -29,6 +29,12 @@ impl Style {
         }
     }
 
+    /// No colour: for text that goes where a stream's style does not apply.
+    #[cfg(feature = "profiler")]
+    pub fn plain() -> Style {
+        Style { color: false }
+    }
+
     /// Whether this stream is coloured.
     pub fn colored(self) -> bool {
         self.color

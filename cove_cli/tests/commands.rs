@@ -350,7 +350,7 @@ fn disasm_lists_every_function_with_its_calls_and_source_lines() {
 fn every_subcommand_has_help_with_examples() {
     let mut subcommands = vec!["run", "check", "disasm"];
     if cfg!(feature = "profiler") {
-        subcommands.extend(["profile", "diff"]);
+        subcommands.extend(["profile", "diff", "debug"]);
     }
     for sub in subcommands {
         let out = run(&[sub, "--help"]);

@@ -2,7 +2,8 @@
 //!
 //! `docs/ARCHITECTURE.md` draws the layers: `cove_ir` at the bottom, the
 //! runtime and the compiler beside each other on it, the profiler on the
-//! runtime, the command line on top. A crate that reaches the wrong way
+//! runtime, the debugger on the profiler and the runtime, the command line
+//! on top. A crate that reaches the wrong way
 //! would still build, so the layering holds only if a test says so. This one
 //! reads every member's `Cargo.toml` and checks which Cove crates each names
 //! in its `[dependencies]` (and, for the compiler's independence, its
@@ -98,12 +99,34 @@ fn the_profiler_depends_on_the_runtime_and_cove_ir_but_never_the_compiler() {
 }
 
 #[test]
+fn the_debugger_uses_the_seam_and_the_profiler_but_never_the_compiler() {
+    // The compiler is a dev-dependency only: its tests are written in Cove.
+    assert_eq!(
+        dependencies("cove_debug"),
+        set(&["cove_ir", "cove_profile", "cove_runtime"])
+    );
+}
+
+#[test]
+fn only_the_command_line_depends_on_the_debugger() {
+    for member in ["cove_ir", "cove_compiler", "cove_runtime", "cove_profile"] {
+        let all: BTreeSet<String> = dependencies(member)
+            .union(&dev_dependencies(member))
+            .cloned()
+            .collect();
+        assert!(!all.contains("cove_debug"), "{member}: {all:?}");
+    }
+    assert!(dependencies("cove_cli").contains("cove_debug"));
+}
+
+#[test]
 fn nothing_depends_on_the_command_line_or_on_xtask() {
     for member in [
         "cove_ir",
         "cove_compiler",
         "cove_runtime",
         "cove_profile",
+        "cove_debug",
         "cove_cli",
     ] {
         let all: BTreeSet<String> = dependencies(member)

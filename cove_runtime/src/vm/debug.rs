@@ -22,6 +22,15 @@
 //! which of them it is serving. Breakpoints, stepping and watchpoints are the
 //! debugger's own state, decided in `at`.
 //!
+//! # Faults
+//!
+//! A runtime error ends the task, but an interactive debugger wants to show
+//! where it happened before the frames are gone: [`Debugger::faulted`] is
+//! called once, on the faulting task's thread, with a `Stop` at the
+//! faulting instruction, before the run returns the error. It is the seam's
+//! one addition for a debugger that stops; the loop needs no code for it,
+//! because it already leaves the frames in place when it returns an error.
+//!
 //! # Tasks
 //!
 //! A debugger is installed on one [`Vm`](crate::Vm) and watches the task it
@@ -69,6 +78,16 @@ pub trait Debugger: Sync {
     fn stops(&self) -> Stops {
         Stops::Instructions
     }
+
+    /// Called once when a runtime error ends a watched task, on that task's
+    /// thread, before the run returns `error`: `stop` is the machine at
+    /// the faulting instruction with every frame still on the stack, so a
+    /// debugger can show the backtrace and the locals where the fault
+    /// happened. Not called for a run the debugger itself ended
+    /// ([`Resume::Halt`]). Default: nothing.
+    fn faulted(&self, stop: &Stop<'_>, error: &crate::RunError) {
+        let _ = (stop, error);
+    }
 }
 
 /// Where a run stops for a debugger.
@@ -87,6 +106,35 @@ pub enum Stops {
     /// checks its safepoint where an unwatched one does, after taken jumps
     /// and calls, unless it has fuel.
     Stretches,
+}
+
+
+/// Tells `debugger` that the task `machine` ran failed with `error`, while
+/// the machine still holds the faulting frames; see [`Debugger::faulted`].
+///
+/// The dispatch loop leaves the frames as they were when it returns an
+/// error, with the innermost frame's place pointing one instruction past
+/// the one that faulted, so this is the only code the seam needs.
+pub(crate) fn report_fault<D: Debugger + ?Sized>(
+    debugger: &D,
+    machine: &crate::vm::machine::Machine<'_>,
+    error: &crate::RunError,
+) {
+    let Some(innermost) = machine.frames.last() else {
+        return;
+    };
+    if error.kind == crate::ErrorKind::Halted {
+        return;
+    }
+    let stop = Stop {
+        program: machine.program,
+        frames: &machine.frames,
+        stack: &machine.stack,
+        heap: &machine.heap,
+        pc: innermost.pc().saturating_sub(1),
+        task: machine.task,
+    };
+    debugger.faulted(&stop, error);
 }
 
 /// What a debugger answers at a stop.

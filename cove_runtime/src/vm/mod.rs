@@ -339,15 +339,22 @@ where
             args.into_iter().for_each(crate::heap::convert::dispose);
             entered?;
             let result = match debugger {
-                Some(debugger) if debugger.stops() == Stops::Stretches => {
-                    let watch = Watched::<_, false> { debugger };
-                    if machine.fuel.is_some() {
-                        machine.run::<_, false>(scope, &watch)
+                Some(debugger) => {
+                    let result = if debugger.stops() == Stops::Stretches {
+                        let watch = Watched::<_, false> { debugger };
+                        if machine.fuel.is_some() {
+                            machine.run::<_, false>(scope, &watch)
+                        } else {
+                            machine.run::<_, true>(scope, &watch)
+                        }
                     } else {
-                        machine.run::<_, true>(scope, &watch)
+                        machine.run::<_, false>(scope, &Watched::<_, true> { debugger })
+                    };
+                    if let Err(error) = &result {
+                        debug::report_fault(debugger, &machine, error);
                     }
+                    result
                 }
-                Some(debugger) => machine.run::<_, false>(scope, &Watched::<_, true> { debugger }),
                 // Fuel is exact only when every instruction is checked.
                 None if machine.fuel.is_some() => machine.run::<_, false>(scope, &Unwatched),
                 None => machine.run::<_, true>(scope, &Unwatched),
