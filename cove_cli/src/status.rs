@@ -28,6 +28,9 @@ pub enum Status {
     IoError,
     /// A file `cove diff` was given is not a profile.
     BadInput,
+    /// `cove fmt` found a file that is not formatted (under `--check`), or
+    /// one it could not format.
+    Unformatted,
     /// The program's output was closed (`cove run prog.cove | head`) and
     /// the run was stopped for it: 141, what a shell reports for a process
     /// `SIGPIPE` ended (see [`crate::pipe`]).
@@ -53,6 +56,7 @@ impl Status {
             Status::Run(n) => (n & 0xff) as u8,
             Status::IoError => 74,
             Status::BadInput => 65,
+            Status::Unformatted => 1,
             Status::ClosedPipe => 141,
         }
     }
