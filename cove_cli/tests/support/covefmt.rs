@@ -90,11 +90,14 @@ pub fn left_unformatted(file: &Path) -> bool {
         .any(|(prefix, _)| file.starts_with(prefix))
 }
 
+/// A repository file, its source, and what covefmt made of it.
+pub type Checked = (PathBuf, String, Result<String, String>);
+
 /// Each of [`repository_files`] with its source and what covefmt made of
 /// it, computed once a test binary (a pass over the repository takes a
 /// while in a debug build).
-pub fn repository_formatted() -> &'static [(PathBuf, String, Result<String, String>)] {
-    static DONE: OnceLock<Vec<(PathBuf, String, Result<String, String>)>> = OnceLock::new();
+pub fn repository_formatted() -> &'static [Checked] {
+    static DONE: OnceLock<Vec<Checked>> = OnceLock::new();
     DONE.get_or_init(|| {
         repository_files()
             .into_iter()
