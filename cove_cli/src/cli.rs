@@ -17,7 +17,8 @@ macro_rules! exit_statuses {
 Exit status:
   0    success, or the program's own status: main's Int, or n of exit(n)
   1    the program did not compile (check, run, profile, disasm),
-       or has no main to run
+       or has no main to run; cove fmt --check found a file that would
+       change, or cove fmt could not format a file
   2    usage error: an unknown flag, a missing argument, or two
        profiles of different programs given to cove diff (--force)
   65   bad data: the compiled program failed verification (a compiler
@@ -43,13 +44,13 @@ Environment:
     };
 }
 
-/// Cove: run, check, disassemble and profile Cove programs.
+/// Cove: run, check, disassemble, format and profile Cove programs.
 #[derive(Debug, Parser)]
 #[command(
     name = "cove",
     version,
-    about = "Run, check, disassemble and profile Cove programs",
-    long_about = "Run, check, disassemble and profile Cove programs.\n\n\
+    about = "Run, check, disassemble, format and profile Cove programs",
+    long_about = "Run, check, disassemble, format and profile Cove programs.\n\n\
                   Cove is a small, statically typed scripting language with a \
                   profiler that counts every instruction a run executes.",
     after_help = concat!(
@@ -58,6 +59,7 @@ Environment:
         "  cove run examples/wordfreq.cove examples/wordfreq.txt\n",
         "  cove check examples/fails.cove\n",
         "  cove disasm examples/fib.cove\n",
+        "  cove fmt --check .\n",
         "  cove profile examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
         "  cove profile --format svg -o fib.svg examples/fib.cove\n",
         "  cove debug examples/fails.cove\n\n",
@@ -69,6 +71,7 @@ Environment:
         "  cove run examples/wordfreq.cove examples/wordfreq.txt\n",
         "  cove check examples/fails.cove\n",
         "  cove disasm examples/fib.cove\n",
+        "  cove fmt --check .\n",
         "  cove profile examples/covefmt/main.cove --check examples/covefmt/*.cove\n",
         "  cove profile --format svg -o fib.svg examples/fib.cove\n",
         "  cove debug examples/fails.cove\n\n",
@@ -113,6 +116,23 @@ pub enum Command {
         "  cove disasm examples/covefmt/main.cove | less",
     ))]
     Disasm(CheckArgs),
+
+    /// Format .cove files in place, or name or show the ones that would change.
+    #[command(after_help = concat!(
+        "Examples:\n",
+        "  cove fmt examples/hello.cove         # rewrite it in place if it is not formatted\n",
+        "  cove fmt .                           # every .cove file under the directory\n",
+        "  cove fmt --check examples            # name the files that would change, exit 1 if any\n",
+        "  cove fmt --diff examples/covefmt     # print what would change, write nothing\n\n",
+        "The formatter is covefmt (examples/covefmt), built into cove and run on its VM.\n",
+        "A file already formatted is not written (its modification time is kept).\n",
+        "A file that does not lex, or that covefmt could not format without changing\n",
+        "a token, is named with the place and the reason and left as it is.\n",
+        "Exit status: 0 if every file was formatted (or already was); 1 if --check\n",
+        "found a file that would change, or a file was refused; 74 if a file could\n",
+        "not be read or written.",
+    ))]
+    Fmt(FmtArgs),
 
     /// Run a program under the profiler and report where the run went.
     #[cfg(feature = "profiler")]
@@ -361,6 +381,22 @@ pub struct LimitArgs {
 pub struct CheckArgs {
     /// The program: a .cove file (modules it imports are found beside it).
     pub file: PathBuf,
+}
+
+/// `cove fmt`: files and directories to format.
+#[derive(Debug, Args)]
+pub struct FmtArgs {
+    /// Write nothing: name each file that would change, and exit 1 if any would.
+    #[arg(long)]
+    pub check: bool,
+
+    /// Write nothing: print a unified diff of what would change.
+    #[arg(long)]
+    pub diff: bool,
+
+    /// Files and directories; a directory is walked for .cove files.
+    #[arg(required = true, value_name = "FILE|DIR")]
+    pub paths: Vec<PathBuf>,
 }
 
 /// How a profile report groups its rows.

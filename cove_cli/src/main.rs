@@ -17,6 +17,7 @@ mod debug;
 #[cfg(feature = "profiler")]
 mod diff;
 mod disasm;
+mod fmt;
 mod interrupt;
 mod pipe;
 #[cfg(feature = "profiler")]
@@ -39,6 +40,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Check(args) => check::check(args),
         Command::Disasm(args) => disasm::disasm(args),
+        Command::Fmt(args) => fmt::fmt(args),
         #[cfg(feature = "profiler")]
         Command::Profile(args) => profile::profile(args, cli::Format::Table),
         #[cfg(feature = "profiler")]

@@ -33,6 +33,9 @@ pub enum Status {
     /// `--force`: a usage error, 2, as clap's own are, since what is wrong
     /// is what was asked, not the files.
     Refused,
+    /// `cove fmt` found a file that is not formatted (under `--check`), or
+    /// one it could not format.
+    Unformatted,
     /// The program's output was closed (`cove run prog.cove | head`) and
     /// the run was stopped for it: 141, what a shell reports for a process
     /// `SIGPIPE` ended (see [`crate::pipe`]).
@@ -59,6 +62,7 @@ impl Status {
             Status::IoError => 74,
             Status::BadInput => 65,
             Status::Refused => 2,
+            Status::Unformatted => 1,
             Status::ClosedPipe => 141,
         }
     }

@@ -87,7 +87,7 @@ fn covefmt_lays_out_a_messy_program() {
 }
 
 #[test]
-fn covefmt_check_says_which_files_are_laid_out_already() {
+fn covefmt_check_names_the_files_that_would_change_and_exits_1() {
     let out = run(&[
         "run",
         "examples/covefmt/main.cove",
@@ -95,11 +95,8 @@ fn covefmt_check_says_which_files_are_laid_out_already() {
         "examples/covefmt/format.cove",
         "examples/covefmt/sample.cove",
     ]);
-    assert_eq!(status(&out), 0, "{}", stderr(&out));
-    insta::assert_snapshot!(stdout(&out), @r"
-    examples/covefmt/format.cove: formatted
-    examples/covefmt/sample.cove: 18 lines would change
-    ");
+    assert_eq!(status(&out), 1, "{}", stderr(&out));
+    insta::assert_snapshot!(stdout(&out), @"examples/covefmt/sample.cove");
 }
 
 #[test]

@@ -83,13 +83,58 @@ pub(crate) fn load(entry: &Path) -> Result<Vec<Unit>, Diagnostics> {
         }
     };
     let mut loader = Loader {
-        dir,
+        sources: Sources::Dir(dir),
         units: Vec::new(),
         state: HashMap::new(),
         pending_files: Vec::new(),
     };
     let root = Unit::parse(&name, &path, source);
     loader.visit(root);
+    finish(loader)
+}
+
+/// Loads the module `entry` of `modules` (each a name and its source) and
+/// every module it imports from among them, dependencies first: what
+/// [`load`] does, with the sources in memory instead of on disk. A module
+/// `m` is shown as `m.cove`.
+pub(crate) fn load_sources(
+    entry: &str,
+    modules: &[(&str, &str)],
+) -> Result<Vec<Unit>, Diagnostics> {
+    let known: Vec<(String, String)> = modules
+        .iter()
+        .map(|(n, s)| (n.to_string(), s.to_string()))
+        .collect();
+    let source = match known.iter().find(|(n, _)| n == entry) {
+        Some((_, s)) => s.clone(),
+        None => {
+            let mut diags = Diagnostics::new();
+            let f = diags.add_file(&format!("{entry}.cove"), "");
+            diags.push(
+                f,
+                Pending::new(
+                    "E0600",
+                    0..0,
+                    format!("no module `{entry}` among the sources given"),
+                    "the entry module is missing",
+                ),
+            );
+            return Err(diags);
+        }
+    };
+    let mut loader = Loader {
+        sources: Sources::Memory(known),
+        units: Vec::new(),
+        state: HashMap::new(),
+        pending_files: Vec::new(),
+    };
+    loader.visit(Unit::parse(entry, &format!("{entry}.cove"), source));
+    finish(loader)
+}
+
+/// The loaded units, with the problems of their imports reported in the
+/// files that import.
+fn finish(loader: Loader) -> Result<Vec<Unit>, Diagnostics> {
     let mut units = loader.units;
     // Problems with imports are reported in the file that imports.
     for (importer, d) in loader.pending_files {
@@ -117,8 +162,37 @@ enum Visit {
     },
 }
 
+/// Where a loader finds the module an `import` names.
+enum Sources {
+    /// Files beside the entry file.
+    Dir(PathBuf),
+    /// Names and sources given in memory.
+    Memory(Vec<(String, String)>),
+}
+
+impl Sources {
+    /// How the module `name` is shown in diagnostics, and its source.
+    fn read(&self, name: &str) -> (String, std::io::Result<String>) {
+        match self {
+            Sources::Dir(dir) => {
+                let path = dir.join(format!("{name}.cove"));
+                let read = std::fs::read_to_string(&path);
+                (path.display().to_string(), read)
+            }
+            Sources::Memory(modules) => {
+                let read = modules
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, s)| s.clone())
+                    .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound));
+                (format!("{name}.cove"), read)
+            }
+        }
+    }
+}
+
 struct Loader {
-    dir: PathBuf,
+    sources: Sources,
     units: Vec<Unit>,
     state: HashMap<String, Visit>,
     pending_files: Vec<(String, Pending)>,
@@ -145,9 +219,8 @@ impl Loader {
                 }
                 None => {}
             }
-            let path = self.dir.join(format!("{}.cove", import.name));
-            let shown = path.display().to_string();
-            match std::fs::read_to_string(&path) {
+            let (shown, read) = self.sources.read(&import.name);
+            match read {
                 Ok(source) => {
                     let child = Unit::parse(&import.name, &shown, source);
                     self.visit(child);

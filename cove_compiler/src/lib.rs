@@ -66,6 +66,20 @@ pub fn compile_module(name: &str, source: &str) -> Result<Program, Diagnostics> 
     })
 }
 
+/// Compiles the module `entry` of `modules` (each a module's name and its
+/// source) and every module it imports from among them, as
+/// [`compile_files`] does with files: for a program whose sources are in
+/// memory, such as one built into a binary with `include_str!`. A module
+/// `m` is shown in diagnostics as `m.cove`; an import of a name not among
+/// `modules` is a missing module (`E0601`). The entry module is last in
+/// [`Program::modules`].
+pub fn compile_sources(entry: &str, modules: &[(&str, &str)]) -> Result<Program, Diagnostics> {
+    on_own_stack(|| {
+        let units = driver::load_sources(entry, modules)?;
+        driver::compile_units(units, false)
+    })
+}
+
 /// Compiles the file at `entry` and every module it imports, read from
 /// files beside it (`import lexer` reads `lexer.cove`). The entry module is
 /// last in [`Program::modules`].

@@ -18,6 +18,8 @@ const PROGRAMS: &[&str] = &[
     "nbody",
     "wordcount",
     "arith",
+    // A directory program: the covefmt workload, which has no Lua twin.
+    "covefmt/main",
 ];
 
 fn programs(c: &mut Criterion) {

@@ -55,3 +55,4 @@ pub fn installed(tool: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success())
 }
+pub mod covefmt;
