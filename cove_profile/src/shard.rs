@@ -153,7 +153,23 @@ impl Shard {
                 self.total.add(&moved);
             }
         }
+        let first = self.last.is_none();
         let node = self.frame_for(at);
+        if first && (at.allocated_words > 0 || at.allocations > 0) {
+            // What the heap handed out before the task's first stop — the
+            // program's constants, a spawned task's copied arguments — is
+            // charged to its first instruction, so the profile's heap
+            // totals are the heap's own counters.
+            let before = Cost {
+                ran: 0,
+                nanos: 0,
+                words: at.allocated_words,
+                allocations: at.allocations,
+            };
+            self.cell(at.function, at.pc).add(&before);
+            self.tree.nodes[node as usize].cost.add(&before);
+            self.total.add(&before);
+        }
         self.cell(at.function, at.pc).ran += 1;
         self.tree.nodes[node as usize].cost.ran += 1;
         self.total.ran += 1;

@@ -161,3 +161,39 @@ fn a_counting_profile_has_no_time_and_a_sampling_one_says_what_its_time_rests_on
     let off = (rows as f64 - net as f64).abs() / net.max(1) as f64;
     assert!(off < 0.05, "rows {rows} against net {net}");
 }
+
+/// Records the heap's counters at every stop, to hold the profile's totals
+/// to the heap's own.
+#[derive(Default)]
+struct Heap(std::sync::Mutex<(u64, u64)>);
+
+impl Debugger for Heap {
+    fn at(&self, stop: &cove_runtime::vm::debug::Stop<'_>) -> cove_runtime::vm::debug::Resume {
+        *self.0.lock().unwrap() = (stop.allocated_words(), stop.allocations());
+        cove_runtime::vm::debug::Resume::Go
+    }
+}
+
+#[test]
+fn the_profiles_heap_totals_are_the_heaps_own_counters_constants_included() {
+    // String constants are on the heap before the first instruction runs.
+    let program = cove_compiler::compile_module(
+        "m",
+        "export fn main() -> Int {\n  let a = \"a constant\"\n  let b = \"another one\"\n  var n = 0\n  var i = 0\n  while i < 10 {\n    let s = \"{a}{i}\"\n    n = n + s.length() + b.length()\n    i = i + 1\n  }\n  n\n}\n",
+    )
+    .expect("it compiles");
+    let heap = Heap::default();
+    run(&program, (&[], None), &heap);
+    let (words, allocations) = *heap.0.lock().unwrap();
+    assert!(words > 0 && allocations > 0);
+    for profiler in [
+        Profiler::with_clock(SteppingClock::new(1)),
+        Profiler::counting(),
+    ] {
+        run(&program, (&[], None), &profiler);
+        // The last stop is before the entry's return, which allocates
+        // nothing, so the counters it saw are the run's.
+        assert_eq!(profiler.total().words, words, "{}", profiler.time_mode());
+        assert_eq!(profiler.total().allocations, allocations);
+    }
+}

@@ -108,7 +108,6 @@ pub enum Stops {
     Stretches,
 }
 
-
 /// Tells `debugger` that the task `machine` ran failed with `error`, while
 /// the machine still holds the faulting frames; see [`Debugger::faulted`].
 ///
