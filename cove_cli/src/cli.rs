@@ -19,6 +19,7 @@ Exit status:
   1    the program did not compile (check, run, profile, disasm),
        or has no main to run
   2    usage error: an unknown flag, a missing argument
+  64   the program gave an exit status outside 0..=63 (said on stderr)
   65   bad data: the compiled program failed verification (a compiler
        bug), or a file given to cove diff is not a JSON profile
   70   runtime error: a fault of the program (division by zero, overflow,
@@ -33,7 +34,9 @@ Exit status:
   130  interrupted (Ctrl-C); a second Ctrl-C exits at once
   141  the program's output was closed (cove run prog.cove | head):
        the run was stopped, quietly, as SIGPIPE stops a Unix tool
-A program's own status passes through modulo 256, as the system takes it.
+A program's own status (exit(n), main's Int) passes through if it is in
+0..=63; any other is reported on stderr and cove exits with 64, so a
+program can never pass for one of the statuses above.
 
 Environment:
   NO_COLOR         set: never colour the output

@@ -84,10 +84,10 @@ pub fn ending(program: &Program, result: Result<Value, RunError>) -> Status {
         return Status::ClosedPipe;
     }
     match result {
-        Ok(Value::Int(n)) => Status::Program(n),
+        Ok(Value::Int(n)) => program_status("main returned", n),
         Ok(_) => Status::OK,
         Err(error) => match error.kind {
-            ErrorKind::Exit(n) => Status::Program(i64::from(n)),
+            ErrorKind::Exit(n) => program_status("the program called exit with", i64::from(n)),
             kind => {
                 pipe::eprint(format_args!(
                     "{}",
@@ -97,6 +97,20 @@ pub fn ending(program: &Program, result: Result<Value, RunError>) -> Status {
             }
         },
     }
+}
+
+/// The program's own status `n`, and a word on stderr when it is outside
+/// the statuses a program may use ([`cove_runtime::PROGRAM_STATUSES`]):
+/// the process then exits with 64, and this says what the program gave.
+fn program_status(how: &str, n: i64) -> Status {
+    if !cove_runtime::PROGRAM_STATUSES.contains(&n) {
+        pipe::eprint(format_args!(
+            "cove: {how} status {n}, outside 0..=63 (the statuses a program may use); \
+             exiting with {}\n",
+            cove_runtime::STATUS_OUT_OF_RANGE
+        ));
+    }
+    Status::Program(n)
 }
 
 /// A runtime error as `cove` prints it: the message, the line it happened

@@ -73,7 +73,10 @@ mod limits;
 mod value;
 pub mod vm;
 
-pub use error::{BacktraceFrame, BacktraceLine, ErrorKind, RunError};
+pub use error::{
+    BacktraceFrame, BacktraceLine, ErrorKind, PROGRAM_STATUSES, RunError, STATUS_OUT_OF_RANGE,
+    program_status,
+};
 pub use heap::Memory;
 pub use limits::{InterruptHandle, Limits};
 pub use value::{ChannelHandle, TaskHandle, Value};
