@@ -393,26 +393,7 @@ impl Memory {
 /// otherwise take as many native frames to free. Every value the runtime
 /// lets go of that may be deep (a message, a task's result) goes this way.
 pub(crate) fn dispose(value: Value) {
-    let mut stack = vec![value];
-    while let Some(mut value) = stack.pop() {
-        match &mut value {
-            Value::List(items) => stack.append(items),
-            Value::Map(entries) => {
-                for (key, value) in entries.drain(..) {
-                    stack.push(key);
-                    stack.push(value);
-                }
-            }
-            Value::Option(inner) => {
-                if let Some(inner) = inner.take() {
-                    stack.push(*inner);
-                }
-            }
-            Value::Struct { fields, .. } => stack.extend(fields.drain(..).map(|(_, v)| v)),
-            Value::Variant { fields, .. } => stack.append(fields),
-            _ => {}
-        }
-    }
+    value.drop_deep();
 }
 
 /// About how many heap words `value` takes once copied into a heap: a
