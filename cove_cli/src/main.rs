@@ -16,6 +16,7 @@ mod compile;
 mod diff;
 mod disasm;
 mod interrupt;
+mod output;
 mod pipe;
 #[cfg(feature = "profiler")]
 mod profile;

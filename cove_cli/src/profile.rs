@@ -32,7 +32,6 @@
 //! report is a function of the program alone: what the snapshot tests use.
 //! It is not for reading a real run.
 
-use std::io::BufWriter;
 use std::path::Path;
 
 use cove_ir::program::Program;
@@ -41,7 +40,8 @@ use cove_profile::{Profiler, SteppingClock};
 
 use crate::cli::{By, ClockChoice, Format, Metric, ProfileArgs};
 use crate::compile::compile_runnable;
-use crate::pipe;
+use crate::output::ProgramOutput;
+use crate::{interrupt, pipe};
 use crate::progress::Progress;
 use crate::run::{call_main, ending, machine, watched};
 use crate::status::Status;
@@ -82,11 +82,14 @@ pub fn profile(args: &ProfileArgs) -> Status {
     let err = watched(&vm, progress.guard(std::io::stderr()));
     let mut vm = vm
         .with_debugger(&*profiler)
-        .with_output(Box::new(BufWriter::new(out)))
+        .with_output(Box::new(ProgramOutput::for_stdout(out)))
         .with_error_output(Box::new(err));
     let result = call_main(&mut vm, &program);
     progress.finish();
     drop(vm);
+    // From here on there is no run to stop: a Ctrl-C while the report is
+    // rendered or written ends `cove` at once.
+    interrupt::run_ended();
     let status = ending(&program, result);
 
     let report = match render(&program, &profiler, args) {

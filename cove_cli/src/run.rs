@@ -7,14 +7,13 @@
 //! fault is and the command line only reports it; the table is printed by
 //! `cove --help` and tested against the runtime here.
 
-use std::io::BufWriter;
-
 use cove_ir::program::Program;
 use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
 
 use crate::cli::{LimitArgs, RunArgs};
 use crate::compile::{compile_runnable, entry_module};
 use crate::interrupt;
+use crate::output::ProgramOutput;
 use crate::pipe::{self, Watched};
 use crate::status::Status;
 use crate::style::Style;
@@ -38,7 +37,8 @@ pub fn limits(flags: &LimitArgs) -> Limits {
 
 /// A machine for `program`, with the limits and arguments of the command
 /// line, which Ctrl-C interrupts, writing to stdout and stderr through
-/// [`Watched`] so that a closed pipe stops the run.
+/// [`Watched`] so that a closed pipe stops the run; stdout buffered by line
+/// on a terminal ([`ProgramOutput`]).
 pub fn machine<'p>(program: &'p Program, flags: &LimitArgs, args: &[String]) -> Vm<'p> {
     let vm = Vm::new(program)
         .with_limits(limits(flags))
@@ -46,7 +46,7 @@ pub fn machine<'p>(program: &'p Program, flags: &LimitArgs, args: &[String]) -> 
     interrupt::forward_to(vm.interrupt_handle());
     let out = watched(&vm, std::io::stdout());
     let err = watched(&vm, std::io::stderr());
-    vm.with_output(Box::new(BufWriter::new(out)))
+    vm.with_output(Box::new(ProgramOutput::for_stdout(out)))
         .with_error_output(Box::new(err))
 }
 

@@ -40,6 +40,32 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
         .find(|&i| haystack[i] == first && &haystack[i..i + needle.len()] == needle)
 }
 
+/// Makes a run that ended well, or by `exit`, end in an I/O error instead
+/// when its output could not be flushed at the end: the last of what it
+/// wrote never arrived.
+pub(crate) fn flushed(result: &mut Result<crate::Value, crate::RunError>, flush: std::io::Result<()>) {
+    let Err(e) = flush else { return };
+    let ended_well = match result {
+        Ok(_) => true,
+        Err(error) => matches!(error.kind, ErrorKind::Exit(_)),
+    };
+    if ended_well {
+        let fault = output_failed("output", &e);
+        if let Ok(value) = std::mem::replace(result, Err(crate::RunError::new(fault.kind, fault.message))) {
+            value.drop_deep();
+        }
+    }
+}
+
+/// The fault of a write to the program's output (or error output) that
+/// failed.
+pub(crate) fn output_failed(which: &str, e: &std::io::Error) -> Fault {
+    Fault::new(
+        ErrorKind::Io,
+        format!("cannot write the program's {which}: {e}"),
+    )
+}
+
 fn bool_bits(b: bool) -> u64 {
     u64::from(b)
 }
@@ -91,12 +117,15 @@ impl Machine<'_> {
         }
     }
 
-    fn write_out(&self, bytes: &[u8], newline: bool) {
+    /// Writes to the program's output. A failed write (a full disk,
+    /// `/dev/full`) ends the run with an I/O error: output the program
+    /// believes written and is not must not pass for success, and a
+    /// program printing in a loop must not run on writing nowhere.
+    fn write_out(&self, bytes: &[u8], newline: bool) -> Faulty<()> {
         let mut out = self.shared.out.lock();
-        let _ = out.write_all(bytes);
-        if newline {
-            let _ = out.write_all(b"\n");
-        }
+        out.write_all(bytes)
+            .and_then(|()| if newline { out.write_all(b"\n") } else { Ok(()) })
+            .map_err(|e| output_failed("output", &e))
     }
 
     /// Runs one builtin on its arguments.
@@ -107,19 +136,24 @@ impl Machine<'_> {
         Ok(match builtin {
             // ---- functions ----------------------------------------------
             Builtin::Print => {
-                self.write_out(self.heap.str_bytes(arg(0)), false);
+                self.write_out(self.heap.str_bytes(arg(0)), false)?;
                 0
             }
             Builtin::Println => {
-                self.write_out(self.heap.str_bytes(arg(0)), true);
+                self.write_out(self.heap.str_bytes(arg(0)), true)?;
                 0
             }
             Builtin::Eprintln => {
-                let _ = self.shared.out.lock().flush();
+                self.shared
+                    .out
+                    .lock()
+                    .flush()
+                    .map_err(|e| output_failed("output", &e))?;
                 let mut err = self.shared.err.lock();
-                let _ = err.write_all(self.heap.str_bytes(arg(0)));
-                let _ = err.write_all(b"\n");
-                let _ = err.flush();
+                err.write_all(self.heap.str_bytes(arg(0)))
+                    .and_then(|()| err.write_all(b"\n"))
+                    .and_then(|()| err.flush())
+                    .map_err(|e| output_failed("error output", &e))?;
                 0
             }
             Builtin::ReadFile => {

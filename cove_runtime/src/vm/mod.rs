@@ -111,13 +111,16 @@ impl<'a> Vm<'a> {
         self
     }
 
-    /// Where `print` and `println` write. Flushed at the end of each run.
+    /// Where `print` and `println` write. Flushed at the end of each run,
+    /// however it ended.
     ///
-    /// A failed write, to this or to the error output, is ignored: the
-    /// program cannot see it and the run goes on. A host that wants a run
-    /// to stop when its output is closed (a pipe whose reader left) wraps
-    /// the writer and stops the run through its
-    /// [`interrupt_handle`](Vm::interrupt_handle), as `cove` does.
+    /// A failed write, to this or to the error output (a full disk,
+    /// `/dev/full`), ends the run with an [`ErrorKind::Io`] error that says
+    /// so; so does a failed flush at the end of a run that otherwise ended
+    /// well. A host that wants a closed pipe to end the run quietly
+    /// instead wraps the writer, takes the failure as done and stops the
+    /// run through its [`interrupt_handle`](Vm::interrupt_handle), as
+    /// `cove` does.
     pub fn with_output(mut self, output: Box<dyn Write + Send>) -> Vm<'a> {
         self.output = output;
         self
@@ -238,12 +241,13 @@ impl<'a> Vm<'a> {
         // a deadlock, which a task that died holding a channel can cause.
         let unjoined = shared.scheduler.unjoined();
         let mut out = shared.out.into_inner();
-        let _ = out.flush();
+        let flushed = out.flush();
         self.output = out;
         let mut err = shared.err.into_inner();
         let _ = err.flush();
         self.error_output = err;
         let (mut result, executed) = outcome;
+        builtins::flushed(&mut result, flushed);
         if let Some(failure) = failure {
             match &result {
                 Err(own) if own.kind != ErrorKind::Interrupted || failure.kind == own.kind => {}
