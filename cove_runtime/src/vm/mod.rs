@@ -248,26 +248,7 @@ impl<'a> Vm<'a> {
         self.error_output = err;
         let (mut result, executed) = outcome;
         builtins::flushed(&mut result, flushed);
-        if let Some(failure) = failure {
-            match &result {
-                Err(own) if own.kind != ErrorKind::Interrupted || failure.kind == own.kind => {}
-                _ => result = Err(failure),
-            }
-        }
-        let lost_matters = match &result {
-            Ok(_) => true,
-            Err(own) => own.kind == ErrorKind::Deadlock,
-        };
-        if let (true, Some((task, error))) = (lost_matters, unjoined) {
-            let lost = Err(RunError {
-                kind: error.kind,
-                message: format!("in task {task}, which was never joined: {}", error.message),
-                backtrace: error.backtrace,
-            });
-            if let Ok(value) = std::mem::replace(&mut result, lost) {
-                crate::heap::convert::dispose(value);
-            }
-        }
+        tasks::settle_result(&mut result, failure, unjoined);
         self.instructions += executed;
         if let Err(error) = &result
             && error.kind == ErrorKind::Interrupted
