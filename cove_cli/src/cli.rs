@@ -202,11 +202,14 @@ impl Invocation {
 /// The `Limits` of a run, shared by `run` and `profile`.
 #[derive(Debug, Clone, Args)]
 pub struct LimitArgs {
-    /// End the run with an error once it has executed N instructions.
+    /// End the run with an error once it has used N units of fuel, all its
+    /// tasks together: one an instruction, plus one per 8 bytes of data a
+    /// builtin or copy handles.
     #[arg(long, value_name = "N")]
     pub fuel: Option<u64>,
 
-    /// End the run with an error once its heap holds more than WORDS words.
+    /// End the run with an error once its heaps and stacks, all its tasks
+    /// together, hold more than WORDS words [default: 268435456, 2 GiB].
     #[arg(long, value_name = "WORDS")]
     pub max_heap: Option<u64>,
 

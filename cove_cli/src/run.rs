@@ -25,7 +25,7 @@ pub const MAIN: &str = "main";
 pub fn limits(flags: &LimitArgs) -> Limits {
     let mut limits = Limits {
         fuel: flags.fuel,
-        max_heap_words: flags.max_heap,
+        max_heap_words: flags.max_heap.or(Limits::default().max_heap_words),
         gc_stress: flags.gc_stress,
         ..Limits::default()
     };

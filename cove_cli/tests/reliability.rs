@@ -87,3 +87,22 @@ fn two_ctrl_cs_in_a_row_exit_130_with_the_buffered_output_written() {
     // the second exiting at once), the line printed before is there.
     assert_eq!(stdout(&out), "started\n", "{}", stderr(&out));
 }
+
+#[test]
+fn a_hoarder_under_a_small_address_space_ends_with_the_heap_status_and_its_output_intact() {
+    // 500 MB of address space: less than the default heap bound needs, so
+    // the host runs out first, and that must be an error, not an abort.
+    let cove = env!("CARGO_BIN_EXE_cove");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 500000 && exec {cove} run cove_cli/tests/fixtures/rel/hoard_after_output.cove"
+        ))
+        .current_dir(support::root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("sh runs");
+    assert_eq!(status(&out), 125, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "before the hoard\n");
+    assert!(stderr(&out).contains("error: out of memory"), "{}", stderr(&out));
+}

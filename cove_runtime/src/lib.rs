@@ -78,7 +78,7 @@ pub use error::{
     program_status,
 };
 pub use heap::Memory;
-pub use limits::{InterruptHandle, Limits};
+pub use limits::{DEFAULT_MAX_HEAP_WORDS, InterruptHandle, Limits, WORK_PER_FUEL};
 pub use value::{ChannelHandle, TaskHandle, Value};
 pub use vm::Vm;
 pub use vm::machine::Machine;

@@ -85,7 +85,38 @@ fn range(start: i64, end: i64, len: usize) -> Faulty<(usize, usize)> {
     Ok((start as usize, end as usize))
 }
 
+/// How often a long builtin's loop looks at the interrupt flag: every
+/// 4096 steps, a few microseconds of work apart.
+#[derive(Default)]
+struct Poll {
+    steps: u32,
+    stop: bool,
+}
+
+impl Poll {
+    /// Whether the run was asked to stop, looked at every 4096 calls.
+    #[inline]
+    fn stopped(&mut self, interrupt: &InterruptHandle) -> bool {
+        self.steps = self.steps.wrapping_add(1);
+        if self.steps % 4096 == 0 && interrupt.is_interrupted() {
+            self.stop = true;
+        }
+        self.stop
+    }
+}
+
 impl Machine<'_> {
+    /// Pays, before it starts, for a sort of `n` elements: about
+    /// `n log2 n` comparisons, one unit of work each. A sort the fuel left
+    /// cannot pay for fails before it takes the time.
+    fn pay_for_sort(&mut self, n: usize) -> Faulty<()> {
+        let n = n as u64;
+        let comparisons = n * u64::from(64 - n.leading_zeros());
+        self.heap
+            .did_work(comparisons.saturating_mul(crate::limits::WORK_PER_FUEL));
+        self.pay_for_work()
+    }
+
     /// A new string of the bytes `start..end` of the string `r`.
     fn substr(&mut self, r: u64, start: usize, end: usize) -> Faulty<u64> {
         let bytes = self.heap.str_bytes(r)[start..end].to_vec();
@@ -449,15 +480,37 @@ impl Machine<'_> {
                 self.heap.alloc_str(&joined)?
             }
             Builtin::ListSortInt => {
-                self.heap
-                    .list_items_mut(arg(0))
-                    .sort_unstable_by_key(|x| *x as i64);
+                self.pay_for_sort(self.heap.list_len(arg(0)))?;
+                let interrupt = &self.shared.interrupt;
+                let mut polls = Poll::default();
+                self.heap.list_items_mut(arg(0)).sort_unstable_by(|a, b| {
+                    if polls.stopped(interrupt) {
+                        return std::cmp::Ordering::Equal;
+                    }
+                    (*a as i64).cmp(&(*b as i64))
+                });
+                if polls.stop {
+                    return Err(crate::vm::tasks::stopped(interrupt));
+                }
                 0
             }
             Builtin::ListSortStr => {
                 let list = arg(0);
+                self.pay_for_sort(self.heap.list_len(list))?;
                 let mut items = self.heap.list_items(list).to_vec();
-                items.sort_by(|a, b| self.heap.str_bytes(*a).cmp(self.heap.str_bytes(*b)));
+                let interrupt = &self.shared.interrupt;
+                let mut polls = Poll::default();
+                items.sort_by(|a, b| {
+                    // Once stopped, every comparison is a cheap "equal",
+                    // and the sort finishes at once; its order is moot.
+                    if polls.stopped(interrupt) {
+                        return std::cmp::Ordering::Equal;
+                    }
+                    self.heap.str_bytes(*a).cmp(self.heap.str_bytes(*b))
+                });
+                if polls.stop {
+                    return Err(crate::vm::tasks::stopped(interrupt));
+                }
                 self.heap.list_items_mut(list).copy_from_slice(&items);
                 0
             }

@@ -63,6 +63,8 @@ pub struct Vm<'a> {
     instructions: u64,
     digest: Digest,
     verified: Result<(), String>,
+    /// The allocation the sweep's hook fails, if any.
+    fail_allocation_at: Option<u64>,
 }
 
 impl std::fmt::Debug for Vm<'_> {
@@ -95,7 +97,19 @@ impl<'a> Vm<'a> {
             verified: cove_ir::verify::program(program)
                 .map_err(|e| e.to_string())
                 .and_then(|()| check::program(program)),
+            fail_allocation_at: None,
         }
+    }
+
+    /// Makes the `n`th heap allocation of each run (counted from 1, across
+    /// all its tasks) fail as if the host were out of memory: a test hook,
+    /// for the allocation-failure sweep that checks every allocation a
+    /// program makes can fail cleanly (a `HeapLimit` error with a Cove
+    /// backtrace, the output before it intact). Not a limit, so not in
+    /// [`Limits`]; a run without it pays one untaken branch an allocation.
+    pub fn with_allocation_failure_at(mut self, n: u64) -> Vm<'a> {
+        self.fail_allocation_at = Some(n);
+        self
     }
 
     /// Installs a debugger: it is called before every instruction the run
@@ -198,6 +212,12 @@ impl<'a> Vm<'a> {
         let shared = Shared {
             program: self.program,
             digest: &self.digest,
+            fuel: crate::limits::FuelTank::new(limits.fuel),
+            heap: std::sync::Arc::new(crate::limits::HeapBudget::new(
+                limits.max_heap_words,
+                self.fail_allocation_at,
+                self.interrupt.clone(),
+            )),
             limits,
             interrupt: self.interrupt.clone(),
             out: Mutex::new(std::mem::replace(
