@@ -123,6 +123,9 @@ mod tests {
         out.write_all(b"started\n").expect("written");
         assert!(stream.0.lock().expect("lock").is_empty());
         flush_for_exit();
-        assert_eq!(stream.0.lock().expect("lock").concat(), b"started\n".to_vec());
+        assert_eq!(
+            stream.0.lock().expect("lock").concat(),
+            b"started\n".to_vec()
+        );
     }
 }

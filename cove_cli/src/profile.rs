@@ -41,11 +41,11 @@ use cove_profile::{Profiler, SteppingClock};
 use crate::cli::{By, ClockChoice, Format, Metric, ProfileArgs};
 use crate::compile::compile_runnable;
 use crate::output::ProgramOutput;
-use crate::{interrupt, pipe};
 use crate::progress::Progress;
 use crate::run::{call_main, ending, machine, watched};
 use crate::status::Status;
 use crate::style::Style;
+use crate::{interrupt, pipe};
 
 /// Runs `cove profile`.
 pub fn profile(args: &ProfileArgs) -> Status {

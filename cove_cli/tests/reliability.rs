@@ -22,7 +22,11 @@ fn a_main_returning_101_exits_64_and_says_what_it_returned() {
 fn an_exit_with_a_status_of_coves_own_exits_64_instead() {
     let out = run(&["run", "cove_cli/tests/fixtures/rel/exit_128.cove"]);
     assert_eq!(status(&out), 64, "{}", stderr(&out));
-    assert!(stderr(&out).contains("exit with status 128"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("exit with status 128"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -104,5 +108,9 @@ fn a_hoarder_under_a_small_address_space_ends_with_the_heap_status_and_its_outpu
         .expect("sh runs");
     assert_eq!(status(&out), 125, "{}", stderr(&out));
     assert_eq!(stdout(&out), "before the hoard\n");
-    assert!(stderr(&out).contains("error: out of memory"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("error: out of memory"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -22,6 +22,10 @@ fn seventy_thousand_lets_are_reported_as_too_many_registers_without_a_quadratic_
     assert!(
         errors.iter().any(|d| d.code() == "E0403"),
         "{}",
-        errors.iter().next().map(|d| d.message().to_string()).unwrap_or_default()
+        errors
+            .iter()
+            .next()
+            .map(|d| d.message().to_string())
+            .unwrap_or_default()
     );
 }

@@ -344,7 +344,9 @@ mod tests {
 
     #[test]
     fn a_program_status_outside_0_to_63_cannot_pass_for_one_of_the_runners() {
-        for status in [64, 65, 70, 74, 101, 124, 125, 126, 127, 128, 130, 141, 255, 256, -1] {
+        for status in [
+            64, 65, 70, 74, 101, 124, 125, 126, 127, 128, 130, 141, 255, 256, -1,
+        ] {
             assert_eq!(ErrorKind::Exit(status).exit_code(), STATUS_OUT_OF_RANGE);
             assert_eq!(program_status(i64::from(status)), STATUS_OUT_OF_RANGE);
         }

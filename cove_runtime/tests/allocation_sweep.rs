@@ -41,7 +41,8 @@ fn every_allocation_of_the_sweep_programs_fails_cleanly_with_the_output_before_i
     for name in PROGRAMS {
         let path = dir.join(format!("{name}.cove"));
         let source = std::fs::read_to_string(&path).expect("the program");
-        let program = cove_compiler::compile_module(name, &source).unwrap_or_else(|d| panic!("{d}"));
+        let program =
+            cove_compiler::compile_module(name, &source).unwrap_or_else(|d| panic!("{d}"));
         let run = |fail_at: Option<u64>| {
             let out = Captured::default();
             let mut vm = Vm::new(&program).with_output(Box::new(out.clone()));
@@ -67,9 +68,19 @@ fn every_allocation_of_the_sweep_programs_fails_cleanly_with_the_output_before_i
                     break;
                 }
                 Err(error) => {
-                    assert_eq!(error.kind, ErrorKind::HeapLimit, "{name}, allocation {n}: {error}");
-                    assert!(error.message.contains("out of memory"), "{name}, allocation {n}: {error}");
-                    assert!(!error.backtrace.is_empty(), "{name}, allocation {n}: no backtrace");
+                    assert_eq!(
+                        error.kind,
+                        ErrorKind::HeapLimit,
+                        "{name}, allocation {n}: {error}"
+                    );
+                    assert!(
+                        error.message.contains("out of memory"),
+                        "{name}, allocation {n}: {error}"
+                    );
+                    assert!(
+                        !error.backtrace.is_empty(),
+                        "{name}, allocation {n}: no backtrace"
+                    );
                     failures_checked += 1;
                 }
             }

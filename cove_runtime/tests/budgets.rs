@@ -29,7 +29,9 @@ fn a_run_with_default_limits_has_a_heap_bound() {
 #[test]
 fn the_register_stack_of_a_deep_recursion_of_big_frames_counts_against_the_heap_bound() {
     // 200 locals live across the call: every frame holds them all.
-    let lets: String = (0..200).map(|i| format!("  let a{i} = n + {i}\n")).collect();
+    let lets: String = (0..200)
+        .map(|i| format!("  let a{i} = n + {i}\n"))
+        .collect();
     let sum: String = (0..200).map(|i| format!(" + a{i}")).collect();
     let source = format!(
         "fn deep(n: Int) -> Int {{\n{lets}  if n == 0 {{\n    return 0\n  }}\n  deep(n - 1){sum}\n}}\n\n\
@@ -44,8 +46,16 @@ fn the_register_stack_of_a_deep_recursion_of_big_frames_counts_against_the_heap_
     );
     let error = result.expect_err("it cannot fit");
     assert_eq!(error.kind, ErrorKind::HeapLimit, "{error}");
-    assert!(error.backtrace.len() < 50000, "ended by the heap bound, not the depth");
-    assert!(error.backtrace.iter().all(|f| f.function == "m.deep" || f.function == "m.main"));
+    assert!(
+        error.backtrace.len() < 50000,
+        "ended by the heap bound, not the depth"
+    );
+    assert!(
+        error
+            .backtrace
+            .iter()
+            .all(|f| f.function == "m.deep" || f.function == "m.main")
+    );
 }
 
 #[test]

@@ -179,6 +179,9 @@ fn two_thousand_generated_programs_run_alike_with_and_without_gc_stress() {
     println!("{compiled} of {PROGRAMS} compiled, {faulted} faulted");
     // Most programs must compile, or the generator tests nothing; some
     // fault, or it never reaches the error paths.
-    assert!(compiled > PROGRAMS * 9 / 10, "{compiled} of {PROGRAMS} compiled");
+    assert!(
+        compiled > PROGRAMS * 9 / 10,
+        "{compiled} of {PROGRAMS} compiled"
+    );
     assert!(faulted > 0);
 }

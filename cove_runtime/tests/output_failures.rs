@@ -30,7 +30,10 @@ fn a_println_to_a_full_disk_ends_the_run_with_an_io_error_at_the_println() {
     let mut vm = Vm::new(&program).with_output(Box::new(Full));
     let error = vm.run_entry("m", "main", vec![]).unwrap_err();
     assert_eq!(error.kind, ErrorKind::Io);
-    assert!(error.message.contains("cannot write the program's output"), "{error}");
+    assert!(
+        error.message.contains("cannot write the program's output"),
+        "{error}"
+    );
     assert_eq!(error.backtrace[0].line, Some(2));
 }
 

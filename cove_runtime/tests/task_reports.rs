@@ -28,21 +28,27 @@ fn a_task_that_failed_unjoined_is_reported_even_when_main_calls_exit_0() {
         .unwrap_err();
     assert_eq!(error.kind, ErrorKind::IndexOutOfRange, "{error}");
     assert!(
-        error.message.starts_with("in task 1, which was never joined"),
+        error
+            .message
+            .starts_with("in task 1, which was never joined"),
         "{error}"
     );
 }
 
 #[test]
 fn when_main_faults_too_both_faults_are_in_the_report() {
-    let program = compile(&failing_task_then("let zero = got.unwrap_or(0)\n  println(1 / zero)"));
+    let program = compile(&failing_task_then(
+        "let zero = got.unwrap_or(0)\n  println(1 / zero)",
+    ));
     let error = Vm::new(&program)
         .run_entry("m", "main", vec![])
         .unwrap_err();
     assert_eq!(error.kind, ErrorKind::DivisionByZero, "{error}");
     assert!(error.message.contains("division by zero"), "{error}");
     assert!(
-        error.message.contains("task 1, which was never joined, failed too"),
+        error
+            .message
+            .contains("task 1, which was never joined, failed too"),
         "{error}"
     );
     assert!(error.message.contains("out of range"), "{error}");
@@ -70,5 +76,8 @@ fn a_tasks_heap_limit_reads_the_same_whichever_thread_saw_it_first() {
         .collect();
     assert_eq!(reports.len(), 1, "{reports:#?}");
     let report = reports.first().expect("one");
-    assert!(report.starts_with("in task 1: a copy of this value"), "{report}");
+    assert!(
+        report.starts_with("in task 1: a copy of this value"),
+        "{report}"
+    );
 }

@@ -644,7 +644,9 @@ impl FnCx<'_> {
 
     /// The index in `vars` of the innermost variable named `name`.
     fn innermost(&self, name: &str) -> Option<usize> {
-        self.by_name.get(name).and_then(|indices| indices.last().copied())
+        self.by_name
+            .get(name)
+            .and_then(|indices| indices.last().copied())
     }
 
     /// What declared the innermost variable named `name`.

@@ -378,7 +378,10 @@ impl Memory {
             return Err(heap_limit(limit));
         }
         if self.budget.fails_now() {
-            return Err(out_of_memory(words, "the allocation-failure hook failed it"));
+            return Err(out_of_memory(
+                words,
+                "the allocation-failure hook failed it",
+            ));
         }
         let at = self.next;
         let end = at + words;

@@ -140,7 +140,10 @@ impl PartialEq for Value {
                 ) => {
                     name == other_name
                         && fields.len() == other_fields.len()
-                        && fields.iter().zip(other_fields).all(|((f, _), (g, _))| f == g)
+                        && fields
+                            .iter()
+                            .zip(other_fields)
+                            .all(|((f, _), (g, _))| f == g)
                 }
                 (
                     Value::Variant {
@@ -235,7 +238,11 @@ pub(super) fn display(f: &mut fmt::Formatter<'_>, value: &Value) -> fmt::Result 
                 variant,
                 fields,
             } => {
-                pieces.extend([Piece::Text(enum_name), Piece::Text("."), Piece::Text(variant)]);
+                pieces.extend([
+                    Piece::Text(enum_name),
+                    Piece::Text("."),
+                    Piece::Text(variant),
+                ]);
                 if !fields.is_empty() {
                     pieces.push(Piece::Text("("));
                     separated(&mut pieces, fields.iter());

@@ -43,7 +43,10 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 /// Makes a run that ended well, or by `exit`, end in an I/O error instead
 /// when its output could not be flushed at the end: the last of what it
 /// wrote never arrived.
-pub(crate) fn flushed(result: &mut Result<crate::Value, crate::RunError>, flush: std::io::Result<()>) {
+pub(crate) fn flushed(
+    result: &mut Result<crate::Value, crate::RunError>,
+    flush: std::io::Result<()>,
+) {
     let Err(e) = flush else { return };
     let ended_well = match result {
         Ok(_) => true,
@@ -51,7 +54,9 @@ pub(crate) fn flushed(result: &mut Result<crate::Value, crate::RunError>, flush:
     };
     if ended_well {
         let fault = output_failed("output", &e);
-        if let Ok(value) = std::mem::replace(result, Err(crate::RunError::new(fault.kind, fault.message))) {
+        if let Ok(value) =
+            std::mem::replace(result, Err(crate::RunError::new(fault.kind, fault.message)))
+        {
             value.drop_deep();
         }
     }
@@ -155,7 +160,13 @@ impl Machine<'_> {
     fn write_out(&self, bytes: &[u8], newline: bool) -> Faulty<()> {
         let mut out = self.shared.out.lock();
         out.write_all(bytes)
-            .and_then(|()| if newline { out.write_all(b"\n") } else { Ok(()) })
+            .and_then(|()| {
+                if newline {
+                    out.write_all(b"\n")
+                } else {
+                    Ok(())
+                }
+            })
             .map_err(|e| output_failed("output", &e))
     }
 

@@ -50,8 +50,10 @@
 //!
 //! Any other fault (division by zero, a failed `unwrap`, ...) is the task's
 //! own and surfaces where it is joined. A fault that no `join` ever looks at
-//! is not lost: if the run would otherwise end well, it ends with the first
-//! such fault instead ([`Scheduler::unjoined`]). It is not raised the moment
+//! is not lost: if the run would otherwise end well or by `exit`, it ends
+//! with the first such fault instead ([`Scheduler::unjoined`]), and if the
+//! main task failed on its own the fault is named after its message (see
+//! [`settle_result`]). It is not raised the moment
 //! it happens, because the program may still join the task and expect the
 //! error there, after output of its own.
 
