@@ -368,7 +368,7 @@ impl<'env> Machine<'env> {
         if self.shared.fuel.pay(units - from_held) {
             Ok(())
         } else {
-            Err(crate::vm::exec::out_of_fuel(&self.shared))
+            Err(crate::vm::exec::out_of_fuel(self.shared))
         }
     }
 
