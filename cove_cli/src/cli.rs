@@ -21,6 +21,7 @@ Exit status:
        change, or cove fmt could not format a file
   2    usage error: an unknown flag, a missing argument, or two
        profiles of different programs given to cove diff (--force)
+  64   the program gave an exit status outside 0..=63 (said on stderr)
   65   bad data: the compiled program failed verification (a compiler
        bug), or a file given to cove diff is not a JSON profile
   70   runtime error: a fault of the program (division by zero, overflow,
@@ -35,7 +36,9 @@ Exit status:
   130  interrupted (Ctrl-C); a second Ctrl-C exits at once
   141  the program's output was closed (cove run prog.cove | head):
        the run was stopped, quietly, as SIGPIPE stops a Unix tool
-A program's own status passes through modulo 256, as the system takes it.
+A program's own status (exit(n), main's Int) passes through if it is in
+0..=63; any other is reported on stderr and cove exits with 64, so a
+program can never pass for one of the statuses above.
 
 Environment:
   NO_COLOR         set: never colour the output
@@ -359,11 +362,14 @@ impl Invocation {
 /// The `Limits` of a run, shared by `run` and `profile`.
 #[derive(Debug, Clone, Args)]
 pub struct LimitArgs {
-    /// End the run with an error once it has executed N instructions.
+    /// End the run with an error once it has used N units of fuel, all its
+    /// tasks together: one an instruction, plus one per 8 bytes of data a
+    /// builtin or copy handles.
     #[arg(long, value_name = "N")]
     pub fuel: Option<u64>,
 
-    /// End the run with an error once its heap holds more than WORDS words.
+    /// End the run with an error once its heaps and stacks, all its tasks
+    /// together, hold more than WORDS words [default: 268435456, 2 GiB].
     #[arg(long, value_name = "WORDS")]
     pub max_heap: Option<u64>,
 

@@ -6,7 +6,9 @@
 //! the profile of what ran and `cove run` still prints where the program
 //! was. A second Ctrl-C exits at once, for a run that will not reach a
 //! safepoint (a builtin blocked on a channel, say) — a person pressing it
-//! twice wants out.
+//! twice wants out. What the program printed is flushed before that exit,
+//! and a Ctrl-C after the run (while `cove profile` writes its report)
+//! exits at once the same way.
 //!
 //! `ctrlc` runs the handler on a thread of its own, not inside the signal,
 //! so it may take a lock and print.
@@ -37,13 +39,14 @@ pub fn forward_to(handle: InterruptHandle) {
     }
     let _ = ctrlc::set_handler(|| {
         if PRESSES.fetch_add(1, Ordering::SeqCst) > 0 {
-            crate::pipe::eprint(format_args!("\ncove: interrupted twice; exiting now\n"));
-            std::process::exit(i32::from(Status::INTERRUPTED.code()));
+            exit_now("interrupted twice; exiting now");
         }
-        if let Ok(target) = TARGET.lock() {
-            if let Some(handle) = target.as_ref() {
-                handle.interrupt();
-            }
+        let handle = TARGET.lock().ok().and_then(|target| target.clone());
+        match handle {
+            Some(handle) => handle.interrupt(),
+            // The run is over and `cove` is writing its report: there is
+            // no safepoint left to stop at.
+            None => exit_now("interrupted"),
         }
     });
 }
@@ -58,7 +61,23 @@ pub fn pause_on_ctrl_c(flag: Arc<AtomicBool>) {
     let _ = ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {
             crate::pipe::eprint(format_args!("\ncove: interrupted twice; exiting now\n"));
-            std::process::exit(i32::from(Status::INTERRUPTED.code()));
+            exit_now("interrupted twice; exiting now");
         }
     });
+}
+
+/// Says there is no run left to stop: a Ctrl-C from now on (while a
+/// profile's report is rendered and written, say) exits at once.
+pub fn run_ended() {
+    if let Ok(mut target) = TARGET.lock() {
+        *target = None;
+    }
+}
+
+/// Exits with the interrupted status, after flushing what the program
+/// printed (see [`crate::output`]).
+fn exit_now(why: &str) -> ! {
+    crate::output::flush_for_exit();
+    crate::pipe::eprint(format_args!("\ncove: {why}\n"));
+    std::process::exit(i32::from(Status::INTERRUPTED.code()));
 }

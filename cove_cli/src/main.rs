@@ -19,6 +19,7 @@ mod diff;
 mod disasm;
 mod fmt;
 mod interrupt;
+mod output;
 mod pipe;
 #[cfg(feature = "profiler")]
 mod profile;

@@ -37,7 +37,7 @@
 //! report is a function of the program alone: what the snapshot tests use.
 //! It is not for reading a real run.
 
-use std::io::{BufWriter, Write as _};
+use std::io::Write as _;
 use std::path::Path;
 
 use cove_ir::program::Program;
@@ -46,11 +46,12 @@ use cove_profile::{Profiler, SteppingClock};
 
 use crate::cli::{By, ClockChoice, Format, Metric, ProfileArgs};
 use crate::compile::compile_runnable;
-use crate::pipe;
+use crate::output::ProgramOutput;
 use crate::progress::Progress;
 use crate::run::{call_main, ending, machine, watched};
 use crate::status::Status;
 use crate::style::Style;
+use crate::{interrupt, pipe};
 
 /// Runs `cove profile` (or `cove annotate`, whose default format is
 /// `annotate`): `default` is the format when `--format` is not given.
@@ -113,11 +114,14 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
     let err = watched(&vm, progress.guard(std::io::stderr()));
     let mut vm = vm
         .with_debugger(&*profiler)
-        .with_output(Box::new(BufWriter::new(out)))
+        .with_output(Box::new(ProgramOutput::for_stdout(out)))
         .with_error_output(Box::new(err));
     let result = call_main(&mut vm, &program);
     progress.finish();
     drop(vm);
+    // From here on there is no run to stop: a Ctrl-C while the report is
+    // rendered or written ends `cove` at once.
+    interrupt::run_ended();
     let status = ending(&program, result);
 
     let report = match render(&program, &profiler, args, format, to_stdout) {

@@ -7,8 +7,6 @@
 //! fault is and the command line only reports it; the table is printed by
 //! `cove --help` and tested against the runtime here.
 
-use std::io::BufWriter;
-
 use cove_ir::program::Program;
 use cove_runtime::vm::debug::Debugger;
 use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
@@ -16,6 +14,7 @@ use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
 use crate::cli::{LimitArgs, RunArgs};
 use crate::compile::{compile_runnable, entry_module};
 use crate::interrupt;
+use crate::output::ProgramOutput;
 use crate::pipe::{self, Watched};
 use crate::status::Status;
 use crate::style::Style;
@@ -27,7 +26,7 @@ pub const MAIN: &str = "main";
 pub fn limits(flags: &LimitArgs) -> Limits {
     let mut limits = Limits {
         fuel: flags.fuel,
-        max_heap_words: flags.max_heap,
+        max_heap_words: flags.max_heap.or(Limits::default().max_heap_words),
         gc_stress: flags.gc_stress,
         ..Limits::default()
     };
@@ -39,7 +38,8 @@ pub fn limits(flags: &LimitArgs) -> Limits {
 
 /// A machine for `program`, with the limits and arguments of the command
 /// line, which Ctrl-C interrupts, writing to stdout and stderr through
-/// [`Watched`] so that a closed pipe stops the run.
+/// [`Watched`] so that a closed pipe stops the run; stdout buffered by line
+/// on a terminal ([`ProgramOutput`]).
 pub fn machine<'p>(program: &'p Program, flags: &LimitArgs, args: &[String]) -> Vm<'p> {
     let vm = Vm::new(program)
         .with_limits(limits(flags))
@@ -47,7 +47,7 @@ pub fn machine<'p>(program: &'p Program, flags: &LimitArgs, args: &[String]) -> 
     interrupt::forward_to(vm.interrupt_handle());
     let out = watched(&vm, std::io::stdout());
     let err = watched(&vm, std::io::stderr());
-    vm.with_output(Box::new(BufWriter::new(out)))
+    vm.with_output(Box::new(ProgramOutput::for_stdout(out)))
         .with_error_output(Box::new(err))
 }
 
@@ -89,10 +89,10 @@ pub fn ending(program: &Program, result: Result<Value, RunError>) -> Status {
         return Status::ClosedPipe;
     }
     match result {
-        Ok(Value::Int(n)) => Status::Program(n),
+        Ok(Value::Int(n)) => program_status("main returned", n),
         Ok(_) => Status::OK,
         Err(error) => match error.kind {
-            ErrorKind::Exit(n) => Status::Program(i64::from(n)),
+            ErrorKind::Exit(n) => program_status("the program called exit with", i64::from(n)),
             kind => {
                 pipe::eprint(format_args!(
                     "{}",
@@ -102,6 +102,20 @@ pub fn ending(program: &Program, result: Result<Value, RunError>) -> Status {
             }
         },
     }
+}
+
+/// The program's own status `n`, and a word on stderr when it is outside
+/// the statuses a program may use ([`cove_runtime::PROGRAM_STATUSES`]):
+/// the process then exits with 64, and this says what the program gave.
+fn program_status(how: &str, n: i64) -> Status {
+    if !cove_runtime::PROGRAM_STATUSES.contains(&n) {
+        pipe::eprint(format_args!(
+            "cove: {how} status {n}, outside 0..=63 (the statuses a program may use); \
+             exiting with {}\n",
+            cove_runtime::STATUS_OUT_OF_RANGE
+        ));
+    }
+    Status::Program(n)
 }
 
 /// A runtime error as `cove` prints it: the message, the line it happened

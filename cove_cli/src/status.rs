@@ -1,16 +1,17 @@
 //! The exit statuses of `cove`, one number per way a command can end.
 //!
 //! Chosen so that a script can tell the cases apart without reading stderr.
-//! The program's own status passes through untouched; a compile error is 1
-//! and a usage error clap's 2 (as is `cove diff` refusing two
-//! different programs); how a *run* ended is numbered by the runtime
+//! The program's own status passes through when it is in 0..=63 and is 64
+//! otherwise (the one rule, [`cove_runtime::program_status`]); a compile error is 1
+//! and a usage error clap's 2 (as is `cove diff` refusing two different
+//! programs); how a *run* ended is numbered by the runtime
 //! itself ([`cove_runtime::ErrorKind::exit_code`]: 70 for a fault of the
 //! program, 74 for I/O, 124–128 for the limits, a deadlock and a halt, 130
 //! for an interrupt, as a shell reports Ctrl-C), so the VM, which knows what
 //! each fault is, decides, and this crate does not keep a second table. A
 //! report `cove` cannot write is an I/O error too, 74, and a run stopped
 //! because its output was closed is 141 (see [`crate::pipe`]). A program
-//! may of course return 70 itself; the message on stderr says which it was.
+//! cannot return any of these: 64 and up are `cove`'s alone.
 //! `cove --help` prints the table, and a test holds it to the runtime's.
 
 use std::process::ExitCode;
@@ -52,11 +53,14 @@ impl Status {
 
     /// The number the process exits with.
     ///
-    /// A program's status is taken modulo 256, which is what the operating
-    /// system would do to it anyway: `exit(-1)` is 255, `exit(256)` is 0.
+    /// A program's status passes through when it is one a program may
+    /// use (0 to 63, [`cove_runtime::PROGRAM_STATUSES`]); any other is 64
+    /// ([`cove_runtime::STATUS_OUT_OF_RANGE`]), so that it cannot pass for
+    /// one of `cove`'s own (a 101 for a panic, a 125 for the heap limit).
+    /// [`crate::run::ending`] says on stderr which number the program gave.
     pub fn code(self) -> u8 {
         match self {
-            Status::Program(n) => (n & 0xff) as u8,
+            Status::Program(n) => cove_runtime::program_status(n) as u8,
             Status::CompileError => 1,
             Status::Run(n) => (n & 0xff) as u8,
             Status::IoError => 74,
@@ -79,10 +83,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_programs_status_is_taken_modulo_256_as_the_system_would() {
+    fn a_programs_status_outside_0_to_63_is_64_and_never_one_of_coves_own() {
         assert_eq!(Status::Program(3).code(), 3);
-        assert_eq!(Status::Program(-1).code(), 255);
-        assert_eq!(Status::Program(256).code(), 0);
+        assert_eq!(Status::Program(63).code(), 63);
+        for status in [64, 65, 70, 101, 125, 128, 130, 141, 256, -1] {
+            assert_eq!(Status::Program(status).code(), 64, "{status}");
+        }
     }
 
     #[test]

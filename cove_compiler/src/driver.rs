@@ -56,6 +56,36 @@ impl Unit {
     }
 }
 
+impl Unit {
+    /// A unit of the entry file's bytes. Bytes that are not UTF-8 are an E0600
+    /// at the first bad byte's line and column; the rest of the file is
+    /// still parsed (with the bad bytes replaced), so the other errors in
+    /// it are reported too.
+    pub(crate) fn from_bytes(name: &str, path: &str, bytes: Vec<u8>) -> Unit {
+        match String::from_utf8(bytes) {
+            Ok(source) => Unit::parse(name, path, source),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let source = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                let mut unit = Unit::parse(name, path, source);
+                // The text before `at` is the file's own, so the offset is
+                // the same in the replaced text, where U+FFFD begins there.
+                let bad = Pending::new(
+                    "E0600",
+                    at..at + char::REPLACEMENT_CHARACTER.len_utf8(),
+                    format!("`{path}` is not UTF-8 text"),
+                    "this byte does not begin a UTF-8 character",
+                )
+                .help("save the file as UTF-8");
+                // (An imported file that is not UTF-8 is reported at its
+                // `import`, as E0601, like any module that cannot be read.)
+                unit.errors.insert(0, bad);
+                unit
+            }
+        }
+    }
+}
+
 /// Loads the entry file and every module it imports, dependencies first.
 pub(crate) fn load(entry: &Path) -> Result<Vec<Unit>, Diagnostics> {
     let name = entry
@@ -64,8 +94,8 @@ pub(crate) fn load(entry: &Path) -> Result<Vec<Unit>, Diagnostics> {
         .unwrap_or_default();
     let dir = entry.parent().map(Path::to_path_buf).unwrap_or_default();
     let path = entry.display().to_string();
-    let source = match std::fs::read_to_string(entry) {
-        Ok(s) => s,
+    let source = match std::fs::read(entry) {
+        Ok(bytes) => bytes,
         Err(e) => {
             let mut diags = Diagnostics::new();
             let f = diags.add_file(&path, "");
@@ -88,7 +118,7 @@ pub(crate) fn load(entry: &Path) -> Result<Vec<Unit>, Diagnostics> {
         state: HashMap::new(),
         pending_files: Vec::new(),
     };
-    let root = Unit::parse(&name, &path, source);
+    let root = Unit::from_bytes(&name, &path, source);
     loader.visit(root);
     finish(loader)
 }

@@ -50,7 +50,17 @@ pub(crate) struct Emitter {
     /// per-class free lists, so a single register is found in log time.
     pools: [std::collections::BTreeSet<u16>; 2],
     labels: Vec<Option<u32>>,
+    /// The jumps to patch, in the order of their pcs (a jump is pushed as
+    /// it is emitted, at the end of the code), so the one at a given pc is
+    /// found from the end without scanning the rest.
     fixups: Vec<(usize, Label)>,
+    /// Per label, how many jumps in `fixups` go to it.
+    jumps: Vec<u32>,
+    /// The labels bound to the pc `bound_here.0`: what
+    /// [`Emitter::label_here`] looks at, instead of every fixup, which made
+    /// a function of many branches (a `match` of 100,000 arms) compile in
+    /// quadratic time.
+    bound_here: (u32, Vec<Label>),
     /// The source line instructions are emitted for.
     pub line: u32,
     /// Set when the function needed more registers than a frame may hold.
@@ -111,7 +121,14 @@ impl Emitter {
             return false;
         };
         let at = self.code.len() - 1;
-        let Some(fixup) = self.fixups.iter().rposition(|&(i, _)| i == at) else {
+        // Only the last fixup can be at the last instruction: they are in
+        // the order of their pcs.
+        let Some(fixup) = self
+            .fixups
+            .len()
+            .checked_sub(1)
+            .filter(|&last| self.fixups[last].0 == at)
+        else {
             return false;
         };
         let label = self.fixups[fixup].1;
@@ -129,6 +146,7 @@ impl Emitter {
             _ => return false,
         };
         self.fixups.remove(fixup);
+        self.jumps[label.0] -= 1;
         self.code[at] = fused;
         self.guard = Some(Guard {
             jump: last,
@@ -146,6 +164,7 @@ impl Emitter {
             let at = self.code.len() - 1;
             self.code[at] = guard.jump;
             self.fixups.push((at, guard.label));
+            self.jumps[guard.label.0] += 1;
             self.code.push(Instr::Return { src: guard.src });
             self.lines.push(guard.line);
         }
@@ -292,6 +311,7 @@ impl Emitter {
 
     pub fn label(&mut self) -> Label {
         self.labels.push(None);
+        self.jumps.push(0);
         Label(self.labels.len() - 1)
     }
 
@@ -303,22 +323,34 @@ impl Emitter {
             Some(_) => self.unfuse(),
             None => {}
         }
-        self.labels[label.0] = Some(self.pc());
+        let pc = self.pc();
+        self.labels[label.0] = Some(pc);
+        if self.bound_here.0 != pc {
+            self.bound_here = (pc, Vec::new());
+        }
+        self.bound_here.1.push(label);
     }
 
     /// Whether some label is bound to the next instruction (so code that
     /// jumps there needs an instruction to land on).
     pub fn label_here(&self) -> bool {
         let pc = self.pc();
-        self.fixups
-            .iter()
-            .any(|(_, l)| self.labels[l.0] == Some(pc))
+        self.bound_here.0 == pc
+            && self
+                .bound_here
+                .1
+                .iter()
+                .any(|l| self.labels[l.0] == Some(pc) && self.jumps[l.0] > 0)
     }
 
     /// Emits a jump whose target is patched to `label` when the function
     /// is finished. `instr` is built with a placeholder target.
     pub fn jump(&mut self, instr: Instr, label: Label) {
+        // A pending guarded return is put back first, so the jump's pc is
+        // where it lands and the fixups stay in the order of their pcs.
+        self.unfuse();
         self.fixups.push((self.code.len(), label));
+        self.jumps[label.0] += 1;
         self.emit(instr);
     }
 

@@ -368,3 +368,18 @@ fn the_uses_of_a_missing_module_are_not_reported_again() {
     let codes: Vec<&str> = errors.iter().map(|d| d.code()).collect();
     assert_eq!(codes, ["E0601"], "{errors}");
 }
+
+#[test]
+fn an_entry_file_that_is_not_utf8_is_reported_at_the_bad_bytes_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.cove");
+    let mut bytes = b"fn main() -> Int {\n  let s = \"ok\"\n  let t = \"".to_vec();
+    bytes.extend([0xff, 0xfe]);
+    bytes.extend(b"\"\n  0\n}\n");
+    std::fs::write(&path, bytes).unwrap();
+    let errors = cove_compiler::compile_files(&path).unwrap_err();
+    let d = errors.iter().next().unwrap();
+    assert_eq!(d.code(), "E0600");
+    assert_eq!((d.line(), d.column()), (3, 12), "{errors}");
+    assert!(d.message().contains("not UTF-8"), "{errors}");
+}

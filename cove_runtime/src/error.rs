@@ -72,13 +72,15 @@ impl ErrorKind {
     /// The process exit status a command-line runner should use for a run
     /// that ended this way.
     ///
-    /// `Exit(n)` is `n`; an interrupt is 130 (as a shell reports Ctrl-C);
+    /// `Exit(n)` is `n` when `n` is a status a program may use
+    /// ([`PROGRAM_STATUSES`], 0 to 63) and [`STATUS_OUT_OF_RANGE`] (64)
+    /// otherwise (see [`program_status`]); an interrupt is 130 (as a shell reports Ctrl-C);
     /// the limits and the debugger's halt have statuses of their own so a
     /// script can tell "the program is wrong" from "the program was stopped";
     /// every other fault of the program is 70 (`EX_SOFTWARE`).
     pub fn exit_code(self) -> i32 {
         match self {
-            ErrorKind::Exit(code) => code,
+            ErrorKind::Exit(code) => program_status(i64::from(code)),
             ErrorKind::Interrupted => 130,
             ErrorKind::OutOfFuel => 124,
             ErrorKind::HeapLimit => 125,
@@ -89,6 +91,35 @@ impl ErrorKind {
             ErrorKind::NoSuchEntry | ErrorKind::NotExported | ErrorKind::Invalid => 65,
             _ => 70,
         }
+    }
+}
+
+/// The exit statuses a program may give (`exit(n)`, or `main`'s `Int`):
+/// 0 to 63. Every status from 64 up is the runner's own — 64 for a program
+/// status outside this range, 65 to 141 for how a run or a command ended
+/// (see [`ErrorKind::exit_code`]), 101 for a panic of the host — so a
+/// script can always tell the program's answer from the runner's.
+pub const PROGRAM_STATUSES: std::ops::RangeInclusive<i64> = 0..=63;
+
+/// The exit status of a program that gave a status outside
+/// [`PROGRAM_STATUSES`]: a runner reports the number the program gave on
+/// stderr and exits with this instead.
+pub const STATUS_OUT_OF_RANGE: i32 = 64;
+
+/// The exit status a runner uses for a program that gave `status`: the
+/// status itself inside [`PROGRAM_STATUSES`], [`STATUS_OUT_OF_RANGE`]
+/// outside it. The one rule for both `exit(n)` and `main`'s result.
+///
+/// ```
+/// assert_eq!(cove_runtime::program_status(3), 3);
+/// assert_eq!(cove_runtime::program_status(101), 64);
+/// assert_eq!(cove_runtime::program_status(-1), 64);
+/// ```
+pub fn program_status(status: i64) -> i32 {
+    if PROGRAM_STATUSES.contains(&status) {
+        status as i32
+    } else {
+        STATUS_OUT_OF_RANGE
     }
 }
 
@@ -309,6 +340,19 @@ mod tests {
         let text = error.to_string();
         assert_eq!(text.lines().count(), 27);
         assert!(text.contains("\n  ... 75 more frames\n  at m.f95 (m.cove:1)"));
+    }
+
+    #[test]
+    fn a_program_status_outside_0_to_63_cannot_pass_for_one_of_the_runners() {
+        for status in [
+            64, 65, 70, 74, 101, 124, 125, 126, 127, 128, 130, 141, 255, 256, -1,
+        ] {
+            assert_eq!(ErrorKind::Exit(status).exit_code(), STATUS_OUT_OF_RANGE);
+            assert_eq!(program_status(i64::from(status)), STATUS_OUT_OF_RANGE);
+        }
+        assert_eq!(program_status(i64::MAX), STATUS_OUT_OF_RANGE);
+        assert_eq!(ErrorKind::Exit(63).exit_code(), 63);
+        assert_eq!(ErrorKind::Exit(0).exit_code(), 0);
     }
 
     #[test]

@@ -73,9 +73,12 @@ mod limits;
 mod value;
 pub mod vm;
 
-pub use error::{BacktraceFrame, BacktraceLine, ErrorKind, RunError};
+pub use error::{
+    BacktraceFrame, BacktraceLine, ErrorKind, PROGRAM_STATUSES, RunError, STATUS_OUT_OF_RANGE,
+    program_status,
+};
 pub use heap::Memory;
-pub use limits::{InterruptHandle, Limits};
+pub use limits::{DEFAULT_MAX_HEAP_WORDS, InterruptHandle, Limits, WORK_PER_FUEL};
 pub use value::{ChannelHandle, TaskHandle, Value};
 pub use vm::Vm;
 pub use vm::machine::Machine;

@@ -9,10 +9,25 @@
 //! spawn. No limit costs an instruction anything.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// The bounds of a run. `Limits::default()` bounds only the call depth and
-/// the number of tasks.
+/// The heap bound of a run that sets none: 2^28 words, 2 GiB of live heap
+/// (and register stacks) across all the run's tasks.
+///
+/// A fixed number rather than a share of the machine's memory, so that a
+/// program's behaviour does not depend on the host it runs on; generous,
+/// so that no reasonable program meets it; and below what a copying
+/// collector (which needs the live heap twice over while it copies) can
+/// get from a host with 8 GiB. Past it a run ends with `HeapLimit` instead
+/// of taking the host's memory until the process is killed.
+pub const DEFAULT_MAX_HEAP_WORDS: u64 = 1 << 28;
+
+/// The bounds of a run. `Limits::default()` bounds the heap
+/// ([`DEFAULT_MAX_HEAP_WORDS`]), the call depth and the number of tasks.
+///
+/// The budgets named for "the run" — [`fuel`](Limits::fuel) and
+/// [`max_heap_words`](Limits::max_heap_words) — are the whole run's,
+/// shared by every task it spawns, not each task's.
 ///
 /// ```
 /// let limits = cove_runtime::Limits {
@@ -24,13 +39,25 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
-    /// How many instructions the run may execute, per task; `None` is no
-    /// bound. Running out is [`ErrorKind::OutOfFuel`](crate::ErrorKind::OutOfFuel).
-    /// Exact: a run with fuel `n` executes at most `n` instructions.
+    /// How much work the whole run may do, all its tasks together; `None`
+    /// is no bound. Running out is [`ErrorKind::OutOfFuel`](crate::ErrorKind::OutOfFuel).
+    ///
+    /// Fuel counts instructions, one each, and on top of that the work
+    /// whose size depends on the data: an instruction or builtin that
+    /// copies, builds, compares, sorts or renders more than a word's worth
+    /// (a concatenation, `repeat`, `join`, `sort`, a deep copy between
+    /// tasks, a value's text form) pays one unit for every
+    /// [`WORK_PER_FUEL`] bytes (or elements) it handles. So fuel bounds
+    /// time, not just instruction count: a string grown by one character a
+    /// turn costs in proportion to its length each turn. Exact for
+    /// instructions: a run with fuel `n` executes at most `n` of them.
     pub fuel: Option<u64>,
-    /// How many words of live heap a task may hold after a collection; `None`
-    /// is no bound. Over it is [`ErrorKind::HeapLimit`](crate::ErrorKind::HeapLimit).
-    /// A single allocation larger than the bound fails at once.
+    /// How many words of live heap the whole run may hold, all its tasks'
+    /// heaps and register stacks together, after a collection; `None` is no
+    /// bound. The default is [`DEFAULT_MAX_HEAP_WORDS`]. Over it is
+    /// [`ErrorKind::HeapLimit`](crate::ErrorKind::HeapLimit), as is a
+    /// host that cannot give the heap the memory it asks for. A single
+    /// allocation larger than the bound fails at once.
     pub max_heap_words: Option<u64>,
     /// How many Cove frames a task's stack may hold; the entry is the first.
     /// Deeper is [`ErrorKind::CallDepth`](crate::ErrorKind::CallDepth).
@@ -59,10 +86,139 @@ impl Default for Limits {
     fn default() -> Limits {
         Limits {
             fuel: None,
-            max_heap_words: None,
+            max_heap_words: Some(DEFAULT_MAX_HEAP_WORDS),
             max_call_depth: 100_000,
             max_tasks: 1_000,
             gc_stress: false,
+        }
+    }
+}
+
+/// Bytes (or elements) of data-sized work that cost one unit of fuel,
+/// besides the instruction that did it (see [`Limits::fuel`]): a word's
+/// worth, about what one instruction moves.
+pub const WORK_PER_FUEL: u64 = 8;
+
+/// The fuel of one run, drawn on by all its tasks: see [`Limits::fuel`].
+///
+/// A task takes fuel a stride at a time (at most
+/// [`SAFEPOINT_STRIDE`](crate::vm::exec::SAFEPOINT_STRIDE)) and gives back
+/// what it did not use when it stops, so the run's instructions never pass
+/// the fuel, and a task pays one atomic operation a stride for sharing it.
+#[derive(Debug)]
+pub(crate) struct FuelTank {
+    left: Option<AtomicU64>,
+    /// Whether any of it paid for data-sized work, not instructions: what
+    /// the out-of-fuel message says.
+    worked: AtomicBool,
+}
+
+impl FuelTank {
+    pub(crate) fn new(fuel: Option<u64>) -> FuelTank {
+        FuelTank {
+            left: fuel.map(AtomicU64::new),
+            worked: AtomicBool::new(false),
+        }
+    }
+
+    /// Notes that fuel paid for work other than instructions.
+    pub(crate) fn note_work(&self) {
+        self.worked.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether any fuel paid for work other than instructions.
+    pub(crate) fn paid_for_work(&self) -> bool {
+        self.worked.load(Ordering::Relaxed)
+    }
+
+    /// Takes up to `want`, and gives what it took: 0 when the tank is empty.
+    pub(crate) fn take(&self, want: u64) -> u64 {
+        let Some(left) = &self.left else { return want };
+        let mut taken = 0;
+        let _ = left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+            taken = now.min(want);
+            Some(now - taken)
+        });
+        taken
+    }
+
+    /// Gives back fuel a task took and did not use.
+    pub(crate) fn give_back(&self, unused: u64) {
+        if let Some(left) = &self.left {
+            left.fetch_add(unused, Ordering::AcqRel);
+        }
+    }
+
+    /// Pays for `work` units at once, or empties the tank and fails when
+    /// fewer are left.
+    pub(crate) fn pay(&self, work: u64) -> bool {
+        let Some(left) = &self.left else { return true };
+        if work == 0 {
+            return true;
+        }
+        let paid = left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+            Some(now.saturating_sub(work))
+        });
+        paid.is_ok_and(|before| before >= work)
+    }
+}
+
+/// The heap budget of one run, shared by its tasks' heaps: see
+/// [`Limits::max_heap_words`].
+///
+/// Each heap adds what it holds after a collection (its live words, its
+/// maps' entries and its task's register stack) and takes it away when
+/// its task ends; a collection that finds the sum over the bound fails.
+/// One atomic add a collection.
+#[derive(Debug)]
+pub(crate) struct HeapBudget {
+    pub(crate) limit: Option<u64>,
+    used: AtomicU64,
+    /// The allocation that fails, counted across the run from 1: the
+    /// allocation-failure sweep's hook (see `Vm::with_allocation_failure_at`).
+    fail_at: Option<u64>,
+    allocations: AtomicU64,
+    /// The run's interrupt, which long work inside the heap (a deep copy,
+    /// a text form) polls as it goes.
+    pub(crate) interrupt: InterruptHandle,
+}
+
+impl HeapBudget {
+    pub(crate) fn new(
+        limit: Option<u64>,
+        fail_at: Option<u64>,
+        interrupt: InterruptHandle,
+    ) -> HeapBudget {
+        HeapBudget {
+            limit,
+            used: AtomicU64::new(0),
+            fail_at,
+            allocations: AtomicU64::new(0),
+            interrupt,
+        }
+    }
+
+    /// Replaces a heap's share, `old` words, by `new`, and gives the run's
+    /// total after.
+    pub(crate) fn reshare(&self, old: u64, new: u64) -> u64 {
+        if new >= old {
+            self.used.fetch_add(new - old, Ordering::AcqRel) + (new - old)
+        } else {
+            self.used.fetch_sub(old - new, Ordering::AcqRel) - (old - new)
+        }
+    }
+
+    /// Words the run holds now, as last reported.
+    pub(crate) fn used(&self) -> u64 {
+        self.used.load(Ordering::Acquire)
+    }
+
+    /// Whether this allocation is the one the sweep's hook fails.
+    #[inline]
+    pub(crate) fn fails_now(&self) -> bool {
+        match self.fail_at {
+            None => false,
+            Some(n) => self.allocations.fetch_add(1, Ordering::Relaxed) + 1 == n,
         }
     }
 }

@@ -13,7 +13,14 @@ use std::sync::Arc;
 use crate::vm::tasks::{ChannelState, TaskState};
 
 /// A Cove value owned by the host.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// A value may be nested as deep as memory allows (a list a million
+/// levels deep, an enum cons list): `Clone`, `==`, `Display` and
+/// [`Value::drop_deep`] walk it with a stack of their own, never the
+/// host's (see `value/deep.rs`). A plain drop and `Debug` are Rust's own
+/// and recursive: see `drop_deep` for why, and use it for a value that may
+/// be deep.
+#[derive(Debug)]
 pub enum Value {
     /// `()`.
     Unit,
@@ -85,79 +92,12 @@ impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Str(s) => f.write_str(s),
-            other => write_nested(f, other),
+            other => deep::display(f, other),
         }
     }
 }
 
-fn write_nested(f: &mut fmt::Formatter<'_>, value: &Value) -> fmt::Result {
-    fn list(f: &mut fmt::Formatter<'_>, items: &[Value]) -> fmt::Result {
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write_nested(f, item)?;
-        }
-        Ok(())
-    }
-    match value {
-        Value::Unit => f.write_str("()"),
-        Value::Bool(b) => write!(f, "{b}"),
-        Value::Int(n) => write!(f, "{n}"),
-        Value::Float(x) => write!(f, "{x}"),
-        Value::Str(s) => write!(f, "{s:?}"),
-        Value::List(items) => {
-            f.write_str("[")?;
-            list(f, items)?;
-            f.write_str("]")
-        }
-        Value::Map(entries) => {
-            f.write_str("{")?;
-            for (i, (k, v)) in entries.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(", ")?;
-                }
-                write_nested(f, k)?;
-                f.write_str(": ")?;
-                write_nested(f, v)?;
-            }
-            f.write_str("}")
-        }
-        Value::Option(None) => f.write_str("None"),
-        Value::Option(Some(v)) => {
-            f.write_str("Some(")?;
-            write_nested(f, v)?;
-            f.write_str(")")
-        }
-        Value::Struct { name, fields } => {
-            write!(f, "{name} {{ ")?;
-            for (i, (field, v)) in fields.iter().enumerate() {
-                if i > 0 {
-                    f.write_str(", ")?;
-                }
-                write!(f, "{field}: ")?;
-                write_nested(f, v)?;
-            }
-            f.write_str(" }")
-        }
-        Value::Variant {
-            enum_name,
-            variant,
-            fields,
-        } => {
-            write!(f, "{enum_name}.{variant}")?;
-            if !fields.is_empty() {
-                f.write_str("(")?;
-                list(f, fields)?;
-                f.write_str(")")?;
-            }
-            Ok(())
-        }
-        Value::Task(_) => f.write_str("<task>"),
-        Value::Channel(_) => f.write_str("<channel>"),
-        Value::Raw(bits) => write!(f, "<raw {bits:#x}>"),
-    }
-}
+mod deep;
 
 /// A handle to a spawned task's result. Equal when it is the same task.
 #[derive(Clone)]

@@ -1396,17 +1396,16 @@ fn fuel_equal_to_a_runs_length_is_enough_and_one_less_is_not_at_every_stride_bou
 }
 
 #[test]
-fn fuel_is_per_task_so_tasks_together_may_run_more_than_it_and_a_starved_task_ends_the_run() {
+fn fuel_is_the_runs_so_tasks_together_run_no_more_than_it_and_a_starved_task_ends_the_run() {
     let program = compile(TWO_LOOPS);
-    // The task's run is exactly two strides long, so its fuel runs out on a
-    // stride boundary.
+    // The task's run is exactly two strides long.
     let task = 2 * u64::from(SAFEPOINT_STRIDE);
     let (a, b) = turns_for(&program, task).expect("work can run two strides");
     assert_eq!(work_cost(&program, a, b), task);
     let args = vec![Value::Int(a), Value::Int(b)];
 
     // Each task runs `work` once, and main its own call of it too: together
-    // they run about twice what either may.
+    // they run about twice what either does alone.
     let main = run_in(
         Mode::Polled,
         &program,
@@ -1428,12 +1427,24 @@ fn fuel_is_per_task_so_tasks_together_may_run_more_than_it_and_a_starved_task_en
             },
         )
     };
-    let exact = limited(main.instructions, "beside");
-    assert_eq!(exact.result, Ok(Value::Int(0)));
-    assert_eq!(exact.instructions, main.instructions);
+    // Enough for main alone is not enough for the run: the task draws on
+    // the same fuel.
+    let alone = limited(main.instructions, "beside");
+    assert_eq!(
+        alone.result.expect_err("main's fuel alone").kind,
+        ErrorKind::OutOfFuel
+    );
+    // Both together, with a stride to spare for the fuel a task holds
+    // while it waits, is.
+    let both = limited(
+        main.instructions + task + u64::from(SAFEPOINT_STRIDE),
+        "beside",
+    );
+    assert_eq!(both.result, Ok(Value::Int(0)));
+    assert_eq!(both.instructions, main.instructions);
 
-    // A task with exactly its length of fuel finishes; one instruction less
-    // and it ends the run, from inside the task, while main waits in join.
+    // A task short of its length ends the run, from inside the task, while
+    // main waits in join.
     let waiting = run_in(
         Mode::Polled,
         &program,
@@ -1442,10 +1453,13 @@ fn fuel_is_per_task_so_tasks_together_may_run_more_than_it_and_a_starved_task_en
         &Limits::default(),
     );
     assert!(waiting.instructions < task, "main only spawns and joins");
-    let enough = limited(task, "in_task");
+    let enough = limited(
+        task + waiting.instructions + u64::from(SAFEPOINT_STRIDE),
+        "in_task",
+    );
     assert_eq!(enough.result, waiting.result);
     let short = limited(task - 1, "in_task");
-    let error = short.result.expect_err("the task is one instruction short");
+    let error = short.result.expect_err("the task is short");
     assert_eq!(error.kind, ErrorKind::OutOfFuel, "{error}");
     assert!(
         error

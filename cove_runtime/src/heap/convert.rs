@@ -59,8 +59,17 @@ impl Memory {
         let mut work = vec![Out::Visit(ty, bits)];
         let mut done: Vec<Value> = Vec::new();
         let mut words = 0u64;
+        let mut steps = 0u32;
         let take = |done: &mut Vec<Value>, n: usize| done.split_off(done.len() - n);
         while let Some(step) = work.pop() {
+            // A copy can take seconds (a value that shares one string a
+            // million times comes out a million strings): it is work paid
+            // in fuel, and it looks for an interrupt as it goes.
+            steps = steps.wrapping_add(1);
+            if steps % 4096 == 0 {
+                self.stop_requested()?;
+            }
+            self.did_work(crate::limits::WORK_PER_FUEL);
             let (ty, bits) = match step {
                 Out::Visit(ty, bits) => (ty, bits),
                 Out::List(n) => {
@@ -130,7 +139,11 @@ impl Memory {
                 Type::Bool => Value::Bool(bits != 0),
                 Type::Int => Value::Int(bits as i64),
                 Type::Float => Value::Float(f64::from_bits(bits)),
-                Type::Str => Value::Str(self.str_text(bits).into_owned()),
+                Type::Str => {
+                    let text = self.str_text(bits).into_owned();
+                    self.did_work(text.len() as u64);
+                    Value::Str(text)
+                }
                 Type::Task(_) => Value::Task(self.task(bits).clone()),
                 Type::Channel(_) => Value::Channel(self.channel(bits).clone()),
                 Type::Option(_) if bits == 0 => Value::Option(None),
@@ -227,7 +240,13 @@ impl Memory {
     ) -> Faulty<u64> {
         let mut work = vec![In::Visit(ty, value)];
         let mut done: Vec<u64> = Vec::new();
+        let mut steps = 0u32;
         while let Some(step) = work.pop() {
+            steps = steps.wrapping_add(1);
+            if steps % 4096 == 0 {
+                self.stop_requested()?;
+            }
+            self.did_work(crate::limits::WORK_PER_FUEL);
             match step {
                 In::Visit(ty, value) => {
                     let Some(t) = program.types.get(ty.0 as usize) else {
@@ -393,26 +412,7 @@ impl Memory {
 /// otherwise take as many native frames to free. Every value the runtime
 /// lets go of that may be deep (a message, a task's result) goes this way.
 pub(crate) fn dispose(value: Value) {
-    let mut stack = vec![value];
-    while let Some(mut value) = stack.pop() {
-        match &mut value {
-            Value::List(items) => stack.append(items),
-            Value::Map(entries) => {
-                for (key, value) in entries.drain(..) {
-                    stack.push(key);
-                    stack.push(value);
-                }
-            }
-            Value::Option(inner) => {
-                if let Some(inner) = inner.take() {
-                    stack.push(*inner);
-                }
-            }
-            Value::Struct { fields, .. } => stack.extend(fields.drain(..).map(|(_, v)| v)),
-            Value::Variant { fields, .. } => stack.append(fields),
-            _ => {}
-        }
-    }
+    value.drop_deep();
 }
 
 /// About how many heap words `value` takes once copied into a heap: a

@@ -14,7 +14,7 @@
 //! precise: a num register is never looked at, so an integer that happens to
 //! look like an address keeps nothing alive.
 
-use super::{Layouts, heap_limit};
+use super::Layouts;
 use super::{Memory, Side, a_of, b_of, kind, kind_of, words_for};
 use crate::error::Faulty;
 
@@ -81,6 +81,10 @@ impl Memory {
     pub(crate) fn collect(&mut self, roots: impl FnOnce(Roots<'_>)) -> Faulty<()> {
         let needed = self.space.len();
         if self.spare.len() < needed {
+            let more = needed - self.spare.len();
+            self.spare
+                .try_reserve_exact(more)
+                .map_err(|e| super::out_of_memory(more, &e.to_string()))?;
             self.spare.resize(needed, 0);
         }
         self.maps.begin_marking();
@@ -143,11 +147,11 @@ impl Memory {
         self.collections += 1;
         self.side_now = self.side_words();
         self.live_after_collection = live + self.side_now;
+        // The run's total first: the next collection's point depends on
+        // what the other heaps hold.
+        let shared = self.reshare();
         self.set_next_collection();
-        match self.limit {
-            Some(limit) if self.live_after_collection as u64 > limit => Err(heap_limit(limit)),
-            _ => Ok(()),
-        }
+        shared
     }
 }
 

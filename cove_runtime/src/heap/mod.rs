@@ -68,6 +68,7 @@ use cove_ir::program::Program;
 use cove_ir::types::Type;
 
 use crate::error::{ErrorKind, Fault, Faulty, RunError};
+use crate::limits::HeapBudget;
 use crate::value::{ChannelHandle, TaskHandle};
 use entries::Entries;
 
@@ -286,6 +287,17 @@ pub struct Memory {
     /// heap limit.
     side_now: usize,
     limit: Option<u64>,
+    /// The run's heap budget, which every task's heap draws on.
+    budget: Arc<HeapBudget>,
+    /// What this heap has added to the budget: its live words after the
+    /// last collection, its maps' entries and its task's register stack.
+    share: u64,
+    /// Words of its task's register stack, part of `share`.
+    stack_words: u64,
+    /// Data-sized work done since the machine last paid fuel for it, in
+    /// bytes or elements (see `Limits::fuel`). A `Cell` because copies out
+    /// of the heap read it and count.
+    work: std::cell::Cell<u64>,
     stress: bool,
     layouts: Arc<Layouts>,
     pub(crate) maps: Side<(Table, bool)>,
@@ -295,7 +307,8 @@ pub struct Memory {
 
 impl Memory {
     /// An empty heap over the layouts of a program.
-    pub(crate) fn new(layouts: Arc<Layouts>, limit: Option<u64>, stress: bool) -> Memory {
+    pub(crate) fn new(layouts: Arc<Layouts>, budget: Arc<HeapBudget>, stress: bool) -> Memory {
+        let limit = budget.limit;
         let mut memory = Memory {
             space: vec![0; 1024],
             spare: Vec::new(),
@@ -307,6 +320,10 @@ impl Memory {
             live_after_collection: 0,
             side_now: 0,
             limit,
+            budget,
+            share: 0,
+            stack_words: 0,
+            work: std::cell::Cell::new(0),
             stress,
             layouts,
             maps: Side::default(),
@@ -360,15 +377,100 @@ impl Memory {
         {
             return Err(heap_limit(limit));
         }
+        if self.budget.fails_now() {
+            return Err(out_of_memory(
+                words,
+                "the allocation-failure hook failed it",
+            ));
+        }
         let at = self.next;
         let end = at + words;
         if end > self.space.len() {
-            self.space.resize((self.space.len() * 2).max(end), 0);
+            self.grow_space(end)?;
         }
         self.next = end;
+        // Building an object is work in its size; past a few words (the
+        // cost of the instruction itself) it is paid in fuel.
+        if words > 4 {
+            self.did_work(8 * words as u64);
+        }
         self.allocated_words += words as u64;
         self.allocations += 1;
         Ok(at as u64)
+    }
+
+    /// Counts `amount` bytes (or elements) of data-sized work.
+    #[inline]
+    pub(crate) fn did_work(&self, amount: u64) {
+        self.work.set(self.work.get().saturating_add(amount));
+    }
+
+    /// The work counted since the last call, which the machine pays for.
+    pub(crate) fn take_work(&self) -> u64 {
+        self.work.replace(0)
+    }
+
+    /// Whether the run was asked to stop: long work inside the heap polls
+    /// this as it goes, since it cannot reach a safepoint.
+    pub(crate) fn stop_requested(&self) -> Faulty<()> {
+        if self.budget.interrupt.is_interrupted() {
+            Err(crate::vm::tasks::stopped(&self.budget.interrupt))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Grows the space to hold at least `end` words, doubling it, or fails
+    /// with `HeapLimit` when the host has no memory to give: a run that
+    /// asks for more than the machine has ends with an error of its own
+    /// instead of aborting the process.
+    #[cold]
+    #[inline(never)]
+    fn grow_space(&mut self, end: usize) -> Faulty<()> {
+        let want = (self.space.len() * 2).max(end);
+        let more = want - self.space.len();
+        if self.space.try_reserve_exact(more).is_err() {
+            // Doubling may be more than the host has; what is needed may not.
+            let need = end - self.space.len();
+            self.space
+                .try_reserve_exact(need)
+                .map_err(|e| out_of_memory(need, &e.to_string()))?;
+            self.space.resize(end, 0);
+        } else {
+            self.space.resize(want, 0);
+        }
+        Ok(())
+    }
+
+    /// Counts its task's register stack, now `words` long, in this heap's
+    /// share of the run's budget, and fails with `HeapLimit` when that puts
+    /// the run over its bound.
+    pub(crate) fn set_stack_words(&mut self, words: u64) -> Faulty<()> {
+        let share = self.share - self.stack_words + words;
+        let total = self.budget.reshare(self.share, share);
+        self.share = share;
+        self.stack_words = words;
+        match self.limit {
+            Some(limit) if total + self.since_collection() > limit => Err(heap_limit(limit)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Words allocated since the last collection, not yet in the share.
+    fn since_collection(&self) -> u64 {
+        (self.next + self.side_now).saturating_sub(self.live_after_collection) as u64
+    }
+
+    /// Replaces this heap's share of the run's budget after a collection,
+    /// and fails when the run as a whole is over its bound.
+    pub(crate) fn reshare(&mut self) -> Faulty<()> {
+        let share = self.live_after_collection as u64 + self.stack_words;
+        let total = self.budget.reshare(self.share, share);
+        self.share = share;
+        match self.limit {
+            Some(limit) if total > limit => Err(heap_limit(limit)),
+            _ => Ok(()),
+        }
     }
 
     /// Whether the machine should collect at the end of this instruction.
@@ -391,9 +493,12 @@ impl Memory {
             let grown = (self.live_after_collection * 2).max(FIRST_COLLECTION);
             match self.limit {
                 // A limit too large to reach (`u64::MAX` for "no bound")
-                // must not wrap around to zero.
+                // must not wrap around to zero. What the run's other heaps
+                // and this task's stack hold is not this heap's to use.
                 Some(limit) => {
-                    grown.min(usize::try_from(limit).map_or(usize::MAX, |l| l.saturating_add(1)))
+                    let others = self.budget.used().saturating_sub(self.share) + self.stack_words;
+                    let room = limit.saturating_sub(others);
+                    grown.min(usize::try_from(room).map_or(usize::MAX, |l| l.saturating_add(1)))
                 }
                 None => grown,
             }
@@ -742,6 +847,21 @@ impl Memory {
     fn side_words(&self) -> usize {
         self.maps.live().map(|(t, _)| t.estimate_words()).sum()
     }
+}
+
+impl Drop for Memory {
+    /// A task's heap that goes gives its share of the run's budget back.
+    fn drop(&mut self) {
+        self.budget.reshare(self.share, 0);
+    }
+}
+
+/// The host could not give the heap `words` more words.
+pub(crate) fn out_of_memory(words: usize, why: &str) -> Fault {
+    Fault::new(
+        ErrorKind::HeapLimit,
+        format!("out of memory: the host could not give the heap {words} more words ({why})"),
+    )
 }
 
 pub(crate) fn heap_limit(limit: u64) -> Fault {

@@ -95,6 +95,10 @@ impl Memory {
             // rather than at every step.
             if out.len() - checked > 1 << 20 {
                 self.str_fits(out.len())?;
+                // Rendering is work in the text's length (paid in fuel
+                // through the string it makes) and may be long: look for
+                // an interrupt too.
+                self.stop_requested()?;
                 checked = out.len();
             }
             match step {

@@ -40,6 +40,37 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
         .find(|&i| haystack[i] == first && &haystack[i..i + needle.len()] == needle)
 }
 
+/// Makes a run that ended well, or by `exit`, end in an I/O error instead
+/// when its output could not be flushed at the end: the last of what it
+/// wrote never arrived.
+pub(crate) fn flushed(
+    result: &mut Result<crate::Value, crate::RunError>,
+    flush: std::io::Result<()>,
+) {
+    let Err(e) = flush else { return };
+    let ended_well = match result {
+        Ok(_) => true,
+        Err(error) => matches!(error.kind, ErrorKind::Exit(_)),
+    };
+    if ended_well {
+        let fault = output_failed("output", &e);
+        if let Ok(value) =
+            std::mem::replace(result, Err(crate::RunError::new(fault.kind, fault.message)))
+        {
+            value.drop_deep();
+        }
+    }
+}
+
+/// The fault of a write to the program's output (or error output) that
+/// failed.
+pub(crate) fn output_failed(which: &str, e: &std::io::Error) -> Fault {
+    Fault::new(
+        ErrorKind::Io,
+        format!("cannot write the program's {which}: {e}"),
+    )
+}
+
 fn bool_bits(b: bool) -> u64 {
     u64::from(b)
 }
@@ -59,7 +90,38 @@ fn range(start: i64, end: i64, len: usize) -> Faulty<(usize, usize)> {
     Ok((start as usize, end as usize))
 }
 
+/// How often a long builtin's loop looks at the interrupt flag: every
+/// 4096 steps, a few microseconds of work apart.
+#[derive(Default)]
+struct Poll {
+    steps: u32,
+    stop: bool,
+}
+
+impl Poll {
+    /// Whether the run was asked to stop, looked at every 4096 calls.
+    #[inline]
+    fn stopped(&mut self, interrupt: &InterruptHandle) -> bool {
+        self.steps = self.steps.wrapping_add(1);
+        if self.steps % 4096 == 0 && interrupt.is_interrupted() {
+            self.stop = true;
+        }
+        self.stop
+    }
+}
+
 impl Machine<'_> {
+    /// Pays, before it starts, for a sort of `n` elements: about
+    /// `n log2 n` comparisons, one unit of work each. A sort the fuel left
+    /// cannot pay for fails before it takes the time.
+    fn pay_for_sort(&mut self, n: usize) -> Faulty<()> {
+        let n = n as u64;
+        let comparisons = n * u64::from(64 - n.leading_zeros());
+        self.heap
+            .did_work(comparisons.saturating_mul(crate::limits::WORK_PER_FUEL));
+        self.pay_for_work()
+    }
+
     /// A new string of the bytes `start..end` of the string `r`.
     fn substr(&mut self, r: u64, start: usize, end: usize) -> Faulty<u64> {
         let bytes = self.heap.str_bytes(r)[start..end].to_vec();
@@ -91,12 +153,21 @@ impl Machine<'_> {
         }
     }
 
-    fn write_out(&self, bytes: &[u8], newline: bool) {
+    /// Writes to the program's output. A failed write (a full disk,
+    /// `/dev/full`) ends the run with an I/O error: output the program
+    /// believes written and is not must not pass for success, and a
+    /// program printing in a loop must not run on writing nowhere.
+    fn write_out(&self, bytes: &[u8], newline: bool) -> Faulty<()> {
         let mut out = self.shared.out.lock();
-        let _ = out.write_all(bytes);
-        if newline {
-            let _ = out.write_all(b"\n");
-        }
+        out.write_all(bytes)
+            .and_then(|()| {
+                if newline {
+                    out.write_all(b"\n")
+                } else {
+                    Ok(())
+                }
+            })
+            .map_err(|e| output_failed("output", &e))
     }
 
     /// Runs one builtin on its arguments.
@@ -107,19 +178,24 @@ impl Machine<'_> {
         Ok(match builtin {
             // ---- functions ----------------------------------------------
             Builtin::Print => {
-                self.write_out(self.heap.str_bytes(arg(0)), false);
+                self.write_out(self.heap.str_bytes(arg(0)), false)?;
                 0
             }
             Builtin::Println => {
-                self.write_out(self.heap.str_bytes(arg(0)), true);
+                self.write_out(self.heap.str_bytes(arg(0)), true)?;
                 0
             }
             Builtin::Eprintln => {
-                let _ = self.shared.out.lock().flush();
+                self.shared
+                    .out
+                    .lock()
+                    .flush()
+                    .map_err(|e| output_failed("output", &e))?;
                 let mut err = self.shared.err.lock();
-                let _ = err.write_all(self.heap.str_bytes(arg(0)));
-                let _ = err.write_all(b"\n");
-                let _ = err.flush();
+                err.write_all(self.heap.str_bytes(arg(0)))
+                    .and_then(|()| err.write_all(b"\n"))
+                    .and_then(|()| err.flush())
+                    .map_err(|e| output_failed("error output", &e))?;
                 0
             }
             Builtin::ReadFile => {
@@ -415,15 +491,37 @@ impl Machine<'_> {
                 self.heap.alloc_str(&joined)?
             }
             Builtin::ListSortInt => {
-                self.heap
-                    .list_items_mut(arg(0))
-                    .sort_unstable_by_key(|x| *x as i64);
+                self.pay_for_sort(self.heap.list_len(arg(0)))?;
+                let interrupt = &self.shared.interrupt;
+                let mut polls = Poll::default();
+                self.heap.list_items_mut(arg(0)).sort_unstable_by(|a, b| {
+                    if polls.stopped(interrupt) {
+                        return std::cmp::Ordering::Equal;
+                    }
+                    (*a as i64).cmp(&(*b as i64))
+                });
+                if polls.stop {
+                    return Err(crate::vm::tasks::stopped(interrupt));
+                }
                 0
             }
             Builtin::ListSortStr => {
                 let list = arg(0);
+                self.pay_for_sort(self.heap.list_len(list))?;
                 let mut items = self.heap.list_items(list).to_vec();
-                items.sort_by(|a, b| self.heap.str_bytes(*a).cmp(self.heap.str_bytes(*b)));
+                let interrupt = &self.shared.interrupt;
+                let mut polls = Poll::default();
+                items.sort_by(|a, b| {
+                    // Once stopped, every comparison is a cheap "equal",
+                    // and the sort finishes at once; its order is moot.
+                    if polls.stopped(interrupt) {
+                        return std::cmp::Ordering::Equal;
+                    }
+                    self.heap.str_bytes(*a).cmp(self.heap.str_bytes(*b))
+                });
+                if polls.stop {
+                    return Err(crate::vm::tasks::stopped(interrupt));
+                }
                 self.heap.list_items_mut(list).copy_from_slice(&items);
                 0
             }

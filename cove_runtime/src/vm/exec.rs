@@ -675,7 +675,7 @@ impl<'env> Machine<'env> {
                     let callee_base = caller.base as usize + usize::from(args.0);
                     let top = callee_base + target.registers as usize;
                     if top > self.stack.len() {
-                        self.stack.resize(top * 2, 0);
+                        attempt!(self.grow_stack(top));
                     }
                     let count = usize::from(count);
                     // SAFETY: `check` proved `count` within the callee's
@@ -1001,15 +1001,13 @@ impl<'env> Machine<'env> {
 
     /// How many instructions may run before the next safepoint.
     fn next_chunk(&mut self) -> Result<u32, Fault> {
+        if self.fuel == Some(0) {
+            // The fuel is the run's: refill from its tank.
+            self.fuel = Some(self.shared.fuel.take(u64::from(SAFEPOINT_STRIDE)));
+        }
         match &mut self.fuel {
             None => Ok(SAFEPOINT_STRIDE),
-            Some(0) => Err(Fault::new(
-                ErrorKind::OutOfFuel,
-                format!(
-                    "out of fuel after {} instructions",
-                    self.shared.limits.fuel.unwrap_or(0)
-                ),
-            )),
+            Some(0) => Err(out_of_fuel(self.shared)),
             Some(fuel) => {
                 let chunk = (*fuel).min(u64::from(SAFEPOINT_STRIDE)) as u32;
                 *fuel -= u64::from(chunk);
@@ -1045,7 +1043,7 @@ impl<'env> Machine<'env> {
         if self.shared.interrupt.is_interrupted() || self.shared.scheduler.is_ending() {
             return Err(crate::vm::tasks::stopped(&self.shared.interrupt));
         }
-        Ok(())
+        self.pay_for_work()
     }
 
     /// Starts `callee` on a task of its own, with deep copies of `args`.
@@ -1089,6 +1087,20 @@ impl<'env> Machine<'env> {
         }
         self.heap.alloc_task(handle, function.result.0)
     }
+}
+
+/// The run's fuel is used up: by instructions alone, or by instructions
+/// and the data-sized work of builtins and copies (see
+/// [`Limits::fuel`](crate::Limits::fuel)).
+#[cold]
+pub(crate) fn out_of_fuel(shared: &crate::vm::machine::Shared<'_>) -> Fault {
+    let fuel = shared.limits.fuel.unwrap_or(0);
+    let message = if shared.fuel.paid_for_work() {
+        format!("out of fuel after {fuel} instructions and units of work")
+    } else {
+        format!("out of fuel after {fuel} instructions")
+    };
+    Fault::new(ErrorKind::OutOfFuel, message)
 }
 
 /// [`null_object`] for a builtin's argument.

@@ -32,7 +32,7 @@ use parking_lot::Mutex;
 
 use crate::error::{BacktraceFrame, ErrorKind, Fault, RunError};
 use crate::heap::{Layouts, Memory};
-use crate::limits::{InterruptHandle, Limits};
+use crate::limits::{FuelTank, HeapBudget, InterruptHandle, Limits, WORK_PER_FUEL};
 use crate::value::Value;
 use crate::vm::tasks::Scheduler;
 
@@ -180,6 +180,10 @@ pub(crate) struct Shared<'env> {
     pub(crate) program: &'env Program,
     pub(crate) digest: &'env Digest,
     pub(crate) limits: Limits,
+    /// The run's fuel, which every task draws on.
+    pub(crate) fuel: FuelTank,
+    /// The run's heap budget, which every task's heap draws on.
+    pub(crate) heap: Arc<HeapBudget>,
     pub(crate) interrupt: InterruptHandle,
     pub(crate) out: Mutex<Box<dyn Write + Send>>,
     pub(crate) err: Mutex<Box<dyn Write + Send>>,
@@ -242,7 +246,7 @@ impl<'env> Machine<'env> {
         let limits = &shared.limits;
         let mut heap = Memory::new(
             shared.digest.layouts.clone(),
-            limits.max_heap_words,
+            shared.heap.clone(),
             limits.gc_stress,
         );
         let mut consts = Vec::with_capacity(shared.program.constants.len());
@@ -264,7 +268,8 @@ impl<'env> Machine<'env> {
             consts,
             executed: 0,
             chunk: 0,
-            fuel: limits.fuel,
+            // Empty: the first stride's fuel comes from the run's tank.
+            fuel: limits.fuel.map(|_| 0),
             task,
             max_depth: limits.max_call_depth,
             room: 0,
@@ -298,7 +303,8 @@ impl<'env> Machine<'env> {
         }
         let registers = usize::from(function.registers);
         self.stack.clear();
-        self.stack.resize(registers.max(16) * 4, 0);
+        self.grow_stack(registers.max(16) * 4)
+            .map_err(|f| at_entry(f, frame_at(program, func, 0, self.task)))?;
         for (i, (ty, value)) in function.params.iter().zip(args).enumerate() {
             let bits = self
                 .heap
@@ -315,7 +321,55 @@ impl<'env> Machine<'env> {
             lent: 0,
         });
         self.room = self.frames.capacity().min(self.max_depth);
+        // Interning the constants and copying the arguments in is the
+        // host's work, not the program's: no fuel pays for it.
+        self.heap.take_work();
         Ok(())
+    }
+
+    /// Grows the register stack to hold at least `top` slots (twice that,
+    /// room allowing). The stack counts against the run's heap bound like
+    /// the heap itself, so a deep recursion of large frames meets
+    /// `HeapLimit` rather than taking the host's memory; and a host that
+    /// cannot give it the memory is a `HeapLimit` too, never an abort.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn grow_stack(&mut self, top: usize) -> Result<(), Fault> {
+        let want = top.saturating_mul(2);
+        self.heap.set_stack_words(top as u64)?;
+        let more = want.saturating_sub(self.stack.len());
+        let len = if self.stack.try_reserve_exact(more).is_ok() {
+            want
+        } else {
+            let need = top.saturating_sub(self.stack.len());
+            self.stack.try_reserve_exact(need).map_err(|e| {
+                crate::heap::out_of_memory(need, &format!("{e}, for the register stack"))
+            })?;
+            top
+        };
+        self.stack.resize(len, 0);
+        self.heap.set_stack_words(len as u64)
+    }
+
+    /// Pays for the data-sized work the heap counted since the last
+    /// payment (see [`Limits::fuel`]): from the fuel this task holds, then
+    /// from the run's tank. Called at each safepoint.
+    pub(crate) fn pay_for_work(&mut self) -> Result<(), Fault> {
+        let units = self.heap.take_work() / WORK_PER_FUEL;
+        let Some(held) = &mut self.fuel else {
+            return Ok(());
+        };
+        if units == 0 {
+            return Ok(());
+        }
+        let from_held = units.min(*held);
+        *held -= from_held;
+        self.shared.fuel.note_work();
+        if self.shared.fuel.pay(units - from_held) {
+            Ok(())
+        } else {
+            Err(crate::vm::exec::out_of_fuel(self.shared))
+        }
     }
 
     /// The Cove backtrace, innermost first, with the innermost frame at `pc`
@@ -382,6 +436,16 @@ impl<'env> Machine<'env> {
     /// The heap, for an embedder's tests.
     pub fn memory(&self) -> &Memory {
         &self.heap
+    }
+}
+
+impl Drop for Machine<'_> {
+    /// A task that ends gives the fuel it took and did not use back to the
+    /// run's tank.
+    fn drop(&mut self) {
+        if let Some(held) = self.fuel {
+            self.shared.fuel.give_back(held);
+        }
     }
 }
 

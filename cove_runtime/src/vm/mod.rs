@@ -63,6 +63,8 @@ pub struct Vm<'a, D: Debugger + ?Sized = dyn Debugger + 'a> {
     instructions: u64,
     digest: Digest,
     verified: Result<(), String>,
+    /// The allocation the sweep's hook fails, if any.
+    fail_allocation_at: Option<u64>,
 }
 
 impl<D: Debugger + ?Sized> std::fmt::Debug for Vm<'_, D> {
@@ -95,11 +97,23 @@ impl<'a> Vm<'a> {
             verified: cove_ir::verify::program(program)
                 .map_err(|e| e.to_string())
                 .and_then(|()| check::program(program)),
+            fail_allocation_at: None,
         }
     }
 }
 
 impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
+    /// Makes the `n`th heap allocation of each run (counted from 1, across
+    /// all its tasks) fail as if the host were out of memory: a test hook,
+    /// for the allocation-failure sweep that checks every allocation a
+    /// program makes can fail cleanly (a `HeapLimit` error with a Cove
+    /// backtrace, the output before it intact). Not a limit, so not in
+    /// [`Limits`]; a run without it pays one untaken branch an allocation.
+    pub fn with_allocation_failure_at(mut self, n: u64) -> Vm<'a, D> {
+        self.fail_allocation_at = Some(n);
+        self
+    }
+
     /// Installs a debugger: it is called before every instruction the run
     /// executes (see [`debug`]).
     ///
@@ -121,6 +135,7 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
             instructions: self.instructions,
             digest: self.digest,
             verified: self.verified,
+            fail_allocation_at: self.fail_allocation_at,
         }
     }
 
@@ -130,13 +145,16 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
         self
     }
 
-    /// Where `print` and `println` write. Flushed at the end of each run.
+    /// Where `print` and `println` write. Flushed at the end of each run,
+    /// however it ended.
     ///
-    /// A failed write, to this or to the error output, is ignored: the
-    /// program cannot see it and the run goes on. A host that wants a run
-    /// to stop when its output is closed (a pipe whose reader left) wraps
-    /// the writer and stops the run through its
-    /// [`interrupt_handle`](Vm::interrupt_handle), as `cove` does.
+    /// A failed write, to this or to the error output (a full disk,
+    /// `/dev/full`), ends the run with an [`ErrorKind::Io`] error that says
+    /// so; so does a failed flush at the end of a run that otherwise ended
+    /// well. A host that wants a closed pipe to end the run quietly
+    /// instead wraps the writer, takes the failure as done and stops the
+    /// run through its [`interrupt_handle`](Vm::interrupt_handle), as
+    /// `cove` does.
     pub fn with_output(mut self, output: Box<dyn Write + Send>) -> Vm<'a, D> {
         self.output = output;
         self
@@ -214,6 +232,12 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
         let shared = Shared {
             program: self.program,
             digest: &self.digest,
+            fuel: crate::limits::FuelTank::new(limits.fuel),
+            heap: std::sync::Arc::new(crate::limits::HeapBudget::new(
+                limits.max_heap_words,
+                self.fail_allocation_at,
+                self.interrupt.clone(),
+            )),
             limits,
             interrupt: self.interrupt.clone(),
             out: Mutex::new(std::mem::replace(
@@ -257,32 +281,14 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
         // a deadlock, which a task that died holding a channel can cause.
         let unjoined = shared.scheduler.unjoined();
         let mut out = shared.out.into_inner();
-        let _ = out.flush();
+        let flushed = out.flush();
         self.output = out;
         let mut err = shared.err.into_inner();
         let _ = err.flush();
         self.error_output = err;
         let (mut result, executed) = outcome;
-        if let Some(failure) = failure {
-            match &result {
-                Err(own) if own.kind != ErrorKind::Interrupted || failure.kind == own.kind => {}
-                _ => result = Err(failure),
-            }
-        }
-        let lost_matters = match &result {
-            Ok(_) => true,
-            Err(own) => own.kind == ErrorKind::Deadlock,
-        };
-        if let (true, Some((task, error))) = (lost_matters, unjoined) {
-            let lost = Err(RunError {
-                kind: error.kind,
-                message: format!("in task {task}, which was never joined: {}", error.message),
-                backtrace: error.backtrace,
-            });
-            if let Ok(value) = std::mem::replace(&mut result, lost) {
-                crate::heap::convert::dispose(value);
-            }
-        }
+        builtins::flushed(&mut result, flushed);
+        tasks::settle_result(&mut result, failure, unjoined);
         self.instructions += executed;
         if let Err(error) = &result
             && error.kind == ErrorKind::Interrupted

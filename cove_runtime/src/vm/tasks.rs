@@ -50,8 +50,10 @@
 //!
 //! Any other fault (division by zero, a failed `unwrap`, ...) is the task's
 //! own and surfaces where it is joined. A fault that no `join` ever looks at
-//! is not lost: if the run would otherwise end well, it ends with the first
-//! such fault instead ([`Scheduler::unjoined`]). It is not raised the moment
+//! is not lost: if the run would otherwise end well or by `exit`, it ends
+//! with the first such fault instead ([`Scheduler::unjoined`]), and if the
+//! main task failed on its own the fault is named after its message (see
+//! [`settle_result`]). It is not raised the moment
 //! it happens, because the program may still join the task and expect the
 //! error there, after output of its own.
 
@@ -167,8 +169,9 @@ struct Counts {
     /// Set when the run is over (the task the `Vm` ran has ended, or a task
     /// failed in a way that ends the run): the others stop.
     ending: bool,
-    /// The first failure of a spawned task that ends the whole run.
-    failure: Option<RunError>,
+    /// The first failure of a spawned task that ends the whole run, and
+    /// which task it was.
+    failure: Option<(u32, RunError)>,
     /// The faults of spawned tasks that no `join` has looked at yet, in the
     /// order they happened, by task number: see [`Scheduler::unjoined`].
     unjoined: Vec<(u32, RunError)>,
@@ -279,6 +282,66 @@ pub(crate) fn ends_the_run(kind: ErrorKind) -> bool {
     )
 }
 
+/// The result of a run, given what its spawned tasks left behind: the
+/// first failure of one that ended the run (`failure`) and the first fault
+/// of one nobody joined (`unjoined`). `result` is what the task the `Vm`
+/// ran ended with.
+///
+/// - A task's failure that ended the run is the run's result, always in
+///   the same words ("in task N: ...", the task's frames), unless the
+///   main task failed on its own in some other way. Whether the main task
+///   learnt of the failure through a `join` or was stopped for it is a
+///   race between threads, and must not change the report.
+/// - A fault nobody joined is never lost: a run that ended well, by
+///   `exit`, or in a deadlock (which a task that died holding a channel
+///   can cause) ends with it instead; a run that failed on its own says so
+///   after its own message.
+pub(crate) fn settle_result(
+    result: &mut Result<Value, RunError>,
+    failure: Option<(u32, RunError)>,
+    unjoined: Option<(u32, RunError)>,
+) {
+    let replace = |result: &mut Result<Value, RunError>, error: RunError| {
+        if let Ok(value) = std::mem::replace(result, Err(error)) {
+            dispose(value);
+        }
+    };
+    if let Some((task, failure)) = failure {
+        let own_fault = match &*result {
+            Err(own) if own.kind == ErrorKind::Interrupted => failure.kind == own.kind,
+            Err(own) => own.kind != failure.kind,
+            Ok(_) => false,
+        };
+        if !own_fault {
+            let error = RunError {
+                kind: failure.kind,
+                message: format!("in task {task}: {}", failure.message),
+                backtrace: failure.backtrace,
+            };
+            replace(result, error);
+        }
+    }
+    let Some((task, error)) = unjoined else {
+        return;
+    };
+    match result {
+        Err(own) if !matches!(own.kind, ErrorKind::Exit(_) | ErrorKind::Deadlock) => {
+            own.message = format!(
+                "{} (and task {task}, which was never joined, failed too: {})",
+                own.message, error.message
+            );
+        }
+        _ => {
+            let lost = RunError {
+                kind: error.kind,
+                message: format!("in task {task}, which was never joined: {}", error.message),
+                backtrace: error.backtrace,
+            };
+            replace(result, lost);
+        }
+    }
+}
+
 impl Scheduler {
     /// Whether the run is over and a task should stop at its next safepoint.
     #[inline]
@@ -321,14 +384,14 @@ impl Scheduler {
             counts.unjoined.push((task, error.clone()));
             return;
         }
-        counts.failure = Some(error.clone());
+        counts.failure = Some((task, error.clone()));
         counts.ending = true;
         self.ending.store(true, Ordering::Relaxed);
         self.wake.notify_all();
     }
 
     /// The failure [`Scheduler::fail`] recorded, if any.
-    pub(crate) fn failure(&self) -> Option<RunError> {
+    pub(crate) fn failure(&self) -> Option<(u32, RunError)> {
         self.counts.lock().failure.clone()
     }
 
