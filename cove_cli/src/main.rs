@@ -9,6 +9,8 @@
 //! means is the compiler's, and about what a run did is the runtime's.
 
 mod bench;
+#[cfg(feature = "profiler")]
+mod calibrate;
 mod check;
 mod cli;
 mod compile;

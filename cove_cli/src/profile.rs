@@ -87,7 +87,13 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
         Profiler::with_clock(SteppingClock::new(1))
     } else {
         match args.clock {
-            ClockChoice::Sampled => Profiler::sampling(),
+            ClockChoice::Sampled => {
+                let profiler = Profiler::sampling();
+                match crate::calibrate::stop_costs(profiler.stop_costs()) {
+                    Some(costs) => profiler.with_stop_costs(costs),
+                    None => profiler,
+                }
+            }
             ClockChoice::None => Profiler::counting(),
             ClockChoice::Counter => Profiler::with_counter_clock(),
             ClockChoice::Real => Profiler::new(),

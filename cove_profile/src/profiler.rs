@@ -96,19 +96,28 @@ pub(crate) enum Mode {
     Counting,
 }
 
-/// What the profiler's own stops cost, per stop, in nanoseconds.
+/// What profiling costs a run that the sampler cannot see apart from the
+/// run's own work, in nanoseconds: taken off every row's sampled time.
 ///
-/// Measured when a sampling profiler is made, by running each path on a
-/// scratch state in a loop, and taken off every row's sampled time. The
-/// measurement times the profiler's part of a stop, not the machine's
-/// (building a `Stop`, the loop's test for it), so what is left is an
-/// estimate, and `docs/PROFILING.md` says how close it comes.
+/// [`Profiler::sampling`] measures the profiler's part of a stop by
+/// running each path on scratch state in a loop, which misses what the
+/// dispatch loop pays for being watched (building a `Stop`, the test for a
+/// stretch's start at every instruction). A host that can run programs
+/// measures the whole of it instead and hands it over with
+/// [`Profiler::with_stop_costs`]: `cove profile` times two small programs,
+/// one of long stretches and one of short, with and without a counting
+/// profiler, and solves for `fast` and `instruction`. The slow stops' cost
+/// is never estimated: the sampler sees it and charges it to the profiler.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct StopCosts {
     /// A stop in the frame and heap of the one before: a count and a store.
     pub fast: f64,
-    /// Any other stop: a call, a return, an allocation.
+    /// Any other stop: a call, a return, an allocation (the in-process
+    /// measurement, for the record; the sampler measures these).
     pub slow: f64,
+    /// What being watched costs each instruction, stop or not.
+    #[serde(default)]
+    pub instruction: f64,
 }
 
 /// How many empty stops a calibration batch makes, and how many batches.
@@ -272,6 +281,21 @@ impl Profiler {
         self.mode != Mode::Interval
     }
 
+    /// This profiler, taking `costs` off its sampled time instead of what it
+    /// measured itself (see [`StopCosts`]).
+    pub fn with_stop_costs(mut self, costs: StopCosts) -> Profiler {
+        self.stop_costs = costs;
+        self
+    }
+
+    /// Task 0's stops so far, slow and fast (a profiler stopped at
+    /// stretches stops once a stretch).
+    pub fn stops(&self) -> (u64, u64) {
+        let slow: u64 = self.main.lock().rows().map(|(_, c)| c.ran).sum();
+        let fast: u64 = self.hot.counted().iter().map(|(_, n)| n).sum();
+        (slow, fast)
+    }
+
     /// What this profiler's stops were measured to cost (zero for the
     /// interval profiler, whose cost is its [`Floor`]).
     pub fn stop_costs(&self) -> StopCosts {
@@ -294,11 +318,10 @@ impl Profiler {
         let sampler = self.sampler.as_ref()?;
         let taken = sampler.taken();
         let sampled: u64 = taken.cells.values().sum::<u64>() + taken.profiler;
-        let main = self.main.lock();
-        let slow: u64 = main.rows().map(|(_, c)| c.ran).sum();
-        drop(main);
-        let fast: u64 = self.hot.counted().iter().map(|(_, n)| n).sum();
-        let calibrated = fast as f64 * self.stop_costs.fast;
+        let (slow, fast) = self.stops();
+        let instructions = self.main_total_ran();
+        let calibrated =
+            fast as f64 * self.stop_costs.fast + instructions as f64 * self.stop_costs.instruction;
         let overhead = taken.profiler as f64 + calibrated;
         let net = (sampled as f64 - overhead).max(1.0);
         // Two sources of error: the samples (about one over the square
@@ -315,6 +338,11 @@ impl Profiler {
             stops: (slow, fast),
             uncertainty: (counting * counting + calibration * calibration).sqrt(),
         })
+    }
+
+    /// Instructions task 0 ran so far, by the lock-free front and the shard.
+    fn main_total_ran(&self) -> u64 {
+        self.main.lock().total().ran + self.hot.pending()
     }
 
     /// The sampler's samples so far, 0 for a profiler without one.
@@ -381,6 +409,7 @@ impl Profiler {
         StopCosts {
             fast: fast[BATCHES / 2],
             slow: slow[BATCHES / 2],
+            instruction: 0.0,
         }
     }
 
@@ -692,7 +721,8 @@ fn spread(starts: &BTreeMap<(FunctionId, u32), Start>, hot: &Hot, costs: StopCos
         let length = hot.length(function, pc);
         // The slow stops' cost is measured: the sampler charged it to the
         // profiler, not to any row. The fast stops' is calibrated.
-        let own = start.fast as f64 * costs.fast;
+        let own =
+            start.fast as f64 * costs.fast + (n * u64::from(length)) as f64 * costs.instruction;
         overhead += own;
         instructions += (n * u64::from(length)) as f64;
         let time = (start.nanos as f64 - own).max(0.0);

@@ -7,9 +7,12 @@
 //!
 //! Tasks:
 //! - `bench-overhead`: what a profiler costs a run (see [`overhead`]).
+//! - `profile-accuracy [--reps N]`: a profile's estimated time against
+//!   the unprofiled run's (see [`accuracy`]).
 //! - `docs [--bless]`: check, or refresh, every command output pasted in
 //!   `README.md` and `docs/*.md` (see [`docs`]).
 
+mod accuracy;
 mod build;
 mod docs;
 mod native;
@@ -27,6 +30,10 @@ tasks:
       debugger and the profiler against today's unprofiled run, and the
       native instruction counts of an unprofiled run with and without the
       profiler linked in
+  profile-accuracy [--reps N]
+      the time a default (sampled) profile estimates against the
+      unprofiled run's, for every benchmark, and how a profile splits
+      time between two functions against each timed alone
   docs [--bless]
       check that every command output pasted in README.md and docs/*.md
       (the blocks marked <!-- cove-doc -->) is what the command prints;
@@ -48,6 +55,30 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Some("profile-accuracy") => {
+            let reps = match words.get(1).map(String::as_str) {
+                None => Ok(5),
+                Some("--reps") => words
+                    .get(2)
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .filter(|n| *n > 0)
+                    .ok_or(()),
+                Some(_) => Err(()),
+            };
+            match reps {
+                Ok(reps) => match accuracy::run(reps) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(why) => {
+                        eprintln!("profile-accuracy: {why}");
+                        ExitCode::FAILURE
+                    }
+                },
+                Err(()) => {
+                    eprintln!("{USAGE}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Some("docs") => match words.get(1).map(String::as_str) {
             None => docs::run(false),
             Some("--bless") => docs::run(true),

@@ -1,0 +1,191 @@
+//! `cargo xtask profile-accuracy`: does the time a profile reports agree
+//! with the run nobody profiled?
+//!
+//! A profile's time is checked against reality, not against itself. For
+//! every benchmark program this runs the program unprofiled (`cove
+//! bench-run --debugger off`, which times the run alone, not compiling or
+//! starting the process) and profiled with the default sampled clock
+//! (`cove profile --format json`), interleaved, several times each, and
+//! prints the median unprofiled time beside the median of the profile's
+//! estimate (its total `nanos`, which is net of the profiler's own stops),
+//! their ratio, and whether it is within ±25%.
+//!
+//! Then the split: `cove_profile/examples/split.cove` runs two functions
+//! of different cost, `a` and `b`, or both. Each is timed alone unprofiled,
+//! and a profile of both says how the time divided between them; the two
+//! shares are printed side by side.
+//!
+//! Nothing here is a test: the machines are shared and noisy, so this
+//! prints figures for a person to read and the docs to quote.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::build::{self, Variant};
+use crate::stats::Summary;
+
+/// The programs whose estimates are checked, with their arguments.
+const PROGRAMS: &[(&str, &[&str])] = &[
+    ("examples/bench/arith.cove", &[]),
+    ("examples/bench/fib.cove", &[]),
+    ("examples/bench/loop.cove", &[]),
+    ("examples/bench/nbody.cove", &[]),
+    ("examples/bench/binary_trees.cove", &[]),
+    ("examples/bench/strings.cove", &[]),
+    ("examples/bench/wordcount.cove", &[]),
+    ("examples/bench/covefmt/main.cove", &[]),
+    ("cove_profile/examples/story/search_bytes.cove", &[]),
+    ("cove_profile/examples/story/search_contains.cove", &[]),
+    ("cove_profile/examples/story/search_split.cove", &[]),
+];
+
+/// Runs the task with `reps` interleaved repetitions of each measurement.
+pub fn run(reps: usize) -> Result<(), String> {
+    let root = build::workspace_root();
+    let cove = build::build(&root, Variant::Today)?;
+    println!("profile-accuracy: {reps} interleaved repetitions, medians; time of the run alone");
+    println!();
+    println!(
+        "{:<48} {:>12} {:>12} {:>8}  within ±25%",
+        "program", "unprofiled", "estimate", "ratio"
+    );
+    let mut ratios = Vec::new();
+    for (program, args) in PROGRAMS {
+        let path = root.join(program);
+        let mut plain = Vec::new();
+        let mut estimate = Vec::new();
+        for _ in 0..reps {
+            plain.push(unprofiled(&cove, &path, args)? as f64);
+            estimate.push(profiled(&cove, &path, args, &[])? as f64);
+        }
+        let (Some(plain), Some(estimate)) = (Summary::of(&plain), Summary::of(&estimate)) else {
+            continue;
+        };
+        let ratio = estimate.median / plain.median;
+        ratios.push(ratio);
+        println!(
+            "{:<48} {:>9.1} ms {:>9.1} ms {:>8.2}  {}",
+            program,
+            plain.median / 1e6,
+            estimate.median / 1e6,
+            ratio,
+            if (0.75..=1.25).contains(&ratio) {
+                "yes"
+            } else {
+                "NO"
+            }
+        );
+    }
+    if !ratios.is_empty() {
+        let geomean = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
+        println!("{:<48} {:>12} {:>12} {:>8.2}", "geomean", "", "", geomean);
+    }
+
+    println!();
+    let split = root.join("cove_profile/examples/split.cove");
+    let (mut alone_a, mut alone_b, mut share_a) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..reps {
+        alone_a.push(unprofiled(&cove, &split, &["a"])? as f64);
+        alone_b.push(unprofiled(&cove, &split, &["b"])? as f64);
+        share_a.push(function_share(&cove, &split)?);
+    }
+    let (Some(a), Some(b), Some(share)) = (
+        Summary::of(&alone_a),
+        Summary::of(&alone_b),
+        Summary::of(&share_a),
+    ) else {
+        return Ok(());
+    };
+    let real = a.median / (a.median + b.median);
+    println!("split: split.a's share of split.a + split.b");
+    println!(
+        "  timed alone, unprofiled: {:.1}% ({:.1} ms and {:.1} ms)",
+        real * 100.0,
+        a.median / 1e6,
+        b.median / 1e6
+    );
+    println!(
+        "  the profile of both:     {:.1}% (ratio {:.2}, within ±25%: {})",
+        share.median * 100.0,
+        share.median / real,
+        if (0.75..=1.25).contains(&(share.median / real)) {
+            "yes"
+        } else {
+            "NO"
+        }
+    );
+    Ok(())
+}
+
+/// The run's own nanoseconds, unprofiled.
+fn unprofiled(cove: &Path, program: &Path, args: &[&str]) -> Result<u64, String> {
+    let output = Command::new(cove)
+        .args(["bench-run", "--debugger", "off"])
+        .arg(program)
+        .args(args)
+        .stdout(Stdio::null())
+        .output()
+        .map_err(|e| format!("{}: {e}", cove.display()))?;
+    let said = String::from_utf8_lossy(&output.stderr);
+    said.lines()
+        .find_map(|l| l.strip_prefix("bench-run: nanos "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("{}: no timing in:\n{said}", program.display()))
+}
+
+/// The JSON profile of one run.
+fn profile_json(
+    cove: &Path,
+    program: &Path,
+    args: &[&str],
+    flags: &[&str],
+) -> Result<serde_json::Value, String> {
+    let out = std::env::temp_dir().join(format!("cove-accuracy-{}.json", std::process::id()));
+    let status = Command::new(cove)
+        .arg("profile")
+        .args(flags)
+        .args(["--format", "json", "-o"])
+        .arg(&out)
+        .arg(program)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| format!("{}: {e}", cove.display()))?;
+    if !status.success() {
+        return Err(format!(
+            "{}: cove profile failed: {status}",
+            program.display()
+        ));
+    }
+    let text = std::fs::read_to_string(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let _ = std::fs::remove_file(&out);
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", program.display()))
+}
+
+/// The profile's estimate of the run's time.
+fn profiled(cove: &Path, program: &Path, args: &[&str], flags: &[&str]) -> Result<u64, String> {
+    let json = profile_json(cove, program, args, flags)?;
+    json["total"]["nanos"]
+        .as_u64()
+        .ok_or_else(|| format!("{}: no total nanos", program.display()))
+}
+
+/// `split.a`'s share of the two functions' inclusive time in a profile of
+/// both.
+fn function_share(cove: &Path, program: &PathBuf) -> Result<f64, String> {
+    let json = profile_json(cove, program, &["both"], &[])?;
+    let inclusive = |name: &str| -> f64 {
+        json["functions"]
+            .as_array()
+            .and_then(|fs| fs.iter().find(|f| f["name"] == name))
+            .and_then(|f| f["inclusive"]["nanos"].as_u64())
+            .unwrap_or(0) as f64
+    };
+    let (a, b) = (inclusive("split.a"), inclusive("split.b"));
+    if a + b == 0.0 {
+        return Err("the profile of split.cove recorded no time".to_string());
+    }
+    Ok(a / (a + b))
+}
