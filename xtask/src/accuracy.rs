@@ -18,7 +18,7 @@
 //! Nothing here is a test: the machines are shared and noisy, so this
 //! prints figures for a person to read and the docs to quote.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::build::{self, Variant};
@@ -174,7 +174,7 @@ fn profiled(cove: &Path, program: &Path, args: &[&str], flags: &[&str]) -> Resul
 
 /// `split.a`'s share of the two functions' inclusive time in a profile of
 /// both.
-fn function_share(cove: &Path, program: &PathBuf) -> Result<f64, String> {
+fn function_share(cove: &Path, program: &Path) -> Result<f64, String> {
     let json = profile_json(cove, program, &["both"], &[])?;
     let inclusive = |name: &str| -> f64 {
         json["functions"]
