@@ -12,8 +12,8 @@
 //! each. Their extra time is `stops × fast + instructions × instruction`,
 //! two equations in the two costs.
 //!
-//! It costs about 30 ms at the start of each `cove profile` with the
-//! default clock, and it is the reason the estimate of an unprofiled run's
+//! It runs after the program and is kept for an hour (see [`stop_costs`]),
+//! and it is the reason the estimate of an unprofiled run's
 //! time lands near it rather than a third above (`cargo xtask
 //! profile-accuracy` prints both). The profiler crate alone cannot do this:
 //! it may not run programs (it sees runs only through the debugger seam).
@@ -25,7 +25,7 @@ use cove_runtime::Vm;
 
 /// A loop whose body is one long stretch of arithmetic.
 const LONG: &str = "export fn main() -> Int {\n  var a = 1\n  var b = 2\n  var c = 3\n  var i = 0\n  \
-                    while i < 200000 {\n    a = a + i\n    b = b ^ a\n    c = c + b\n    a = a & 65535\n    \
+                    while i < TURNS {\n    a = a + i\n    b = b ^ a\n    c = c + b\n    a = a & 65535\n    \
                     b = b | 3\n    c = c & 1048575\n    i = i + 1\n  }\n  a + b + c\n}\n";
 
 /// A loop whose body is a stretch of two instructions.
@@ -38,9 +38,76 @@ const TRIES: usize = 3;
 /// The cost of a stop and of an instruction under a stretch-stopped
 /// profiler, measured on this machine now; `None` if the measurement came
 /// out meaningless (a loaded machine can make the watched run look faster).
+///
+/// A measurement is kept for an hour in a file in the system's temporary
+/// directory, for this build of `cove` (its version and the executable's
+/// modification time), so a run of short profiles pays for it once; each
+/// takes about 2,000,000 instructions of each program, some 20 ms.
 pub fn stop_costs(base: StopCosts) -> Option<StopCosts> {
-    let long = measure(LONG)?;
-    let short = measure(SHORT)?;
+    let cache = cache_path();
+    if let Some(kept) = cache.as_deref().and_then(read_cache) {
+        return Some(StopCosts { ..kept });
+    }
+    let measured = measure_costs(base)?;
+    if let Some(path) = cache {
+        let _ = std::fs::write(
+            path,
+            format!(
+                "{} {} {}\n",
+                measured.fast, measured.slow, measured.instruction
+            ),
+        );
+    }
+    Some(measured)
+}
+
+/// Where this build's measurement is kept.
+fn cache_path() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let built = std::fs::metadata(&exe)
+        .and_then(|m| m.modified())
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    Some(std::env::temp_dir().join(format!(
+        "cove-{}-{built}-stop-costs",
+        env!("CARGO_PKG_VERSION")
+    )))
+}
+
+/// A kept measurement, if it is there and under an hour old.
+fn read_cache(path: &std::path::Path) -> Option<StopCosts> {
+    let age = std::fs::metadata(path)
+        .ok()?
+        .modified()
+        .ok()?
+        .elapsed()
+        .ok()?;
+    if age > std::time::Duration::from_secs(3600) {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut numbers = text.split_whitespace().map(|w| w.parse::<f64>());
+    let (Some(Ok(fast)), Some(Ok(slow)), Some(Ok(instruction))) =
+        (numbers.next(), numbers.next(), numbers.next())
+    else {
+        return None;
+    };
+    Some(StopCosts {
+        fast,
+        slow,
+        instruction,
+    })
+}
+
+/// Measures the two costs now.
+fn measure_costs(base: StopCosts) -> Option<StopCosts> {
+    let budget: u64 = 2_000_000;
+    // A turn of LONG is about 12 instructions, of SHORT 2; half the budget
+    // each.
+    let long = measure(&LONG.replace("TURNS", &(budget / 24).to_string()))?;
+    let short = measure(&SHORT.replace("TURNS", &(budget / 4).to_string()))?;
     // extra = stops * fast + instructions * instruction, for both.
     let (s1, n1, e1) = long;
     let (s2, n2, e2) = short;

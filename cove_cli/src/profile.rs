@@ -87,13 +87,7 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
         Profiler::with_clock(SteppingClock::new(1))
     } else {
         match args.clock {
-            ClockChoice::Sampled => {
-                let profiler = Profiler::sampling();
-                match crate::calibrate::stop_costs(profiler.stop_costs()) {
-                    Some(costs) => profiler.with_stop_costs(costs),
-                    None => profiler,
-                }
-            }
+            ClockChoice::Sampled => Profiler::sampling(),
             ClockChoice::None => Profiler::counting(),
             ClockChoice::Counter => Profiler::with_counter_clock(),
             ClockChoice::Real => Profiler::new(),
@@ -125,6 +119,13 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
     let result = call_main(&mut vm, &program);
     progress.finish();
     drop(vm);
+    // A sampled profile's time is made net of what being watched cost the
+    // loop, measured on this machine (see `calibrate`).
+    if profiler.time_mode() == "sampled"
+        && let Some(costs) = crate::calibrate::stop_costs(profiler.stop_costs())
+    {
+        profiler.set_stop_costs(costs);
+    }
     // From here on there is no run to stop: a Ctrl-C while the report is
     // rendered or written ends `cove` at once.
     interrupt::run_ended();

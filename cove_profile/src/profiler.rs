@@ -153,7 +153,7 @@ pub struct Profiler {
     floor: Floor,
     /// What a stop of the lock-free path and a slow stop cost, measured
     /// when the profiler was made; taken off sampled time.
-    stop_costs: StopCosts,
+    stop_costs: Mutex<StopCosts>,
     /// Task 0's lock-free front, in the modes that read no clock at a stop.
     pub(crate) hot: Arc<Hot>,
     sampler: Option<Sampler>,
@@ -247,7 +247,7 @@ impl Profiler {
             return profiler;
         }
         profiler.sampler = Some(sampler);
-        profiler.stop_costs = profiler.calibrate_stops();
+        *profiler.stop_costs.get_mut() = profiler.calibrate_stops();
         profiler
     }
 
@@ -260,7 +260,7 @@ impl Profiler {
                 nanos: 0.0,
                 samples: 0,
             },
-            stop_costs: StopCosts::default(),
+            stop_costs: Mutex::new(StopCosts::default()),
             hot: Arc::new(Hot::default()),
             sampler: None,
             main: Mutex::new(Shard::default()),
@@ -283,9 +283,16 @@ impl Profiler {
 
     /// This profiler, taking `costs` off its sampled time instead of what it
     /// measured itself (see [`StopCosts`]).
-    pub fn with_stop_costs(mut self, costs: StopCosts) -> Profiler {
-        self.stop_costs = costs;
+    pub fn with_stop_costs(self, costs: StopCosts) -> Profiler {
+        self.set_stop_costs(costs);
         self
+    }
+
+    /// Takes `costs` off the sampled time from now on, reports of the run
+    /// already made included: a host may measure them after the run, when
+    /// it knows how long a measurement the run is worth.
+    pub fn set_stop_costs(&self, costs: StopCosts) {
+        *self.stop_costs.lock() = costs;
     }
 
     /// Task 0's stops so far, slow and fast (a profiler stopped at
@@ -299,7 +306,7 @@ impl Profiler {
     /// What this profiler's stops were measured to cost (zero for the
     /// interval profiler, whose cost is its [`Floor`]).
     pub fn stop_costs(&self) -> StopCosts {
-        self.stop_costs
+        *self.stop_costs.lock()
     }
 
     /// How the profile takes time: `"interval"`, `"sampled"` or `"none"`.
@@ -320,8 +327,8 @@ impl Profiler {
         let sampled: u64 = taken.cells.values().sum::<u64>() + taken.profiler;
         let (slow, fast) = self.stops();
         let instructions = self.main_total_ran();
-        let calibrated =
-            fast as f64 * self.stop_costs.fast + instructions as f64 * self.stop_costs.instruction;
+        let calibrated = fast as f64 * self.stop_costs().fast
+            + instructions as f64 * self.stop_costs().instruction;
         let overhead = taken.profiler as f64 + calibrated;
         let net = (sampled as f64 - overhead).max(1.0);
         // Two sources of error: the samples (about one over the square
@@ -591,7 +598,7 @@ impl Profiler {
                 }
             }
         }
-        let spread = spread(&starts, &self.hot, self.stop_costs);
+        let spread = spread(&starts, &self.hot, self.stop_costs());
         rows.extend(spread.rows);
         shard.replace_rows(rows);
         if let Some(taken) = &taken {
