@@ -12,7 +12,8 @@
 //! each. Their extra time is `stops × fast + instructions × instruction`,
 //! two equations in the two costs.
 //!
-//! It runs after the program and is kept for an hour (see [`stop_costs`]),
+//! It runs after the program and is kept for ten minutes (see
+//! [`stop_costs`]),
 //! and it is the reason the estimate of an unprofiled run's
 //! time lands near it rather than a third above (`cargo xtask
 //! profile-accuracy` prints both). The profiler crate alone cannot do this:
@@ -32,14 +33,15 @@ const LONG: &str = "export fn main() -> Int {\n  var a = 1\n  var b = 2\n  var c
 const SHORT: &str =
     "export fn main() -> Int {\n  var i = 0\n  while i < 400000 {\n    i = i + 1\n  }\n  i\n}\n";
 
-/// How many times each run is repeated; the fastest is kept.
-const TRIES: usize = 3;
+/// How many times each pair of runs is repeated; the median difference
+/// is kept, which a preemption in one run moves less than a minimum.
+const TRIES: usize = 5;
 
 /// The cost of a stop and of an instruction under a stretch-stopped
 /// profiler, measured on this machine now; `None` if the measurement came
 /// out meaningless (a loaded machine can make the watched run look faster).
 ///
-/// A measurement is kept for an hour in a file in the system's temporary
+/// A measurement is kept for ten minutes in a file in the system's temporary
 /// directory, for this build of `cove` (its version and the executable's
 /// modification time), so a run of short profiles pays for it once; each
 /// takes about 2,000,000 instructions of each program, some 20 ms.
@@ -76,7 +78,7 @@ fn cache_path() -> Option<std::path::PathBuf> {
     )))
 }
 
-/// A kept measurement, if it is there and under an hour old.
+/// A kept measurement, if it is there and under ten minutes old.
 fn read_cache(path: &std::path::Path) -> Option<StopCosts> {
     let age = std::fs::metadata(path)
         .ok()?
@@ -84,7 +86,7 @@ fn read_cache(path: &std::path::Path) -> Option<StopCosts> {
         .ok()?
         .elapsed()
         .ok()?;
-    if age > std::time::Duration::from_secs(3600) {
+    if age > std::time::Duration::from_secs(600) {
         return None;
     }
     let text = std::fs::read_to_string(path).ok()?;
@@ -117,7 +119,10 @@ fn measure_costs(base: StopCosts) -> Option<StopCosts> {
     }
     let fast = (e1 * n2 - e2 * n1) / det;
     let instruction = (s1 * e2 - s2 * e1) / det;
-    (fast >= 0.0 && instruction >= 0.0).then_some(StopCosts {
+    // A loaded machine can make either run of a pair slow; a result no
+    // stop could cost is not kept.
+    let plausible = (0.0..20.0).contains(&fast) && (0.0..5.0).contains(&instruction);
+    plausible.then_some(StopCosts {
         fast,
         instruction,
         ..base
@@ -128,22 +133,23 @@ fn measure_costs(base: StopCosts) -> Option<StopCosts> {
 /// profiler cost it.
 fn measure(source: &str) -> Option<(f64, f64, f64)> {
     let program = cove_compiler::compile_module("calibration", source).ok()?;
-    let mut plain = f64::MAX;
-    let mut watched = f64::MAX;
+    let mut extra = Vec::with_capacity(TRIES);
     let mut counts = (0.0, 0.0);
     for _ in 0..TRIES {
         let mut vm = Vm::new(&program);
         let started = Instant::now();
         vm.run_entry("calibration", "main", Vec::new()).ok()?;
-        plain = plain.min(started.elapsed().as_nanos() as f64);
+        let plain = started.elapsed().as_nanos() as f64;
 
         let profiler = Profiler::counting();
         let mut vm = Vm::new(&program).with_debugger(&profiler);
         let started = Instant::now();
         vm.run_entry("calibration", "main", Vec::new()).ok()?;
-        watched = watched.min(started.elapsed().as_nanos() as f64);
+        let watched = started.elapsed().as_nanos() as f64;
         let (slow, fast) = profiler.stops();
         counts = ((slow + fast) as f64, vm.instructions() as f64);
+        extra.push(watched - plain);
     }
-    Some((counts.0, counts.1, (watched - plain).max(0.0)))
+    extra.sort_by(f64::total_cmp);
+    Some((counts.0, counts.1, extra[TRIES / 2].max(0.0)))
 }

@@ -142,9 +142,19 @@ pub fn run(options: &Options) -> Result<(), String> {
         debugger: "noop",
     });
     configs.push(Config {
-        label: "profiler",
+        label: "profiler, real clock",
         binary: today.clone(),
         debugger: "profiler",
+    });
+    configs.push(Config {
+        label: "profiler, counting (--clock none)",
+        binary: today.clone(),
+        debugger: "counting",
+    });
+    configs.push(Config {
+        label: "profiler, sampled (the default)",
+        binary: today.clone(),
+        debugger: "sampling",
     });
 
     eprintln!("bench-overhead: warming up");
