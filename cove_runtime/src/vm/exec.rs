@@ -1,11 +1,23 @@
-//! The dispatch loop: one `match` over [`Instr`], compiled three times.
+//! The dispatch loop: one `match` over [`Instr`], compiled once for each
+//! way a run is watched.
 //!
-//! `Machine::run` is generic over a `Watch`: `Watched` calls the
-//! debugger before every instruction, `Unwatched` is a zero-sized type whose
-//! `ON` is `false`, so its instantiation of the loop has no debugger code in
-//! it at all — not a branch on an `Option`, not a field. Which one runs is
-//! chosen once, when a run enters, together with where the safepoint is
-//! checked (below): three instantiations in all.
+//! `Machine::run` is generic over a `Watch`: `Watched<D, EVERY>` calls a
+//! debugger of type `D` before every instruction (`EVERY`) or only where a
+//! stretch starts ([`Stops`](crate::vm::debug::Stops)), `Unwatched` is a
+//! zero-sized type whose `ON` is `false`, so its instantiation of the loop
+//! has no debugger code in it at all — not a branch on an `Option`, not a
+//! field. Which one runs is chosen once, when a run enters, together with
+//! where the safepoint is checked (below). For a concrete `D` the
+//! debugger's `at` is a direct call the optimiser may inline, so a debugger
+//! whose common stop is short costs the loop those few instructions; for
+//! `dyn Debugger` it is one virtual call a stop.
+//!
+//! A loop that stops at stretches keeps one flag, whether the next
+//! instruction starts one, set from a table by every instruction's opcode
+//! (`Opcode::ends_stretch`): one load and one test an instruction, and a
+//! stop every few. Its safepoint is polled as an unwatched run's is unless
+//! the run has fuel, so a run it ends ends at a stretch's start; only a
+//! fault, or fuel, can end a run inside one.
 //!
 //! # The safepoint
 //!
@@ -19,7 +31,8 @@
 //!
 //! *Where* the countdown is tested depends on the run:
 //!
-//! - **Polled** (no debugger, no fuel: the common run). The countdown is
+//! - **Polled** (no fuel, and no debugger or one stopped at stretches:
+//!   the common run). The countdown is
 //!   tested only after a taken jump and after a call, and may run below zero
 //!   until the next one. A loop must jump back and a recursion must call, so
 //!   no run goes long without passing a poll: past the stride it runs only
@@ -29,7 +42,7 @@
 //!   fib 1.12×, nbody 1.29× and the integer loop 1.48× faster, side by side
 //!   (`hyperfine -N -w 2 -r 15`), though fib runs under 1% fewer native
 //!   instructions for it: the test was cheap to count and dear to run.
-//! - **Exact** (a debugger is installed, or the run has fuel). The countdown
+//! - **Exact** (a debugger stopped at every instruction, or fuel). The countdown
 //!   is tested before every instruction, so a stride is exactly
 //!   `SAFEPOINT_STRIDE` long and fuel runs out on the very instruction it
 //!   allows no more of: the countdown is shortened to the fuel that is left.
@@ -196,7 +209,8 @@ impl<'env> Machine<'env> {
     ///
     /// `POLLED` chooses where the safepoint is checked: before every
     /// instruction when false, at taken jumps and calls when true (see the
-    /// module documentation). A watched or fuelled run must not be polled.
+    /// module documentation). A fuelled run, or one whose debugger is
+    /// stopped at every instruction, must not be polled.
     pub(crate) fn run<'scope, W: Watch<'env>, const POLLED: bool>(
         &mut self,
         scope: &'scope Scope<'scope, 'env>,
