@@ -45,19 +45,16 @@ const TRIES: usize = 5;
 /// directory, for this build of `cove` (its version and the executable's
 /// modification time), so a run of short profiles pays for it once; each
 /// takes about 2,000,000 instructions of each program, some 20 ms.
-pub fn stop_costs(base: StopCosts) -> Option<StopCosts> {
+pub fn stop_costs() -> Option<StopCosts> {
     let cache = cache_path();
     if let Some(kept) = cache.as_deref().and_then(read_cache) {
-        return Some(StopCosts { ..kept });
+        return Some(kept);
     }
-    let measured = measure_costs(base)?;
+    let measured = measure_costs()?;
     if let Some(path) = cache {
         let _ = std::fs::write(
             path,
-            format!(
-                "{} {} {}\n",
-                measured.fast, measured.slow, measured.instruction
-            ),
+            format!("{} {}\n", measured.fast, measured.instruction),
         );
     }
     Some(measured)
@@ -91,20 +88,14 @@ fn read_cache(path: &std::path::Path) -> Option<StopCosts> {
     }
     let text = std::fs::read_to_string(path).ok()?;
     let mut numbers = text.split_whitespace().map(|w| w.parse::<f64>());
-    let (Some(Ok(fast)), Some(Ok(slow)), Some(Ok(instruction))) =
-        (numbers.next(), numbers.next(), numbers.next())
-    else {
+    let (Some(Ok(fast)), Some(Ok(instruction))) = (numbers.next(), numbers.next()) else {
         return None;
     };
-    Some(StopCosts {
-        fast,
-        slow,
-        instruction,
-    })
+    Some(StopCosts { fast, instruction })
 }
 
 /// Measures the two costs now.
-fn measure_costs(base: StopCosts) -> Option<StopCosts> {
+fn measure_costs() -> Option<StopCosts> {
     let budget: u64 = 2_000_000;
     // A turn of LONG is about 12 instructions, of SHORT 2; half the budget
     // each.
@@ -122,11 +113,7 @@ fn measure_costs(base: StopCosts) -> Option<StopCosts> {
     // A loaded machine can make either run of a pair slow; a result no
     // stop could cost is not kept.
     let plausible = (0.0..20.0).contains(&fast) && (0.0..5.0).contains(&instruction);
-    plausible.then_some(StopCosts {
-        fast,
-        instruction,
-        ..base
-    })
+    plausible.then_some(StopCosts { fast, instruction })
 }
 
 /// One program's stops, instructions and the extra nanoseconds a counting

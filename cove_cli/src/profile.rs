@@ -122,7 +122,7 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
     // A sampled profile's time is made net of what being watched cost the
     // loop, measured on this machine (see `calibrate`).
     if profiler.time_mode() == "sampled"
-        && let Some(costs) = crate::calibrate::stop_costs(profiler.stop_costs())
+        && let Some(costs) = crate::calibrate::stop_costs()
     {
         profiler.set_stop_costs(costs);
     }

@@ -111,10 +111,9 @@ pub(crate) enum Mode {
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct StopCosts {
     /// A stop in the frame and heap of the one before: a count and a store.
+    /// (Any other stop — a call, a return, an allocation — the sampler
+    /// measures, so none is estimated.)
     pub fast: f64,
-    /// Any other stop: a call, a return, an allocation (the in-process
-    /// measurement, for the record; the sampler measures these).
-    pub slow: f64,
     /// What being watched costs each instruction, stop or not.
     #[serde(default)]
     pub instruction: f64,
@@ -384,7 +383,7 @@ impl Profiler {
         self.hot.settle(at.depth, at.allocated_words, shard.node());
     }
 
-    /// Times both paths of an untimed stop on scratch state.
+    /// Times the fast path of an untimed stop on scratch state.
     fn calibrate_stops(&self) -> StopCosts {
         const STOPS: u32 = 4096;
         // A one-function table, so the fast path finds its cell.
@@ -400,7 +399,6 @@ impl Profiler {
         scratch.hot.prepare_cells(&[STOPS as usize]);
         scratch.slow_stop(&probe(0));
         let mut fast = Vec::with_capacity(BATCHES);
-        let mut slow = Vec::with_capacity(BATCHES);
         for _ in 0..BATCHES {
             let started = std::time::Instant::now();
             for pc in 0..STOPS {
@@ -413,17 +411,10 @@ impl Profiler {
                 std::hint::black_box(hit);
             }
             fast.push(started.elapsed().as_nanos() as f64 / f64::from(STOPS));
-            let started = std::time::Instant::now();
-            for pc in 0..STOPS / 16 {
-                scratch.slow_stop(std::hint::black_box(&probe(pc)));
-            }
-            slow.push(started.elapsed().as_nanos() as f64 / f64::from(STOPS / 16));
         }
         fast.sort_by(f64::total_cmp);
-        slow.sort_by(f64::total_cmp);
         StopCosts {
             fast: fast[BATCHES / 2],
-            slow: slow[BATCHES / 2],
             instruction: 0.0,
         }
     }
