@@ -92,13 +92,30 @@ pub fn flush_for_exit() {
 mod tests {
     use super::*;
 
+    /// Held by each test that makes a `ProgramOutput`: making one replaces
+    /// the process's current writer, so two at once would flush each
+    /// other's.
+    static CURRENT_WRITER: Mutex<()> = Mutex::new(());
+
+    fn one_writer_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+        CURRENT_WRITER
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// A stream that records each write it is given.
     #[derive(Clone, Default)]
     struct Writes(Arc<Mutex<Vec<Vec<u8>>>>);
 
     impl Write for Writes {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0.lock().expect("lock").push(buf.to_vec());
+            // A failed assertion elsewhere must not turn this writer's
+            // flush on drop into a second panic.
+            let mut writes = self
+                .0
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            writes.push(buf.to_vec());
             Ok(buf.len())
         }
 
@@ -109,6 +126,7 @@ mod tests {
 
     #[test]
     fn on_a_terminal_a_line_reaches_the_stream_when_it_ends() {
+        let _serial = one_writer_at_a_time();
         let stream = Writes::default();
         let mut out = ProgramOutput::new(stream.clone(), true);
         out.write_all(b"started\n").expect("written");
@@ -118,6 +136,7 @@ mod tests {
 
     #[test]
     fn elsewhere_output_waits_for_a_block_or_a_flush() {
+        let _serial = one_writer_at_a_time();
         let stream = Writes::default();
         let mut out = ProgramOutput::new(stream.clone(), false);
         out.write_all(b"started\n").expect("written");
