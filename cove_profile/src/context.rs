@@ -107,10 +107,8 @@ impl Tree {
     }
 
     /// The functions from the task's entry down to `node`, outermost first.
-    ///
-    /// O(depth): the pprof and speedscope writers call it once a node, so
-    /// those two formats are quadratic in a deep recursion (FIXME: issue 13,
-    /// item 8 holds for JSON and folded stacks only).
+    /// O(depth); for every node at once, see [`Tree::capped_paths`].
+    #[cfg(test)]
     pub(crate) fn path(&self, mut node: NodeId) -> Vec<FunctionId> {
         let mut path = Vec::new();
         while node != ROOT {
@@ -120,6 +118,48 @@ impl Tree {
         }
         path.reverse();
         path
+    }
+
+    /// Every node's path, outermost first, cut as folded stacks cut theirs:
+    /// a path deeper than `max` frames keeps its outermost `max - 2`, then
+    /// `None` for the frames left out, then its innermost frame. The root's
+    /// path is empty.
+    ///
+    /// Each path is made from its caller's, and none is longer than `max`,
+    /// so the time and the size are linear in the number of nodes: whole
+    /// paths of a recursion n deep would hold n²/2 frames.
+    pub(crate) fn capped_paths(&self, max: usize) -> Vec<Vec<Option<FunctionId>>> {
+        let head = max.saturating_sub(2);
+        let mut depth = vec![0_usize; self.nodes.len()];
+        // For each node deeper than `head`, its ancestor at depth `head`.
+        let mut cut = vec![ROOT; self.nodes.len()];
+        let mut paths: Vec<Vec<Option<FunctionId>>> = vec![Vec::new(); self.nodes.len()];
+        for id in 1..self.nodes.len() {
+            let node = &self.nodes[id];
+            let parent = node.parent as usize;
+            // A child is always made after its parent (see `inclusive`).
+            if parent >= id {
+                continue;
+            }
+            let d = depth[parent] + 1;
+            depth[id] = d;
+            cut[id] = match d {
+                d if d <= head => ROOT,
+                d if d == head + 1 => node.parent,
+                _ => cut[parent],
+            };
+            paths[id] = if d <= max {
+                let mut path = paths[parent].clone();
+                path.push(Some(node.function));
+                path
+            } else {
+                let mut path = paths[cut[id] as usize].clone();
+                path.push(None);
+                path.push(Some(node.function));
+                path
+            };
+        }
+        paths
     }
 }
 
@@ -147,6 +187,22 @@ mod tests {
             tree.path(b),
             vec![FunctionId(0), FunctionId(1), FunctionId(1)]
         );
+    }
+
+    #[test]
+    fn a_path_deeper_than_the_cap_keeps_its_head_a_gap_and_its_innermost_frame() {
+        let mut tree = Tree::default();
+        let mut node = tree.enter(ROOT, FunctionId(0));
+        for _ in 0..10 {
+            node = tree.enter(node, FunctionId(1));
+        }
+        let paths = tree.capped_paths(5);
+        let f = |n: u32| Some(FunctionId(n));
+        assert_eq!(paths[node as usize], vec![f(0), f(1), f(1), None, f(1)]);
+        assert_eq!(paths[3], vec![f(0), f(1), f(1)], "a shallow path is whole");
+        assert!(paths.iter().all(|p| p.len() <= 5));
+        let whole: Vec<_> = tree.path(3).into_iter().map(Some).collect();
+        assert_eq!(paths[3], whole);
     }
 
     #[test]

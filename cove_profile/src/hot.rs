@@ -37,20 +37,27 @@ use cove_ir::program::{FunctionId, Program};
 ///
 /// The profiler is stopped at stretches
 /// ([`Opcode::ends_stretch`](cove_ir::op::Opcode::ends_stretch)), so a cell
-/// counts how often a stretch *started* at its instruction, and `lengths`
-/// says how many instructions each such stretch runs: the report turns
-/// starts into every instruction's exact count.
+/// counts how often a stretch *started* at its instruction, and says how
+/// many instructions each such stretch runs: the report turns starts into
+/// every instruction's exact count.
 #[derive(Debug)]
 struct Counts {
     /// Where each function's cells start.
     offsets: Box<[usize]>,
-    cells: Box<[AtomicU64]>,
-    /// For each instruction, the length of the stretch that starts there.
-    lengths: Box<[u32]>,
-    /// For each instruction, whether the stretch that starts there ends in
-    /// an instruction that allocates rather than one that jumps, calls or
-    /// returns.
-    heavy: Box<[bool]>,
+    cells: Box<[Cell]>,
+}
+
+/// One instruction's cell: what the fast path reads and writes together,
+/// so that a stop is one bounds check and one cache line.
+#[derive(Debug, Default)]
+struct Cell {
+    /// How often a stretch started here.
+    starts: AtomicU64,
+    /// The length of the stretch that starts here.
+    length: u32,
+    /// Whether that stretch ends in an instruction that allocates rather
+    /// than one that jumps, calls or returns.
+    heavy: bool,
 }
 
 /// Task 0's last stop and its fast-path counts.
@@ -65,12 +72,17 @@ pub(crate) struct Hot {
     words: AtomicU64,
     /// The calling-context node the last stop ran in, for the sampler.
     node: AtomicU32,
+    /// Where the last stop's function's cells start in the flat table.
+    base: AtomicUsize,
     /// Whether task 0 is inside a slow stop: the sampler charges what it
     /// finds then to the profiler itself, so the dearer stops' cost is
     /// measured, not estimated.
     busy: std::sync::atomic::AtomicBool,
     /// Fast stops since the last slow one, not yet given to the shard.
     pending: AtomicU64,
+    /// The shard's count of instructions at the last slow stop, for a
+    /// reader on another thread while the shard is leased.
+    published: AtomicU64,
     counts: OnceLock<Counts>,
 }
 
@@ -83,8 +95,10 @@ impl Default for Hot {
             depth: AtomicUsize::new(usize::MAX),
             words: AtomicU64::new(0),
             node: AtomicU32::new(0),
+            base: AtomicUsize::new(0),
             busy: std::sync::atomic::AtomicBool::new(false),
             pending: AtomicU64::new(0),
+            published: AtomicU64::new(0),
             counts: OnceLock::new(),
         }
     }
@@ -103,25 +117,24 @@ impl Hot {
     /// heap counter of the stop before: nothing but the count moved.
     #[inline(always)]
     pub(crate) fn step(&self, function: FunctionId, pc: u32, depth: usize, words: u64) -> bool {
-        if function.0 != self.function.load(Relaxed)
-            || depth != self.depth.load(Relaxed)
+        if depth != self.depth.load(Relaxed)
             || words != self.words.load(Relaxed)
+            || function.0 != self.function.load(Relaxed)
         {
             return false;
         }
         let Some(counts) = self.counts.get() else {
             return false;
         };
-        let Some(start) = counts.offsets.get(function.index()) else {
+        // The function's first cell was found at the slow stop that entered
+        // it; a pc past the function's end finds another function's cell or
+        // none, never a wrong count, since the verifier keeps pcs in range.
+        let Some(cell) = counts.cells.get(self.base.load(Relaxed) + pc as usize) else {
             return false;
         };
-        let at = start + pc as usize;
-        let (Some(cell), Some(length)) = (counts.cells.get(at), counts.lengths.get(at)) else {
-            return false;
-        };
-        bump(cell);
+        bump(&cell.starts);
         self.pending
-            .store(self.pending.load(Relaxed) + u64::from(*length), Relaxed);
+            .store(self.pending.load(Relaxed) + u64::from(cell.length), Relaxed);
         self.pc.store(pc, Relaxed);
         true
     }
@@ -130,23 +143,24 @@ impl Hot {
     /// no program has been seen (a profile fed by hand, one instruction a
     /// stop).
     pub(crate) fn length(&self, function: FunctionId, pc: u32) -> u32 {
-        self.index(function, pc)
-            .and_then(|(counts, at)| counts.lengths.get(at).copied())
-            .unwrap_or(1)
+        self.cell(function, pc).map_or(1, |cell| cell.length)
     }
 
     /// Whether the stretch starting at `function`'s `pc` ends in an
     /// instruction that allocates.
     pub(crate) fn is_heavy(&self, function: FunctionId, pc: u32) -> bool {
-        self.index(function, pc)
-            .and_then(|(counts, at)| counts.heavy.get(at).copied())
-            .unwrap_or(false)
+        self.cell(function, pc).is_some_and(|cell| cell.heavy)
     }
 
-    fn index(&self, function: FunctionId, pc: u32) -> Option<(&Counts, usize)> {
+    fn cell(&self, function: FunctionId, pc: u32) -> Option<&Cell> {
         let counts = self.counts.get()?;
         let start = counts.offsets.get(function.index())?;
-        Some((counts, start + pc as usize))
+        let end = counts
+            .offsets
+            .get(function.index() + 1)
+            .copied()
+            .unwrap_or(counts.cells.len());
+        counts.cells[..end].get(start + pc as usize)
     }
 
     /// Makes the count table for `program`, once.
@@ -156,14 +170,12 @@ impl Hot {
         }
         self.counts.get_or_init(|| {
             let mut offsets = Vec::with_capacity(program.functions.len());
-            let mut lengths = Vec::new();
-            let mut heavy = Vec::new();
+            let mut cells: Vec<Cell> = Vec::new();
             for function in &program.functions {
-                offsets.push(lengths.len());
+                offsets.push(cells.len());
                 let code = &function.code;
-                let first = lengths.len();
-                lengths.resize(first + code.len(), 1);
-                heavy.resize(first + code.len(), false);
+                let first = cells.len();
+                cells.resize_with(first + code.len(), Cell::default);
                 // From the end back: a stretch runs to the first
                 // instruction at or after its start that ends one.
                 let mut end = code.len().saturating_sub(1);
@@ -171,16 +183,14 @@ impl Hot {
                     if code[pc].opcode().ends_stretch() {
                         end = pc;
                     }
-                    lengths[first + pc] = (end - pc + 1) as u32;
-                    heavy[first + pc] = is_allocating_end(code[end].opcode());
+                    let cell = &mut cells[first + pc];
+                    cell.length = (end - pc + 1) as u32;
+                    cell.heavy = is_allocating_end(code[end].opcode());
                 }
             }
-            let cells = (0..lengths.len()).map(|_| AtomicU64::new(0)).collect();
             Counts {
                 offsets: offsets.into_boxed_slice(),
-                cells,
-                lengths: lengths.into_boxed_slice(),
-                heavy: heavy.into_boxed_slice(),
+                cells: cells.into_boxed_slice(),
             }
         });
     }
@@ -197,9 +207,12 @@ impl Hot {
             }
             Counts {
                 offsets: offsets.into_boxed_slice(),
-                cells: (0..total).map(|_| AtomicU64::new(0)).collect(),
-                lengths: vec![1; total].into_boxed_slice(),
-                heavy: vec![false; total].into_boxed_slice(),
+                cells: (0..total)
+                    .map(|_| Cell {
+                        length: 1,
+                        ..Cell::default()
+                    })
+                    .collect(),
             }
         });
     }
@@ -230,6 +243,14 @@ impl Hot {
     /// The second half of a slow stop: what the next stop must match to be
     /// fast.
     pub(crate) fn settle(&self, depth: usize, words: u64, node: u32) {
+        let function = self.function.load(Relaxed) as usize;
+        if let Some(start) = self
+            .counts
+            .get()
+            .and_then(|counts| counts.offsets.get(function))
+        {
+            self.base.store(*start, Relaxed);
+        }
         self.depth.store(depth, Relaxed);
         self.words.store(words, Relaxed);
         self.node.store(node, Relaxed);
@@ -254,6 +275,16 @@ impl Hot {
         )
     }
 
+    /// Says how many instructions the shard holds now.
+    pub(crate) fn publish(&self, ran: u64) {
+        self.published.store(ran, Relaxed);
+    }
+
+    /// How many instructions the shard held at its last stop.
+    pub(crate) fn published(&self) -> u64 {
+        self.published.load(Relaxed)
+    }
+
     /// Fast stops not yet handed to the shard.
     pub(crate) fn pending(&self) -> u64 {
         self.pending.load(Relaxed)
@@ -272,7 +303,7 @@ impl Hot {
                 .copied()
                 .unwrap_or(counts.cells.len());
             for (pc, cell) in counts.cells[*start..end].iter().enumerate() {
-                let n = cell.load(Relaxed);
+                let n = cell.starts.load(Relaxed);
                 if n > 0 {
                     rows.push(((FunctionId(f as u32), pc as u32), n));
                 }

@@ -76,6 +76,7 @@ mod context;
 mod cost;
 pub mod diff;
 mod hot;
+mod lease;
 mod profiler;
 pub mod report;
 mod sampler;

@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 use crate::clock::{Clock, RealClock, Timer, TscClock};
 use crate::cost::Cost;
 use crate::hot::Hot;
+use crate::lease::Leased;
 use crate::sampler::Sampler;
 use crate::shard::{Shard, TaskProfile};
 
@@ -157,8 +158,9 @@ pub struct Profiler {
     pub(crate) hot: Arc<Hot>,
     sampler: Option<Sampler>,
     /// Task 0's shard, the task the profiler was installed on: reached
-    /// without touching the table of the others.
-    main: Mutex<Shard>,
+    /// without touching the table of the others, and leased to the thread
+    /// running it for the length of the run (see `lease.rs`).
+    main: Arc<Leased<Shard>>,
     /// The shards of spawned tasks, `spawned[task - 1]`, made as tasks first
     /// stop.
     spawned: RwLock<Vec<Arc<Mutex<Shard>>>>,
@@ -262,7 +264,7 @@ impl Profiler {
             stop_costs: Mutex::new(StopCosts::default()),
             hot: Arc::new(Hot::default()),
             sampler: None,
-            main: Mutex::new(Shard::default()),
+            main: Arc::new(Leased::default()),
             spawned: RwLock::new(Vec::new()),
         }
     }
@@ -371,7 +373,9 @@ impl Profiler {
         if let Some(sampler) = &self.sampler {
             sampler.register_current_thread();
         }
-        let mut shard = self.main.lock();
+        // SAFETY: the borrow ends with this function, which calls nothing
+        // that reaches `main` again.
+        let shard = unsafe { self.main.leased() };
         let (function, start, pending) = self.hot.take();
         self.hot.point(at.function, at.pc);
         // What moved since the last stop belongs to the last instruction of
@@ -381,6 +385,7 @@ impl Profiler {
         shard.record(0, at);
         shard.extend_last(u64::from(self.hot.length(at.function, at.pc)) - 1);
         self.hot.settle(at.depth, at.allocated_words, shard.node());
+        self.hot.publish(shard.total().ran);
     }
 
     /// Times the fast path of an untimed stop on scratch state.
@@ -496,10 +501,13 @@ impl Profiler {
             {
                 self.slow_stop(at);
             }
-            return;
+        } else {
+            let now = self.now();
+            self.record_at(now, at);
         }
-        let now = self.now();
-        self.record_at(now, at);
+        // A sample fed by hand has no task whose end would end the lease,
+        // and the thread feeding it may end first: give it back at once.
+        self.main.release();
     }
 
     /// Records a stop whose first clock read was `now`. The interval an
@@ -508,9 +516,12 @@ impl Profiler {
     #[inline]
     pub(crate) fn record_at(&self, now: u64, at: &Sample) {
         if at.task == 0 {
-            let mut shard = self.main.lock();
+            // SAFETY: the borrow ends with this block, which calls nothing
+            // that reaches `main` again.
+            let shard = unsafe { self.main.leased() };
             shard.record(now, at);
             shard.stamp(self.now());
+            self.hot.publish(shard.total().ran);
         } else {
             self.record_spawned(now, at);
         }
@@ -618,8 +629,26 @@ impl Profiler {
     }
 
     /// How many instructions were counted.
+    ///
+    /// Cheap, and safe to call from another thread while the run goes on
+    /// (the progress line does): task 0's part is a counter its thread
+    /// publishes, not its shard, which that thread holds until the task
+    /// ends.
     pub fn counted(&self) -> u64 {
-        self.total().ran
+        let spawned: u64 = self
+            .spawned
+            .read()
+            .iter()
+            .map(|shard| shard.lock().total().ran)
+            .sum();
+        self.hot.published() + self.hot.pending() + spawned
+    }
+
+    /// Ends task 0's lease on its shard (see `lease.rs`): the task ended.
+    pub(crate) fn task_ended(&self, task: u32) {
+        if task == 0 {
+            self.main.release();
+        }
     }
 
     /// What the whole run cost, by the four figures a row carries.

@@ -58,6 +58,11 @@ impl Debugger for Profiler {
         }
     }
 
+    /// The task's thread lets go of task 0's shard (see `lease.rs`).
+    fn ended(&self, task: u32) {
+        self.task_ended(task);
+    }
+
     /// True only for a profiler made with [`Profiler::following_tasks`].
     fn follows_tasks(&self) -> bool {
         Profiler::follows_tasks(self)

@@ -28,9 +28,13 @@ use std::io::Write as _;
 use cove_ir::program::FunctionId;
 use prost::Message as _;
 
+use super::folded::{ELIDED_FRAME, FOLDED_MAX_FRAMES};
 use super::{Metric, Report};
 use crate::context::ROOT;
 use crate::cost::Cost;
+
+/// The location of the frames a deep path leaves out: no function's id.
+const ELIDED: FunctionId = FunctionId(u32::MAX);
 
 /// `Profile`: the whole file.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -288,18 +292,25 @@ impl Report<'_> {
         };
         let mut samples = Vec::new();
         for task in &self.tasks {
+            // Cut as folded stacks are: a runaway recursion's profile stays
+            // linear in its calling contexts.
+            let paths = task.tree.capped_paths(FOLDED_MAX_FRAMES);
             for (id, node) in task.tree.nodes.iter().enumerate() {
                 if id == ROOT as usize || node.cost.is_empty() {
                     continue;
                 }
-                let path = task.tree.path(id as u32);
-                // The callers, innermost first, each at its call's line.
-                let callers: Vec<u64> = path
+                // The callers, innermost first, each at its call's line; the
+                // frames a cut left out are one location of their own.
+                let callers: Vec<u64> = paths[id]
                     .windows(2)
                     .rev()
-                    .map(|pair| {
-                        let line = call_line.get(&(pair[0], pair[1])).copied().unwrap_or(0);
-                        location(pair[0], line)
+                    .map(|pair| match (pair[0], pair[1]) {
+                        (Some(caller), Some(callee)) => {
+                            let line = call_line.get(&(caller, callee)).copied().unwrap_or(0);
+                            location(caller, line)
+                        }
+                        (Some(caller), None) => location(caller, 0),
+                        (None, _) => location(ELIDED, 0),
                     })
                     .collect();
                 let Some((numbers, pools)) = pools.get_mut(&node.function) else {
@@ -330,7 +341,7 @@ impl Report<'_> {
             }
         }
 
-        let function = (0..program.functions.len())
+        let mut function: Vec<Function> = (0..program.functions.len())
             .map(|index| {
                 let id = FunctionId(index as u32);
                 let name = strings.get(program.function_name(id));
@@ -343,13 +354,27 @@ impl Report<'_> {
                 }
             })
             .collect();
+        // The function that stands for the frames a deep path leaves out.
+        let elided_id = function.len() as u64 + 1;
+        let elided_name = strings.get(ELIDED_FRAME);
+        function.push(Function {
+            id: elided_id,
+            name: elided_name,
+            system_name: elided_name,
+            filename: 0,
+            start_line: 0,
+        });
         let location = locations
             .into_iter()
             .map(|((function, line), id)| Location {
                 id,
                 mapping_id: 1,
                 line: vec![Line {
-                    function_id: function.index() as u64 + 1,
+                    function_id: if function == ELIDED {
+                        elided_id
+                    } else {
+                        function.index() as u64 + 1
+                    },
                     line: i64::from(line),
                 }],
             })

@@ -8,10 +8,14 @@
 //! their self cost. That is exact (a sample here is a path, not a timer
 //! tick), and the file is as large as the tree, not as the run. A metric the
 //! task has none of (a run that allocated nothing) gets no profile, so the
-//! viewer opens on something to see.
+//! viewer opens on something to see. A path deeper than
+//! [`FOLDED_MAX_FRAMES`](super::folded::FOLDED_MAX_FRAMES) is cut as folded
+//! stacks cut it, with a `…` frame, so a runaway recursion's file stays
+//! linear in its calling contexts.
 
 use serde_json::{Value, json};
 
+use super::folded::{ELIDED_FRAME, FOLDED_MAX_FRAMES};
 use super::{Metric, Report};
 use crate::context::ROOT;
 
@@ -22,7 +26,7 @@ impl Report<'_> {
     /// The profile in speedscope's file format, as JSON.
     pub fn speedscope(&self) -> String {
         let program = self.program;
-        let frames: Vec<Value> = (0..program.functions.len())
+        let mut frames: Vec<Value> = (0..program.functions.len())
             .map(|index| {
                 let id = cove_ir::program::FunctionId(index as u32);
                 let mut frame = json!({
@@ -35,8 +39,12 @@ impl Report<'_> {
                 frame
             })
             .collect();
+        // The frame that stands for those a deep path leaves out.
+        let elided = frames.len() as u32;
+        frames.push(json!({ "name": ELIDED_FRAME }));
         let mut profiles = Vec::new();
         for task in &self.tasks {
+            let paths = task.tree.capped_paths(FOLDED_MAX_FRAMES);
             for metric in Metric::ALL {
                 let mut samples = Vec::new();
                 let mut weights = Vec::new();
@@ -48,7 +56,10 @@ impl Report<'_> {
                     if weight == 0 {
                         continue;
                     }
-                    let stack: Vec<u32> = task.tree.path(id as u32).iter().map(|f| f.0).collect();
+                    let stack: Vec<u32> = paths[id]
+                        .iter()
+                        .map(|f| f.map_or(elided, |f| f.0))
+                        .collect();
                     samples.push(stack);
                     weights.push(weight);
                 }

@@ -88,6 +88,15 @@ pub trait Debugger: Sync {
     fn faulted(&self, stop: &Stop<'_>, error: &crate::RunError) {
         let _ = (stop, error);
     }
+
+    /// Called once when a watched task ends, however it ends (a result, a
+    /// runtime error, a halt, a failure of the machine), on that task's
+    /// thread, after its last stop and after [`Debugger::faulted`]. A
+    /// debugger that kept something of the task's thread for the length
+    /// of the run lets go of it here. Default: nothing.
+    fn ended(&self, task: u32) {
+        let _ = task;
+    }
 }
 
 /// Where a run stops for a debugger.

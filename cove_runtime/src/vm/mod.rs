@@ -385,5 +385,8 @@ where
         }
         outcome
     }));
+    if let Some(debugger) = debugger {
+        debugger.ended(task);
+    }
     (attempt.unwrap_or_else(|_| Err(internal_error())), executed)
 }
