@@ -29,8 +29,10 @@ pub(crate) type NodeId = u32;
 #[derive(Debug, Clone)]
 pub(crate) struct Node {
     /// The function this node is.
+    #[cfg_attr(not(feature = "reports"), allow(dead_code))] // Read by the reports.
     pub(crate) function: FunctionId,
     /// The node that called it; the root's parent is itself.
+    #[cfg_attr(not(feature = "reports"), allow(dead_code))] // Read by the reports.
     pub(crate) parent: NodeId,
     /// How many frames of it this path pushed.
     pub(crate) calls: u64,
@@ -96,6 +98,7 @@ impl Tree {
     ///
     /// A child is always made after its parent, so one pass from the last
     /// node to the first adds every subtree into its parent in time.
+    #[cfg(feature = "reports")]
     pub(crate) fn inclusive(&self) -> Vec<Cost> {
         let mut all: Vec<Cost> = self.nodes.iter().map(|n| n.cost).collect();
         for id in (1..self.nodes.len()).rev() {
@@ -111,6 +114,7 @@ impl Tree {
     /// O(depth): the pprof and speedscope writers call it once a node, so
     /// those two formats are quadratic in a deep recursion (FIXME: issue 13,
     /// item 8 holds for JSON and folded stacks only).
+    #[cfg(feature = "reports")]
     pub(crate) fn path(&self, mut node: NodeId) -> Vec<FunctionId> {
         let mut path = Vec::new();
         while node != ROOT {
