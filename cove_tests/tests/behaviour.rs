@@ -111,7 +111,8 @@ behaves! {
 fn every_snapshot_program_runs_to_completion() {
     // The compiler's snapshot programs, whose IR `cove_compiler`'s
     // `ir_snapshots` shows: here they run.
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cove_compiler/tests/programs");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cove_compiler/tests/programs");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -259,6 +259,10 @@ fn random_typed_programs_compute_what_direct_evaluation_does() {
             Ok(p) => p,
             Err(e) => panic!("case {case} did not compile:\n{e}\n{source}"),
         };
-        assert_eq!(cove_tests::outcome(&program), expected, "case {case}:\n{source}");
+        assert_eq!(
+            cove_tests::outcome(&program),
+            expected,
+            "case {case}:\n{source}"
+        );
     }
 }

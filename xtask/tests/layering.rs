@@ -22,7 +22,10 @@ fn the_test_crate_runs_compiled_programs_on_the_runtime() {
     // The compiler's behavioural tests live here, where the compiler and
     // the runtime meet without a cycle through either's dev-dependencies.
     let deps = dependencies("cove_tests");
-    assert!(deps.contains("cove_compiler") && deps.contains("cove_runtime"), "{deps:?}");
+    assert!(
+        deps.contains("cove_compiler") && deps.contains("cove_runtime"),
+        "{deps:?}"
+    );
 }
 
 /// The Cove crates a manifest's tables of this kind name: `dependencies`

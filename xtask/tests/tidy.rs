@@ -213,9 +213,9 @@ fn violations(krate: &str, source: &str) -> Result<Vec<String>, String> {
         .filter(|path| {
             let first = path.split("::").next().unwrap_or_default();
             first != krate
-                && !allowed.iter().any(|prefix| {
-                    path == prefix || path.starts_with(&format!("{prefix}::"))
-                })
+                && !allowed
+                    .iter()
+                    .any(|prefix| path == prefix || path.starts_with(&format!("{prefix}::")))
         })
         .collect())
 }
@@ -328,7 +328,10 @@ fn f() -> &'static str {
     \"cove_runtime::vm::machine::Machine\"
 }
 ";
-    assert_eq!(violations("cove_profile", source).unwrap(), Vec::<String>::new());
+    assert_eq!(
+        violations("cove_profile", source).unwrap(),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -354,5 +357,8 @@ fn the_compiler_importing_the_runtime_is_refused_but_the_command_line_may() {
         violations("cove_compiler", source).unwrap(),
         ["cove_runtime::Vm"]
     );
-    assert_eq!(violations("cove_cli", source).unwrap(), Vec::<String>::new());
+    assert_eq!(
+        violations("cove_cli", source).unwrap(),
+        Vec::<String>::new()
+    );
 }
