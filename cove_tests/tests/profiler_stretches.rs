@@ -3,6 +3,9 @@
 //! to the profiler that is stopped before every instruction, row by row, on
 //! every program of the conformance suite: the counts and the heap figures
 //! must be the same numbers, not close ones.
+//!
+//! It lives in `cove_tests` rather than in `cove_profile` because it reads
+//! the runtime's conformance suite, which is outside the profiler's package.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
