@@ -3,7 +3,7 @@
 //!
 //! The programs are read from this package's own copy, `benches/programs/`,
 //! so the bench runs from a downloaded crate too; `cove_tests`'s
-//! `bench_copies.rs` fails when the copy differs from `examples/bench/`.
+//! `packaged_links.rs` fails when the copy differs from `examples/bench/`.
 //!
 //! `cargo bench -p cove_runtime` runs them; `cargo bench -p cove_runtime -- fib`
 //! runs one. The same programs in Lua 5.4 sit beside the Cove ones, for a
