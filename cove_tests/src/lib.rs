@@ -1,5 +1,5 @@
 //! What the workspace's cross-crate tests share: a compiled program run on
-//! the real VM, `cove_runtime::Vm`, in four ways that must agree, and the
+//! the real VM, `cove_runtime::Vm`, in five ways that must agree, and the
 //! transcript of what it printed and how it ended.
 //!
 //! The compiler's behavioural tests used to run on an interpreter of their
@@ -13,13 +13,15 @@
 //! same program run again under conditions that must not change its
 //! outcome, which is what [`outcome`] does.
 //!
-//! Each call costs four runs of the program: plainly, with a collection at
+//! Each call costs five runs of the program: plainly, with a collection at
 //! every allocation (GC stress), under a debugger that stops before every
-//! instruction and does nothing, and under `cove_profile::Profiler`, whose
-//! counting clock stops at each stretch. That is cheap for the small
-//! programs the tests write, and catches what one run cannot: a missing
-//! root, or a path of the dispatch loop compiled for one debugger mode that
-//! computes differently from the others.
+//! instruction and does nothing, under `cove_profile::Profiler` timed by the
+//! processor's counter (stopped before every instruction too, on the loop
+//! compiled for the profiler's own type), and under `Profiler::counting`,
+//! which stops only where a stretch of straight-line code starts. That is
+//! cheap for the small programs the tests write, and catches what one run
+//! cannot: a missing root, or a path of the dispatch loop compiled for one
+//! debugger or stop policy that computes differently from the others.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -79,12 +81,22 @@ pub enum Way {
     GcStress,
     /// Under [`Passive`], stopped before every instruction.
     Watched,
-    /// Under `cove_profile::Profiler` with its counting clock.
+    /// Under `cove_profile::Profiler` timed by the processor's counter,
+    /// stopped before every instruction.
     Profiled,
+    /// Under `cove_profile::Profiler::counting`, stopped only where a
+    /// stretch starts.
+    Counted,
 }
 
 /// Every [`Way`], in the order [`outcome`] runs them.
-pub const WAYS: [Way; 4] = [Way::Plain, Way::GcStress, Way::Watched, Way::Profiled];
+pub const WAYS: [Way; 5] = [
+    Way::Plain,
+    Way::GcStress,
+    Way::Watched,
+    Way::Profiled,
+    Way::Counted,
+];
 
 /// Runs the entry module's `main` (the last module of `program`) one way:
 /// its standard output, then `=> value` if it returned or `error: message`
@@ -100,6 +112,7 @@ pub fn run_one_way(program: &Program, way: Way) -> String {
     let out = Captured::default();
     let err = Captured::default();
     let profiler = cove_profile::Profiler::with_counter_clock();
+    let counting = cove_profile::Profiler::counting();
     let vm = Vm::new(program)
         .with_output(Box::new(out.clone()))
         .with_error_output(Box::new(err.clone()))
@@ -111,6 +124,7 @@ pub fn run_one_way(program: &Program, way: Way) -> String {
         Way::Plain | Way::GcStress => finish(vm, &module, (&out, &err)),
         Way::Watched => finish(vm.with_debugger(&Passive), &module, (&out, &err)),
         Way::Profiled => finish(vm.with_debugger(&profiler), &module, (&out, &err)),
+        Way::Counted => finish(vm.with_debugger(&counting), &module, (&out, &err)),
     }
 }
 
