@@ -6,7 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
+#[cfg(feature = "profiler")]
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+#[cfg(feature = "profiler")]
+use cove_profile::report::{By, Metric};
 
 /// The exit statuses, as `cove --help` prints them. `crate::status` and the
 /// runtime's `ErrorKind::exit_code` define the numbers; a test holds this
@@ -405,26 +409,6 @@ pub struct FmtArgs {
     pub paths: Vec<PathBuf>,
 }
 
-/// How a profile report groups its rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum By {
-    /// One row per instruction, printed as the disassembler prints it.
-    Instruction,
-    /// One row per function, self and inclusive.
-    Function,
-    /// One row per opcode (add.int, call, ...).
-    Opcode,
-    /// One row per callee: the function a call names, the builtin a call-builtin names.
-    Callee,
-    /// One row per source line.
-    Line,
-    /// One row per caller and callee pair, with the calls made and their inclusive cost.
-    Call,
-    /// One row per task (with --follow-tasks, every task the program spawned),
-    /// with the function it started from.
-    Task,
-}
-
 /// The clock `cove profile` times instructions with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ClockChoice {
@@ -464,17 +448,45 @@ pub enum Format {
     Lcov,
 }
 
-/// The figure folded stacks and flame graphs weigh a stack by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Metric {
-    /// Instructions executed.
-    Ran,
-    /// Nanoseconds (the profiler's own overhead included; read as ratios).
-    Nanos,
-    /// Heap words allocated.
-    Words,
-    /// Heap objects allocated.
-    Allocations,
+/// `--by`: `cove_profile`'s own [`By`], read by [`By::from_name`] from the
+/// words listed here with the help `--help` shows for each. A parser here
+/// rather than a second `By` in the CLI and a match translating it: clap's
+/// `ValueEnum` cannot be implemented for another crate's type, and deriving
+/// it in `cove_profile` would pull clap into every embedder's profiler.
+#[cfg(feature = "profiler")]
+fn by_parser() -> impl TypedValueParser<Value = By> {
+    PossibleValuesParser::new([
+        PossibleValue::new(By::Instruction.name())
+            .help("One row per instruction, printed as the disassembler prints it"),
+        PossibleValue::new(By::Function.name()).help("One row per function, self and inclusive"),
+        PossibleValue::new(By::Opcode.name()).help("One row per opcode (add.int, call, ...)"),
+        PossibleValue::new(By::Callee.name()).help(
+            "One row per callee: the function a call names, the builtin a call-builtin names",
+        ),
+        PossibleValue::new(By::Line.name()).help("One row per source line"),
+        PossibleValue::new(By::Call.name()).help(
+            "One row per caller and callee pair, with the calls made and their inclusive cost",
+        ),
+        PossibleValue::new(By::Task.name()).help(
+            "One row per task (with --follow-tasks, every task the program spawned), \
+             with the function it started from",
+        ),
+    ])
+    .try_map(|name| By::from_name(&name).ok_or_else(|| format!("no grouping {name:?}")))
+}
+
+/// `--metric`: `cove_profile`'s own [`Metric`], read as [`by_parser`] reads
+/// a [`By`].
+#[cfg(feature = "profiler")]
+fn metric_parser() -> impl TypedValueParser<Value = Metric> {
+    PossibleValuesParser::new([
+        PossibleValue::new(Metric::Ran.name()).help("Instructions executed"),
+        PossibleValue::new(Metric::Nanos.name())
+            .help("Nanoseconds (the profiler's own overhead included; read as ratios)"),
+        PossibleValue::new(Metric::Words.name()).help("Heap words allocated"),
+        PossibleValue::new(Metric::Allocations.name()).help("Heap objects allocated"),
+    ])
+    .try_map(|name| Metric::from_name(&name).ok_or_else(|| format!("no metric {name:?}")))
 }
 
 /// `cove profile`.
@@ -485,7 +497,7 @@ pub struct ProfileArgs {
     pub program: Invocation,
 
     /// How the table groups its rows (the other formats hold every grouping).
-    #[arg(long, value_enum, default_value_t = By::Function)]
+    #[arg(long, value_parser = by_parser(), default_value = "function")]
     pub by: By,
 
     /// Show only the N heaviest rows of the table (0 = all).
@@ -521,7 +533,7 @@ pub struct ProfileArgs {
 
     /// What folded stacks and flame graphs weigh a stack by, and what a
     /// table is sorted by.
-    #[arg(long, value_enum, default_value_t = Metric::Ran)]
+    #[arg(long, value_parser = metric_parser(), default_value = "ran")]
     pub metric: Metric,
 
     /// Time every instruction by a deterministic clock, for tests
@@ -578,4 +590,42 @@ pub struct BenchRunArgs {
 
     #[command(flatten)]
     pub program: Invocation,
+}
+
+#[cfg(all(test, feature = "profiler"))]
+mod tests {
+    use super::*;
+
+    fn profile_args(flags: &[&str]) -> ProfileArgs {
+        let mut argv = vec!["cove", "profile"];
+        argv.extend_from_slice(flags);
+        argv.push("x.cove");
+        match Cli::try_parse_from(argv).expect("the flags parse").command {
+            Command::Profile(args) => args,
+            other => panic!("not a profile command: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_grouping_of_the_profiler_is_a_by_value_of_the_command_line() {
+        for by in By::ALL {
+            assert_eq!(profile_args(&["--by", by.name()]).by, by);
+        }
+        assert_eq!(profile_args(&[]).by, By::Function);
+    }
+
+    #[test]
+    fn every_metric_of_the_profiler_is_a_metric_value_of_the_command_line() {
+        for metric in Metric::ALL {
+            assert_eq!(profile_args(&["--metric", metric.name()]).metric, metric);
+        }
+        assert_eq!(profile_args(&[]).metric, Metric::Ran);
+    }
+
+    #[test]
+    fn a_grouping_the_profiler_does_not_know_is_a_usage_error_not_a_panic() {
+        let error = Cli::try_parse_from(["cove", "profile", "--by", "colour", "x.cove"])
+            .expect_err("no such grouping");
+        assert_eq!(error.kind(), clap::error::ErrorKind::InvalidValue);
+    }
 }

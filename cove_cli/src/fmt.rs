@@ -1,7 +1,9 @@
 //! `cove fmt`: format `.cove` files in place, or say which would change.
 //!
 //! The formatting is covefmt's (`examples/covefmt`), a formatter written in
-//! Cove: its modules are built into the binary with `include_str!`,
+//! Cove: its modules are built into the binary with `include_str!` from
+//! `cove_cli/covefmt/` (links to `examples/covefmt/`, which `cargo package`
+//! turns into files, so the published crate builds),
 //! compiled once a run with [`cove_compiler::compile_sources`], and its
 //! `format.format_file` is called on the VM for each file. This module does
 //! only what a formatter written in Cove cannot do well or safely: walking
@@ -23,13 +25,10 @@ use crate::status::Status;
 
 /// covefmt's modules, as the compiler is to see them.
 const COVEFMT: &[(&str, &str)] = &[
-    ("format", include_str!("../../examples/covefmt/format.cove")),
-    ("lexer", include_str!("../../examples/covefmt/lexer.cove")),
-    ("doc", include_str!("../../examples/covefmt/doc.cove")),
-    (
-        "printer",
-        include_str!("../../examples/covefmt/printer.cove"),
-    ),
+    ("format", include_str!("../covefmt/format.cove")),
+    ("lexer", include_str!("../covefmt/lexer.cove")),
+    ("doc", include_str!("../covefmt/doc.cove")),
+    ("printer", include_str!("../covefmt/printer.cove")),
 ];
 
 /// What covefmt made of one file.

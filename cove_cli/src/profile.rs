@@ -41,10 +41,10 @@ use std::io::Write as _;
 use std::path::Path;
 
 use cove_ir::program::Program;
-use cove_profile::report::{Annotate, By as ReportBy, Metric as ReportMetric, Report};
+use cove_profile::report::{Annotate, Report};
 use cove_profile::{Profiler, SteppingClock};
 
-use crate::cli::{By, ClockChoice, Format, Metric, ProfileArgs};
+use crate::cli::{ClockChoice, Format, ProfileArgs};
 use crate::compile::compile_runnable;
 use crate::output::ProgramOutput;
 use crate::progress::Progress;
@@ -168,11 +168,9 @@ fn render(
         &args.program.file().display().to_string(),
         args.program.args(),
     );
-    let metric = metric(args.metric);
+    let metric = args.metric;
     Ok(match format {
-        Format::Table => report
-            .table_sorted(by(args.by), metric, args.top)
-            .into_bytes(),
+        Format::Table => report.table_sorted(args.by, metric, args.top).into_bytes(),
         Format::Json => report.json().into_bytes(),
         Format::Callgrind => report.callgrind().into_bytes(),
         Format::Folded => report.folded(metric).into_bytes(),
@@ -206,26 +204,5 @@ fn write(file: Option<std::fs::File>, path: Option<&Path>, report: &[u8]) -> Res
         }
         // A reader that closed the pipe early had what it wanted.
         _ => pipe::stdout(report).map_err(|e| format!("stdout: {e}")),
-    }
-}
-
-fn by(by: By) -> ReportBy {
-    match by {
-        By::Instruction => ReportBy::Instruction,
-        By::Function => ReportBy::Function,
-        By::Opcode => ReportBy::Opcode,
-        By::Callee => ReportBy::Callee,
-        By::Line => ReportBy::Line,
-        By::Call => ReportBy::Call,
-        By::Task => ReportBy::Task,
-    }
-}
-
-fn metric(metric: Metric) -> ReportMetric {
-    match metric {
-        Metric::Ran => ReportMetric::Ran,
-        Metric::Nanos => ReportMetric::Nanos,
-        Metric::Words => ReportMetric::Words,
-        Metric::Allocations => ReportMetric::Allocations,
     }
 }

@@ -51,6 +51,31 @@ fn format_tree(from: &Path, to: &Path) -> usize {
     count
 }
 
+/// The programs of a copy of the suite, walked as the conformance suite
+/// walks them: each `.cove` file and each folder holding a `main.cove` is a
+/// program, any other folder an area to walk into. Each comes with its path
+/// under `dir` without the extension (where its `.out` is in the suite) and
+/// its entry file, sorted by that path.
+fn programs(dir: &Path) -> Vec<(PathBuf, PathBuf)> {
+    fn walk(root: &Path, dir: &Path, found: &mut Vec<(PathBuf, PathBuf)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.strip_prefix(root).unwrap().with_extension("");
+            if path.is_dir() && path.join("main.cove").is_file() {
+                found.push((name, path.join("main.cove")));
+            } else if path.is_dir() {
+                walk(root, &path, found);
+            } else if path.extension().is_some_and(|e| e == "cove") {
+                found.push((name, path));
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(dir, dir, &mut found);
+    found.sort();
+    found
+}
+
 /// The value of the header comment `// key: value` at the top of `source`.
 fn header(source: &str, key: &str) -> Option<String> {
     source
@@ -64,35 +89,18 @@ fn every_formatted_conformance_program_prints_and_ends_as_the_suite_expects() {
     let suite = root().join("cove_runtime/tests/programs");
     let copy = tempfile::tempdir().unwrap();
     assert!(format_tree(&suite, copy.path()) > 200);
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(copy.path())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
     let mut failures = Vec::new();
     let mut ran = 0;
-    for path in entries {
-        let (name, entry) = if path.is_dir() {
-            (
-                path.file_name().unwrap().to_string_lossy().into_owned(),
-                path.join("main.cove"),
-            )
-        } else if path.extension().is_some_and(|e| e == "cove") {
-            (
-                path.file_stem().unwrap().to_string_lossy().into_owned(),
-                path.clone(),
-            )
-        } else {
-            continue;
-        };
+    for (name, entry) in programs(copy.path()) {
+        let shown = name.display();
         let source = std::fs::read_to_string(&entry).unwrap();
         let expected =
-            std::fs::read_to_string(suite.join(format!("{name}.out"))).unwrap_or_default();
+            std::fs::read_to_string(suite.join(&name).with_extension("out")).unwrap_or_default();
         let program = match cove_compiler::compile_files(&entry) {
             Ok(p) => p,
             Err(d) => {
                 failures.push(format!(
-                    "{name}: the formatted program does not compile:\n{d}"
+                    "{shown}: the formatted program does not compile:\n{d}"
                 ));
                 continue;
             }
@@ -113,11 +121,11 @@ fn every_formatted_conformance_program_prints_and_ends_as_the_suite_expects() {
         let outcome = vm.run_entry(&module, "main", vec![]);
         let printed = String::from_utf8_lossy(&out.0.lock().unwrap()).into_owned();
         if printed != expected {
-            failures.push(format!("{name}: prints\n{printed}instead of\n{expected}"));
+            failures.push(format!("{shown}: prints\n{printed}instead of\n{expected}"));
         }
         let ended = outcome.err().map(|e| format!("{:?}", e.kind));
         if ended != header(&source, "error") {
-            failures.push(format!("{name}: ends in {ended:?}"));
+            failures.push(format!("{shown}: ends in {ended:?}"));
         }
         ran += 1;
     }

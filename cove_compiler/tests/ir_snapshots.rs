@@ -26,7 +26,7 @@ macro_rules! snapshot {
 }
 
 snapshot! {
-    the_seed_program_lowers_to_a_fused_loop: "seed",
+    a_loop_over_interpolated_texts_lowers_to_a_fused_loop: "text_lengths_in_a_loop",
     int_arithmetic_loops_and_calls_lower_to_typed_opcodes: "arithmetic_and_loops",
     for_loops_over_ranges_and_lists_use_fused_compares: "for_loops",
     structs_and_enums_lower_to_fields_tags_and_payloads: "structs_and_enums",

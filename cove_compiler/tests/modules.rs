@@ -3,9 +3,6 @@
 use std::fs;
 use std::path::Path;
 
-#[path = "common/run.rs"]
-mod run;
-
 fn write(dir: &Path, name: &str, source: &str) {
     fs::write(dir.join(format!("{name}.cove")), source).unwrap();
 }
@@ -162,58 +159,6 @@ fn a_missing_module_imported_twice_by_one_file_is_reported_at_both_imports() {
         ["main.cove:1:8 E0601", "main.cove:2:8 E0601"],
         "{errors}"
     );
-}
-
-#[test]
-fn modules_that_import_each_other_may_call_each_other_recursively() {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "a",
-        "import b\n\nexport struct Tree {\n  kids: List[b.Forest],\n}\n\nexport fn even(n: Int) -> Bool {\n  if n == 0 { true } else { b.odd(n - 1) }\n}\n",
-    );
-    write(
-        dir.path(),
-        "b",
-        "import a\n\nexport struct Forest {\n  trees: List[a.Tree],\n}\n\nexport fn odd(n: Int) -> Bool {\n  if n == 0 { false } else { a.even(n - 1) }\n}\n",
-    );
-    write(
-        dir.path(),
-        "main",
-        "import a\nimport b\n\nfn main() {\n  let f = b.Forest { trees: [a.Tree { kids: [] }] }\n  println(\"{a.even(10)} {b.odd(7)} {a.even(7)} {f.trees.length()}\")\n}\n",
-    );
-    let program = match cove_compiler::compile_files(&dir.path().join("main.cove")) {
-        Ok(p) => p,
-        Err(errors) => panic!("{errors}"),
-    };
-    let names: Vec<&str> = program.modules.iter().map(|m| m.name.as_str()).collect();
-    assert_eq!(names.last(), Some(&"main"), "{names:?}");
-    assert_eq!(names.len(), 3, "{names:?}");
-    assert_eq!(run::run(&program), "true true false 1\n=> ()");
-}
-
-#[test]
-fn an_entry_module_in_a_cycle_is_still_compiled_last() {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "helper",
-        "import main\n\nexport fn twice(n: Int) -> Int {\n  if n <= 0 { 0 } else { main.bump(twice(n - 1)) }\n}\n",
-    );
-    write(
-        dir.path(),
-        "main",
-        "import helper\n\nexport fn bump(n: Int) -> Int {\n  n + 2\n}\n\nfn main() -> Int {\n  helper.twice(5)\n}\n",
-    );
-    let program = match cove_compiler::compile_files(&dir.path().join("main.cove")) {
-        Ok(p) => p,
-        Err(errors) => panic!("{errors}"),
-    };
-    assert_eq!(
-        program.modules.last().map(|m| m.name.as_str()),
-        Some("main")
-    );
-    assert_eq!(run::run(&program), "=> 10");
 }
 
 #[test]

@@ -66,7 +66,7 @@ impl Clock for RealClock {
 /// read directly: `Instant::elapsed` spends a third of its time in a
 /// checked subtraction of two `timespec`s that a counter of nanoseconds
 /// does not need.
-#[cfg(unix)]
+#[cfg(all(unix, feature = "thread-clocks"))]
 #[inline(always)]
 fn monotonic_nanos() -> Option<u64> {
     let mut now = libc::timespec {
@@ -79,7 +79,7 @@ fn monotonic_nanos() -> Option<u64> {
     (status == 0).then(|| now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64)
 }
 
-#[cfg(not(unix))]
+#[cfg(not(all(unix, feature = "thread-clocks")))]
 #[inline(always)]
 fn monotonic_nanos() -> Option<u64> {
     None

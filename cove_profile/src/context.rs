@@ -29,8 +29,10 @@ pub(crate) type NodeId = u32;
 #[derive(Debug, Clone)]
 pub(crate) struct Node {
     /// The function this node is.
+    #[cfg_attr(not(feature = "reports"), allow(dead_code))] // Read by the reports.
     pub(crate) function: FunctionId,
     /// The node that called it; the root's parent is itself.
+    #[cfg_attr(not(feature = "reports"), allow(dead_code))] // Read by the reports.
     pub(crate) parent: NodeId,
     /// How many frames of it this path pushed.
     pub(crate) calls: u64,
@@ -96,6 +98,7 @@ impl Tree {
     ///
     /// A child is always made after its parent, so one pass from the last
     /// node to the first adds every subtree into its parent in time.
+    #[cfg(feature = "reports")]
     pub(crate) fn inclusive(&self) -> Vec<Cost> {
         let mut all: Vec<Cost> = self.nodes.iter().map(|n| n.cost).collect();
         for id in (1..self.nodes.len()).rev() {
@@ -128,6 +131,7 @@ impl Tree {
     /// Each path is made from its caller's, and none is longer than `max`,
     /// so the time and the size are linear in the number of nodes: whole
     /// paths of a recursion n deep would hold n²/2 frames.
+    #[cfg(feature = "reports")]
     pub(crate) fn capped_paths(&self, max: usize) -> Vec<Vec<Option<FunctionId>>> {
         let head = max.saturating_sub(2);
         let mut depth = vec![0_usize; self.nodes.len()];

@@ -5,12 +5,14 @@
 //! reports, the diff — moves all four at once, and a struct of four `u64`s
 //! is one cache line's half.
 
+#[cfg(feature = "reports")]
 use serde::{Deserialize, Serialize};
 
 /// What one instruction of a run cost, summed over every time it ran.
 ///
 /// The same shape sums a function, an opcode, a line or a whole run.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "reports", derive(Serialize, Deserialize))]
 pub struct Cost {
     /// How often it ran. Exact.
     pub ran: u64,

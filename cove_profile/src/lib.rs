@@ -63,6 +63,16 @@
 //! assert_eq!(report.folded(cove_profile::report::Metric::Ran), "m.main 2\n");
 //! ```
 //!
+//! # Features
+//!
+//! A [`Profiler`] alone needs no feature. `reports` (default) adds the
+//! `report` and `diff` modules and what they need (serde, serde_json,
+//! inferno); `pprof` (default) the pprof format (prost, flate2);
+//! `thread-clocks` (default) the clocks read through libc on Unix, each
+//! thread's processor time for the sampler and `CLOCK_MONOTONIC` for the
+//! real clock, which otherwise read `Instant`. `cargo build -p cove_profile
+//! --no-default-features` builds the profiler with none of them.
+//!
 //! # Tasks
 //!
 //! A profiler covers the task it was installed on (task 0) unless it was
@@ -74,10 +84,12 @@
 mod clock;
 mod context;
 mod cost;
+#[cfg(feature = "reports")]
 pub mod diff;
 mod hot;
 mod lease;
 mod profiler;
+#[cfg(feature = "reports")]
 pub mod report;
 mod sampler;
 mod shard;

@@ -27,6 +27,7 @@ use std::sync::Arc;
 
 use cove_ir::program::FunctionId;
 use parking_lot::{Mutex, RwLock};
+#[cfg(feature = "reports")]
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{Clock, RealClock, Timer, TscClock};
@@ -34,10 +35,13 @@ use crate::cost::Cost;
 use crate::hot::Hot;
 use crate::lease::Leased;
 use crate::sampler::Sampler;
-use crate::shard::{Shard, TaskProfile};
+use crate::shard::Shard;
+#[cfg(feature = "reports")]
+use crate::shard::TaskProfile;
 
 /// What a sampled profile's time rests on (see [`Profiler::estimate`]).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "reports", derive(Serialize, Deserialize))]
 pub struct Estimate {
     /// Looks the sampler took that charged time.
     pub samples: u64,
@@ -78,7 +82,8 @@ pub struct Sample {
 /// running the profiler's own recording path back to back with no
 /// instruction between. It is an estimate (the machine's dispatch and the
 /// building of a `Stop` are not in it), so net time is an estimate too.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "reports", derive(Serialize, Deserialize))]
 pub struct Floor {
     /// Nanoseconds every instruction's time includes, whatever it did.
     pub nanos: f64,
@@ -109,14 +114,15 @@ pub(crate) enum Mode {
 /// one of long stretches and one of short, with and without a counting
 /// profiler, and solves for `fast` and `instruction`. The slow stops' cost
 /// is never estimated: the sampler sees it and charges it to the profiler.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "reports", derive(Serialize, Deserialize))]
 pub struct StopCosts {
     /// A stop in the frame and heap of the one before: a count and a store.
     /// (Any other stop — a call, a return, an allocation — the sampler
     /// measures, so none is estimated.)
     pub fast: f64,
     /// What being watched costs each instruction, stop or not.
-    #[serde(default)]
+    #[cfg_attr(feature = "reports", serde(default))]
     pub instruction: f64,
 }
 
@@ -705,6 +711,7 @@ impl Profiler {
     }
 
     /// A copy of every task's profile, for the reports.
+    #[cfg(feature = "reports")]
     pub(crate) fn snapshot(&self) -> Vec<TaskProfile> {
         let mut all = Vec::new();
         self.for_each_task(|task, shard| all.push(shard.snapshot(task)));

@@ -158,7 +158,7 @@ fn sample(shared: &Shared) {
 }
 
 /// The calling thread's CPU clock.
-#[cfg(unix)]
+#[cfg(all(unix, feature = "thread-clocks"))]
 fn current_cpu_clock() -> i64 {
     let mut id: libc::clockid_t = 0;
     // SAFETY: `pthread_self` is always a valid thread, and `id` is a valid
@@ -169,7 +169,7 @@ fn current_cpu_clock() -> i64 {
 
 /// Nanoseconds of processor time the thread whose clock is `id` has used,
 /// or `None` once it has ended.
-#[cfg(unix)]
+#[cfg(all(unix, feature = "thread-clocks"))]
 fn cpu_nanos(id: i64) -> Option<u64> {
     let mut now = libc::timespec {
         tv_sec: 0,
@@ -183,12 +183,12 @@ fn cpu_nanos(id: i64) -> Option<u64> {
 
 /// Elsewhere than Unix there is no per-thread clock here: the wall clock
 /// stands in, and blocked time is charged too.
-#[cfg(not(unix))]
+#[cfg(not(all(unix, feature = "thread-clocks")))]
 fn current_cpu_clock() -> i64 {
     0
 }
 
-#[cfg(not(unix))]
+#[cfg(not(all(unix, feature = "thread-clocks")))]
 fn cpu_nanos(_id: i64) -> Option<u64> {
     use std::sync::OnceLock;
     static ORIGIN: OnceLock<std::time::Instant> = OnceLock::new();

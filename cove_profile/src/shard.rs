@@ -118,6 +118,7 @@ pub(crate) struct Shard {
 }
 
 /// A copy of one task's profile, taken for a report.
+#[cfg(feature = "reports")]
 #[derive(Debug, Clone)]
 pub(crate) struct TaskProfile {
     pub(crate) task: u32,
@@ -360,6 +361,7 @@ impl Shard {
     }
 
     /// A copy for a report.
+    #[cfg(feature = "reports")]
     pub(crate) fn snapshot(&self, task: u32) -> TaskProfile {
         let mut sites = self.sites.clone();
         for frame in &self.stack {

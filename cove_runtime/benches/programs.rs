@@ -1,6 +1,10 @@
 //! The benchmark programs of `examples/bench/`, each compiled once and timed
 //! through `Vm::run_entry` alone, with their output thrown away.
 //!
+//! The programs are read from this package's own copy, `benches/programs/`,
+//! so the bench runs from a downloaded crate too; `cove_tests`'s
+//! `packaged_links.rs` fails when the copy differs from `examples/bench/`.
+//!
 //! `cargo bench -p cove_runtime` runs them; `cargo bench -p cove_runtime -- fib`
 //! runs one. The same programs in Lua 5.4 sit beside the Cove ones, for a
 //! side-by-side `hyperfine` run (see docs/RUNTIME.md).
@@ -23,14 +27,11 @@ const PROGRAMS: &[&str] = &[
 ];
 
 fn programs(c: &mut Criterion) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/bench");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/programs");
     let mut group = c.benchmark_group("programs");
     group.sample_size(10);
     for name in PROGRAMS {
         let path = dir.join(format!("{name}.cove"));
-        if !path.exists() {
-            continue;
-        }
         let program = cove_compiler::compile_files(&path).expect("a benchmark program compiles");
         let module = program
             .modules

@@ -6,8 +6,6 @@
 //! prints when nothing fails. (`Vm::with_allocation_failure_at` is the
 //! hook.)
 
-use std::path::Path;
-
 use cove_runtime::{ErrorKind, Vm};
 
 mod support;
@@ -16,19 +14,19 @@ use support::Captured;
 /// Programs that allocate in many ways: strings, lists, maps, structs,
 /// enums, options, tasks and channels.
 const PROGRAMS: &[&str] = &[
-    "hello",
-    "interpolation",
-    "list_basics",
-    "map_basics",
-    "enums_match",
-    "option_methods",
-    "list_join_sort",
-    "channels",
-    "qa_task_struct_result",
-    "qa_task_copies_values",
-    "list_of_lists",
-    "map_of_lists",
-    "interpolation_of_containers",
+    "process/hello",
+    "strings/interpolation",
+    "lists/list_basics",
+    "maps/map_basics",
+    "patterns/enums_match",
+    "patterns/option_methods",
+    "lists/list_join_sort",
+    "channels/producer_and_consumer",
+    "tasks/task_returns_a_struct",
+    "tasks/task_copies_values",
+    "lists/list_of_lists",
+    "maps/map_of_lists",
+    "strings/interpolation_of_containers",
 ];
 
 /// No program here makes more allocations than this.
@@ -36,11 +34,11 @@ const MOST: u64 = 5_000;
 
 #[test]
 fn every_allocation_of_the_sweep_programs_fails_cleanly_with_the_output_before_it_intact() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
     let mut failures_checked = 0;
-    for name in PROGRAMS {
-        let path = dir.join(format!("{name}.cove"));
-        let source = std::fs::read_to_string(&path).expect("the program");
+    for path in PROGRAMS {
+        let found = support::programs::program(path);
+        let name = found.entry.file_stem().unwrap().to_str().unwrap();
+        let source = std::fs::read_to_string(&found.entry).expect("the program");
         let program =
             cove_compiler::compile_module(name, &source).unwrap_or_else(|d| panic!("{d}"));
         let run = |fail_at: Option<u64>| {

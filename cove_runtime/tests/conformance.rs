@@ -2,7 +2,9 @@
 //! with `cove_compiler` and run through `Vm::run_entry`, and what it printed
 //! and how it ended are compared with what the program's files expect.
 //!
-//! A test is `name.cove` (one module) or a directory `name/` whose entry is
+//! The programs are grouped in folders by area (`calls/`, `tasks/`,
+//! `strings/`...), walked recursively by `support::programs`. A test is
+//! `name.cove` (one module) or a directory `name/` whose entry is
 //! `name/main.cove` (several modules). Beside it:
 //!
 //! - `name.out`: the exact standard output;
@@ -22,10 +24,10 @@
 //! stress mode (a collection after every allocating instruction), which is
 //! what shakes out a missing root.
 //!
-//! `COVE_PROGRAM=name` runs one program alone; `COVE_TIMES=1` prints how
+//! `COVE_PROGRAM=area/name` (or just `name`) runs one program alone; `COVE_TIMES=1` prints how
 //! long each took (with `-- --nocapture`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use cove_runtime::{Limits, Value, Vm};
 
@@ -48,40 +50,20 @@ struct Case {
     skip_stress: bool,
 }
 
-fn programs_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs")
-}
-
 fn cases() -> Vec<Case> {
-    let dir = programs_dir();
     let mut cases = Vec::new();
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/programs exists")
-        .map(|e| e.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        let (name, entry) = if path.is_dir() {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            (name, path.join("main.cove"))
-        } else if path.extension().is_some_and(|e| e == "cove") {
-            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-            (name, path.clone())
-        } else {
-            continue;
-        };
-        let source = std::fs::read_to_string(&entry).expect("the entry file reads");
+    for found in support::programs::every_program() {
+        let source = std::fs::read_to_string(&found.entry).expect("the entry file reads");
         let header = |key: &str| {
             source
                 .lines()
                 .take_while(|l| l.starts_with("//"))
                 .find_map(|l| l.strip_prefix(&format!("// {key}: ")).map(str::to_string))
         };
-        let expected_out =
-            std::fs::read_to_string(dir.join(format!("{name}.out"))).unwrap_or_default();
+        let expected_out = std::fs::read_to_string(&found.out).unwrap_or_default();
         cases.push(Case {
-            name,
-            entry,
+            name: found.name,
+            entry: found.entry,
             expected_out,
             args: header("args")
                 .map(|a| a.split_whitespace().map(str::to_string).collect())
@@ -180,7 +162,11 @@ fn run_all(stress: bool) {
     let only = std::env::var("COVE_PROGRAM").ok();
     let mut failures = Vec::new();
     for case in &cases {
-        if only.as_ref().is_some_and(|o| *o != case.name) || (stress && case.skip_stress) {
+        if only
+            .as_ref()
+            .is_some_and(|o| *o != case.name && !case.name.ends_with(&format!("/{o}")))
+            || (stress && case.skip_stress)
+        {
             continue;
         }
         let started = std::time::Instant::now();

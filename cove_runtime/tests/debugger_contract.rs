@@ -664,15 +664,11 @@ impl Debugger for ReadsEverything {
 
 #[test]
 fn reading_every_frame_register_and_local_at_every_stop_never_fails_a_run() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cove"))
-        .collect();
-    names.sort();
     let mut failures = Vec::new();
-    for path in names {
+    for path in support::programs::single_module_programs()
+        .into_iter()
+        .map(|p| p.entry)
+    {
         let source = std::fs::read_to_string(&path).unwrap();
         let Ok(program) = cove_compiler::compile_module("m", &source) else {
             continue;

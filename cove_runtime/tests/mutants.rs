@@ -12,11 +12,12 @@
 //! as an index, a shift by 64, a slice running backwards. A failure prints
 //! its case number and the mutant's source.
 
-use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
 use cove_runtime::{Limits, Vm};
+
+mod support;
 
 /// How long one mutant may run before the test calls it hung. Each has
 /// little fuel; the bound is for a lost wake-up, not for slowness.
@@ -78,16 +79,9 @@ const GROUPS: &[&[&str]] = &[
 /// The single-module conformance programs, except those that touch files:
 /// a mutated path could write anywhere.
 fn corpus() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .expect("tests/programs exists")
-        .map(|e| e.expect("a directory entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cove"))
-        .collect();
-    paths.sort();
-    paths
+    support::programs::single_module_programs()
         .into_iter()
-        .map(|p| std::fs::read_to_string(p).expect("a program reads"))
+        .map(|p| std::fs::read_to_string(p.entry).expect("a program reads"))
         .filter(|s| !s.contains("write_file") && !s.contains("read_file"))
         .collect()
 }

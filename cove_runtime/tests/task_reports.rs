@@ -58,7 +58,7 @@ fn when_main_faults_too_both_faults_are_in_the_report() {
 fn a_tasks_heap_limit_reads_the_same_whichever_thread_saw_it_first() {
     let source = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/programs/qa5_error_heap_limit_shared_value_returned_by_a_task.cove"
+        "/tests/programs/heap/error_heap_limit_shared_value_returned_by_a_task.cove"
     ))
     .expect("the program");
     let program = compile(&source);

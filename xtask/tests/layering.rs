@@ -17,6 +17,17 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+#[test]
+fn the_test_crate_runs_compiled_programs_on_the_runtime() {
+    // The compiler's behavioural tests live here, where the compiler and
+    // the runtime meet without a cycle through either's dev-dependencies.
+    let deps = dependencies("cove_tests");
+    assert!(
+        deps.contains("cove_compiler") && deps.contains("cove_runtime"),
+        "{deps:?}"
+    );
+}
+
 /// The Cove crates a manifest's tables of this kind name: `dependencies`
 /// (including target-specific ones) or `dev-dependencies`.
 fn cove_crates(manifest: &str, table: &str) -> BTreeSet<String> {
@@ -120,7 +131,7 @@ fn only_the_command_line_depends_on_the_debugger() {
 }
 
 #[test]
-fn nothing_depends_on_the_command_line_or_on_xtask() {
+fn nothing_depends_on_the_command_line_the_test_crate_or_xtask() {
     for member in [
         "cove_ir",
         "cove_compiler",
@@ -135,6 +146,7 @@ fn nothing_depends_on_the_command_line_or_on_xtask() {
             .collect();
         assert!(!all.contains("cove_cli"), "{member}: {all:?}");
         assert!(!all.contains("xtask"), "{member}: {all:?}");
+        assert!(!all.contains("cove_tests"), "{member}: {all:?}");
     }
 }
 

@@ -2,6 +2,9 @@
 //! run's output and read back after it, a debugger that counts stops, one
 //! made of a closure, and hand-written IR parsed and verified.
 
+#[allow(dead_code)] // Not every test file walks the conformance suite.
+pub mod programs;
+
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

@@ -3,33 +3,41 @@
 //! to the profiler that is stopped before every instruction, row by row, on
 //! every program of the conformance suite: the counts and the heap figures
 //! must be the same numbers, not close ones.
+//!
+//! It lives in `cove_tests` rather than in `cove_profile` because it reads
+//! the runtime's conformance suite, which is outside the profiler's package.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use cove_ir::program::FunctionId;
 use cove_profile::{Cost, Profiler, SteppingClock};
 use cove_runtime::vm::debug::Debugger;
 use cove_runtime::{Limits, Vm};
 
-/// The conformance programs: each `.cove` file, and each folder's
-/// `main.cove`, with the arguments its header asks for.
+/// The conformance programs, walked as the conformance suite walks them:
+/// each `.cove` file and each folder holding a `main.cove` is a program, any
+/// other folder an area to walk into; each comes with the arguments and heap
+/// bound its header asks for.
 fn programs() -> Vec<(PathBuf, Vec<String>, Option<u64>)> {
+    fn entries(dir: &Path, found: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("the conformance suite is there") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() && path.join("main.cove").is_file() {
+                found.push(path.join("main.cove"));
+            } else if path.is_dir() {
+                entries(&path, found);
+            } else if path.extension().is_some_and(|e| e == "cove") {
+                found.push(path);
+            }
+        }
+    }
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../cove_runtime/tests/programs");
+    let mut paths = Vec::new();
+    entries(&dir, &mut paths);
+    paths.sort();
     let mut found = Vec::new();
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("the conformance suite is there")
-        .map(|e| e.expect("an entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        let entry = if path.is_dir() {
-            path.join("main.cove")
-        } else if path.extension().is_some_and(|e| e == "cove") {
-            path
-        } else {
-            continue;
-        };
+    for entry in paths {
         let source = std::fs::read_to_string(&entry).expect("it reads");
         let args = source
             .lines()

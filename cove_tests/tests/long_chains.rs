@@ -5,18 +5,7 @@
 //! a chain at the parser's limit does not overflow the compiler's stack.
 //! Real nesting (parentheses, blocks, calls) keeps its own, lower limit.
 
-#[path = "common/run.rs"]
-mod run;
-
-fn output(source: &str) -> String {
-    match cove_compiler::compile_module("m", source) {
-        Ok(program) => run::run(&program),
-        Err(errors) => panic!(
-            "did not compile:\n{}",
-            &errors.to_string()[..2000.min(errors.to_string().len())]
-        ),
-    }
-}
+use cove_tests::output;
 
 fn codes(source: &str) -> Vec<String> {
     match cove_compiler::compile_module("m", source) {

@@ -1,6 +1,6 @@
-//! The seed's own tests, run through the public API from outside the crates:
-//! compile with `cove_compiler`, run with `Vm::new(&program)
-//! .with_debugger(&profiler)`, and read the profile.
+//! The profiler through its public API, from outside the crates: compile
+//! with `cove_compiler`, run with `Vm::new(&program).with_debugger(&profiler)`,
+//! and read the profile.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

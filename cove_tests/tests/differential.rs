@@ -1,5 +1,6 @@
-//! Random typed programs, compiled and run on the reference interpreter,
-//! against the same programs evaluated directly in Rust.
+//! Random typed programs, compiled and run on the VM (every way
+//! `cove_tests::outcome` runs them), against the same programs evaluated
+//! directly in Rust.
 //!
 //! The programs mix the two register classes on purpose — Ints and Bools
 //! (num) with Strings, lists, options and structs (ref) — in every place a
@@ -7,9 +8,6 @@
 //! struct literals, `if` and `match` results, interpolations, assignments
 //! to variables they read. A register given the wrong class or reused too
 //! early shows up as a wrong answer or a failed run.
-
-#[path = "common/run.rs"]
-mod run;
 
 struct Rng(u64);
 
@@ -261,6 +259,10 @@ fn random_typed_programs_compute_what_direct_evaluation_does() {
             Ok(p) => p,
             Err(e) => panic!("case {case} did not compile:\n{e}\n{source}"),
         };
-        assert_eq!(run::run(&program), expected, "case {case}:\n{source}");
+        assert_eq!(
+            cove_tests::outcome(&program),
+            expected,
+            "case {case}:\n{source}"
+        );
     }
 }

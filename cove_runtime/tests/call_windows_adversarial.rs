@@ -1,4 +1,4 @@
-//! A QA pass over calls as windows (the contract of `call` in
+//! Calls as windows pressed from every side (the contract of `call` in
 //! `cove_ir::op`): a callee's frame starts at its caller's first argument
 //! register and lies over every caller register from there up.
 //!
@@ -417,8 +417,8 @@ fn a_caller_may_not_read_an_argument_register_after_the_call_as_what_it_passed()
     // may assign any value of their class: the verifier treats each as
     // holding values of different types until the caller writes it again,
     // so all three programs are refused before they run, and a `Vm` will
-    // not run them. (Found by QA pass 9: before the verifier knew, SWAP
-    // read a list's words as a string and SPOIL panicked the machine.)
+    // not run them. (Before the verifier knew this, SWAP read a list's
+    // words as a string and SPOIL panicked the machine.)
     for (text, what) in [(RENAME, "rename"), (SWAP, "swap"), (SPOIL, "spoil")] {
         let program = cove_ir::parse::program(text).expect("it parses");
         let refused = cove_ir::verify::program(&program)
@@ -465,9 +465,9 @@ fn every_mode(
 #[test]
 fn window_heavy_programs_count_the_same_instructions_polled_fuelled_and_watched() {
     let positions = compile(include_str!(
-        "programs/qa9_call_windows_expression_positions.cove"
+        "programs/calls/call_windows_in_expression_positions.cove"
     ));
-    let expected = include_str!("programs/qa9_call_windows_expression_positions.out");
+    let expected = include_str!("programs/calls/call_windows_in_expression_positions.out");
     let locals = compile(LOCALS_ACROSS_CALLS);
     let nest = verified(NEST);
     let cases: [(&Program, &str, Vec<Value>); 3] = [
