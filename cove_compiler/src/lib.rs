@@ -1,5 +1,6 @@
-//! The Cove compiler: source text to a verified [`cove_ir`] program, with
-//! located diagnostics.
+//! The Cove compiler: source text to a [`cove_ir`] program, with located
+//! diagnostics. The program is verified where it is run
+//! (`cove_runtime::Vm::new` runs `cove_ir::verify`), once.
 //!
 //! Two entry points: [`compile_module`] compiles one module from a string,
 //! [`compile_files`] an entry file and every module it imports (found
@@ -39,11 +40,11 @@ mod ast;
 mod diagnostics;
 mod driver;
 mod emit;
+mod internal;
 mod lexer;
 mod lower;
 mod parser;
 mod resolve;
-mod verify;
 
 use std::path::Path;
 
@@ -97,7 +98,7 @@ fn on_own_stack(
     work: impl FnOnce() -> Result<Program, Diagnostics> + Send,
 ) -> Result<Program, Diagnostics> {
     let panicked = || {
-        Err(verify::internal(
+        Err(internal::error(
             &Program::new(),
             "input",
             "the compiler panicked",
