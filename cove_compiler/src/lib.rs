@@ -36,6 +36,10 @@
 //! fused compare-and-branch, line tables, reference maps, debug locals).
 //! See `docs/LANGUAGE.md` for the language and `README.md` for the design.
 
+// Every `pub` item is part of the API an embedder sees; anything else is
+// `pub(crate)`, so the lint keeps the two from drifting apart.
+#![warn(unreachable_pub)]
+
 mod ast;
 mod diagnostics;
 mod driver;

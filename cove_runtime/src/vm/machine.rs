@@ -208,7 +208,7 @@ impl std::fmt::Debug for Shared<'_> {
 
 /// A task's machine: see the module documentation.
 #[derive(Debug)]
-pub struct Machine<'env> {
+pub(crate) struct Machine<'env> {
     pub(crate) shared: &'env Shared<'env>,
     pub(crate) program: &'env Program,
     pub(crate) stack: Vec<u64>,
@@ -438,11 +438,6 @@ impl<'env> Machine<'env> {
                 }
             }
         })
-    }
-
-    /// The heap, for an embedder's tests.
-    pub fn memory(&self) -> &Memory {
-        &self.heap
     }
 }
 

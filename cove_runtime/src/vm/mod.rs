@@ -1,10 +1,17 @@
 //! The virtual machine: [`Vm`], the embedder's handle on a program, and the
 //! parts it is made of.
 //!
-//! - [`machine`]: a task's stack of frames and its heap;
-//! - [`exec`]: the dispatch loop and the safepoint;
-//! - [`debug`]: the debugger seam;
-//! - `builtins`, `tasks`: the builtin library and what tasks share.
+//! Two of them are public, because an embedder uses them:
+//! - [`debug`]: the debugger seam ([`Debugger`], [`Stop`](debug::Stop),
+//!   [`Resume`](debug::Resume)), the only way into a run from outside;
+//! - [`exec`]: the dispatch loop's documentation and
+//!   [`SAFEPOINT_STRIDE`](exec::SAFEPOINT_STRIDE), which says how often a
+//!   run looks at interrupts and limits.
+//!
+//! The rest is the crate's own: `machine` (a task's stack of frames and its
+//! heap), `builtins` (the builtin library), `tasks` (what tasks share).
+//! Nothing hands an embedder a machine or a heap, so neither is public: a
+//! debugger sees both through a [`Stop`](debug::Stop).
 //!
 //! What makes the loop's unchecked accesses sound is not here: it is
 //! [`cove_ir::verify::Verified`], the proof `cove_ir`'s verifier gives, and
@@ -13,7 +20,7 @@
 mod builtins;
 pub mod debug;
 pub mod exec;
-pub mod machine;
+pub(crate) mod machine;
 #[cfg(feature = "sampled-profile")]
 pub mod sampled;
 pub(crate) mod tasks;
