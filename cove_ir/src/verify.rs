@@ -227,6 +227,13 @@ impl std::error::Error for VerifyError {}
 /// assert!(verify::program(&broken).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// Nothing but the verifier can make one: its field is private.
+///
+/// ```compile_fail,E0451
+/// let program = cove_ir::program::Program::new();
+/// let forged = cove_ir::verify::Verified { program: &program };
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Verified<'p> {
     program: &'p Program,
