@@ -8,11 +8,11 @@
 use std::ops::Range;
 
 /// A byte range of a source file.
-pub type Span = Range<usize>;
+pub(crate) type Span = Range<usize>;
 
 /// A name and where it was written.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Ident {
+pub(crate) struct Ident {
     /// The name.
     pub name: String,
     /// Where.
@@ -21,7 +21,7 @@ pub struct Ident {
 
 /// A parsed source file.
 #[derive(Debug, Clone, Default)]
-pub struct File {
+pub(crate) struct File {
     /// `import name` lines, in order.
     pub imports: Vec<Ident>,
     /// Functions, structs and enums, in order.
@@ -30,7 +30,7 @@ pub struct File {
 
 /// A top-level declaration.
 #[derive(Debug, Clone)]
-pub enum Item {
+pub(crate) enum Item {
     /// `fn`.
     Fn(FnDecl),
     /// `struct`.
@@ -41,7 +41,7 @@ pub enum Item {
 
 /// `fn name(params) -> ty { body }`.
 #[derive(Debug, Clone)]
-pub struct FnDecl {
+pub(crate) struct FnDecl {
     /// Whether it is `export`ed.
     pub exported: bool,
     /// Its name.
@@ -59,7 +59,7 @@ pub struct FnDecl {
 
 /// `struct Name { field: Type, ... }`.
 #[derive(Debug, Clone)]
-pub struct StructDecl {
+pub(crate) struct StructDecl {
     /// Whether it is `export`ed.
     pub exported: bool,
     /// Its name.
@@ -72,7 +72,7 @@ pub struct StructDecl {
 
 /// `enum Name { Variant(Type, ...), ... }`.
 #[derive(Debug, Clone)]
-pub struct EnumDecl {
+pub(crate) struct EnumDecl {
     /// Whether it is `export`ed.
     pub exported: bool,
     /// Its name.
@@ -85,7 +85,7 @@ pub struct EnumDecl {
 
 /// A type as written.
 #[derive(Debug, Clone)]
-pub enum TypeExpr {
+pub(crate) enum TypeExpr {
     /// `()`.
     Unit(Span),
     /// `Int`, `List[T]`, `lexer.Token`: a path of one or two names and
@@ -104,7 +104,7 @@ pub enum TypeExpr {
 
 impl TypeExpr {
     /// Where it was written.
-    pub fn span(&self) -> Span {
+    pub(crate) fn span(&self) -> Span {
         match self {
             TypeExpr::Unit(s) | TypeExpr::Error(s) => s.clone(),
             TypeExpr::Named { span, .. } => span.clone(),
@@ -114,7 +114,7 @@ impl TypeExpr {
 
 /// `{ statements }`; the value is the last statement if it is an expression.
 #[derive(Debug, Clone)]
-pub struct Block {
+pub(crate) struct Block {
     /// The statements.
     pub stmts: Vec<Stmt>,
     /// From `{` to `}`.
@@ -123,7 +123,7 @@ pub struct Block {
 
 /// A statement.
 #[derive(Debug, Clone)]
-pub enum Stmt {
+pub(crate) enum Stmt {
     /// `let x: T = e` or `var x = e`.
     Let {
         /// `var`?
@@ -169,7 +169,7 @@ pub enum Stmt {
 /// A binary operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(missing_docs)]
-pub enum BinOp {
+pub(crate) enum BinOp {
     Add,
     Sub,
     Mul,
@@ -193,7 +193,7 @@ pub enum BinOp {
 impl BinOp {
     /// Whether the result is a Bool whatever the operands: a comparison,
     /// `&&` or `||`.
-    pub fn is_bool_valued(self) -> bool {
+    pub(crate) fn is_bool_valued(self) -> bool {
         matches!(
             self,
             BinOp::Eq
@@ -208,7 +208,7 @@ impl BinOp {
     }
 
     /// How it is written.
-    pub fn text(self) -> &'static str {
+    pub(crate) fn text(self) -> &'static str {
         match self {
             BinOp::Add => "+",
             BinOp::Sub => "-",
@@ -234,7 +234,7 @@ impl BinOp {
 
 /// A unary operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UnOp {
+pub(crate) enum UnOp {
     /// `-`
     Neg,
     /// `!`
@@ -243,7 +243,7 @@ pub enum UnOp {
 
 /// A piece of an interpolated string.
 #[derive(Debug, Clone)]
-pub enum Piece {
+pub(crate) enum Piece {
     /// Literal text.
     Text(String),
     /// `{expr}`.
@@ -252,7 +252,7 @@ pub enum Piece {
 
 /// An expression and its span.
 #[derive(Debug, Clone)]
-pub struct Expr {
+pub(crate) struct Expr {
     /// What it is.
     pub kind: ExprKind,
     /// Where it is.
@@ -261,7 +261,7 @@ pub struct Expr {
 
 /// The kinds of expression.
 #[derive(Debug, Clone)]
-pub enum ExprKind {
+pub(crate) enum ExprKind {
     /// `42`; `None` if it did not fit 64 bits.
     Int(Option<u64>),
     /// `3.5`.
@@ -314,7 +314,7 @@ pub enum ExprKind {
 
 /// `pattern => body`.
 #[derive(Debug, Clone)]
-pub struct Arm {
+pub(crate) struct Arm {
     /// The pattern.
     pub pattern: Pattern,
     /// The value.
@@ -323,7 +323,7 @@ pub struct Arm {
 
 /// A pattern of a `match` arm.
 #[derive(Debug, Clone)]
-pub struct Pattern {
+pub(crate) struct Pattern {
     /// What it is.
     pub kind: PatternKind,
     /// Where.
@@ -332,7 +332,7 @@ pub struct Pattern {
 
 /// The kinds of pattern.
 #[derive(Debug, Clone)]
-pub enum PatternKind {
+pub(crate) enum PatternKind {
     /// `_`.
     Wildcard,
     /// `x`: binds the value (or names a unit variant `None`).

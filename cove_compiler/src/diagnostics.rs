@@ -128,7 +128,7 @@ pub(crate) struct Pending {
 
 impl Pending {
     /// A diagnostic with a code, a message, a span and the caret label.
-    pub fn new(
+    pub(crate) fn new(
         code: &'static str,
         span: Range<usize>,
         message: impl Into<String>,
@@ -144,7 +144,7 @@ impl Pending {
     }
 
     /// Adds a `help:` line.
-    pub fn help(mut self, help: impl Into<String>) -> Pending {
+    pub(crate) fn help(mut self, help: impl Into<String>) -> Pending {
         self.help = Some(help.into());
         self
     }

@@ -594,7 +594,6 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
     if !diags.is_empty() {
         return Err(diags);
     }
-    crate::verify::check(&program)?;
     Ok(program)
 }
 

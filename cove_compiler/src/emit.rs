@@ -90,7 +90,7 @@ struct Guard {
 }
 
 impl Emitter {
-    pub fn new() -> Emitter {
+    pub(crate) fn new() -> Emitter {
         Emitter {
             line: 1,
             ..Emitter::default()
@@ -98,11 +98,11 @@ impl Emitter {
     }
 
     /// The next instruction's program counter.
-    pub fn pc(&self) -> u32 {
+    pub(crate) fn pc(&self) -> u32 {
         self.code.len() as u32
     }
 
-    pub fn emit(&mut self, instr: Instr) {
+    pub(crate) fn emit(&mut self, instr: Instr) {
         self.unfuse();
         if let Instr::Return { src } = instr
             && self.fuse(src)
@@ -171,7 +171,7 @@ impl Emitter {
     }
 
     /// The lowest free register of the class, or a new one.
-    pub fn alloc(&mut self, is_ref: bool) -> Reg {
+    pub(crate) fn alloc(&mut self, is_ref: bool) -> Reg {
         match self.pools[usize::from(is_ref)].pop_first() {
             Some(r) => {
                 self.free[r as usize] = false;
@@ -189,7 +189,7 @@ impl Emitter {
 
     /// A register no code has used and no code will be given: loaded once
     /// in the prologue, it holds a constant for the whole function.
-    pub fn pin(&mut self, is_ref: bool) -> Reg {
+    pub(crate) fn pin(&mut self, is_ref: bool) -> Reg {
         let r = self.grow(is_ref);
         if !self.overflowed {
             self.pins.push(r.0);
@@ -202,7 +202,7 @@ impl Emitter {
     /// registers from its first argument up, so nothing the caller still
     /// needs may be there. Pins, though they live for the whole function,
     /// are not counted: [`Emitter::finish`] moves them below every window.
-    pub fn top(&self) -> usize {
+    pub(crate) fn top(&self) -> usize {
         (0..self.free.len())
             .rev()
             .find(|&r| !self.free[r] && !self.is_pin(r))
@@ -215,14 +215,14 @@ impl Emitter {
 
     /// Whether every register after `r` is free (or pinned): a call's
     /// window may start at `r` itself.
-    pub fn is_top(&self, r: Reg) -> bool {
+    pub(crate) fn is_top(&self, r: Reg) -> bool {
         self.top() <= usize::from(r.0) + 1
     }
 
     /// Takes the registers right after `first` for the rest of an argument
     /// window (`classes`), if they are free and of those classes, so the
     /// value already in `first` need not be moved. False if they are not.
-    pub fn window_after(&mut self, first: Reg, classes: &[bool]) -> bool {
+    pub(crate) fn window_after(&mut self, first: Reg, classes: &[bool]) -> bool {
         let n = self.classes.len();
         let start = first.0 as usize + 1;
         if start + classes.len() > MAX_REGISTERS {
@@ -259,7 +259,7 @@ impl Emitter {
     /// `classes.len()` consecutive registers, register `base + i` of class
     /// `classes[i]`: the operands of an instruction that reads a window
     /// (a builtin's arguments, a struct's fields), the lowest that fits.
-    pub fn alloc_window(&mut self, classes: &[bool]) -> Reg {
+    pub(crate) fn alloc_window(&mut self, classes: &[bool]) -> Reg {
         if classes.is_empty() {
             return Reg(0);
         }
@@ -270,7 +270,7 @@ impl Emitter {
     /// [`Emitter::alloc_window`], but above every register in use (see
     /// [`Emitter::top`]), since the callee's frame starts there. With no
     /// arguments, the window is empty and only its place matters.
-    pub fn call_window(&mut self, classes: &[bool]) -> Reg {
+    pub(crate) fn call_window(&mut self, classes: &[bool]) -> Reg {
         let top = self.top();
         self.window_from(top, classes)
     }
@@ -300,7 +300,7 @@ impl Emitter {
     }
 
     /// Marks the register as ready for reuse.
-    pub fn free(&mut self, r: Reg) {
+    pub(crate) fn free(&mut self, r: Reg) {
         if let Some(f) = self.free.get_mut(r.0 as usize)
             && !*f
         {
@@ -309,14 +309,14 @@ impl Emitter {
         }
     }
 
-    pub fn label(&mut self) -> Label {
+    pub(crate) fn label(&mut self) -> Label {
         self.labels.push(None);
         self.jumps.push(0);
         Label(self.labels.len() - 1)
     }
 
     /// Binds the label to the next instruction.
-    pub fn bind(&mut self, label: Label) {
+    pub(crate) fn bind(&mut self, label: Label) {
         match self.guard {
             // The jump's target is the next instruction: the fusion stands.
             Some(guard) if guard.label == label => self.guard = None,
@@ -333,7 +333,7 @@ impl Emitter {
 
     /// Whether some label is bound to the next instruction (so code that
     /// jumps there needs an instruction to land on).
-    pub fn label_here(&self) -> bool {
+    pub(crate) fn label_here(&self) -> bool {
         let pc = self.pc();
         self.bound_here.0 == pc
             && self
@@ -345,7 +345,7 @@ impl Emitter {
 
     /// Emits a jump whose target is patched to `label` when the function
     /// is finished. `instr` is built with a placeholder target.
-    pub fn jump(&mut self, instr: Instr, label: Label) {
+    pub(crate) fn jump(&mut self, instr: Instr, label: Label) {
         // A pending guarded return is put back first, so the jump's pc is
         // where it lands and the fixups stay in the order of their pcs.
         self.unfuse();
@@ -358,7 +358,7 @@ impl Emitter {
     /// where each register the lowering saw went (see
     /// [`Emitter::sink_pins`]). Every pc the lowering saw moves up by the
     /// prologue's length.
-    pub fn finish(mut self, params: usize) -> Finished {
+    pub(crate) fn finish(mut self, params: usize) -> Finished {
         self.unfuse();
         let shift = self.prologue.len() as u32;
         if shift > 0 {

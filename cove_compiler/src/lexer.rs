@@ -58,7 +58,7 @@ fn starts_token(c: char) -> bool {
 
 /// A piece of a string literal.
 #[derive(Debug, Clone, PartialEq)]
-pub enum StrPart {
+pub(crate) enum StrPart {
     /// Literal text, escapes already applied.
     Text(String),
     /// The source range of an interpolated expression, without its braces.
@@ -68,7 +68,7 @@ pub enum StrPart {
 /// A token's kind and value.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs)]
-pub enum Tok {
+pub(crate) enum Tok {
     Ident(String),
     /// An integer literal; `None` when it does not fit 64 bits.
     Int(Option<u64>),
@@ -138,7 +138,7 @@ pub enum Tok {
 
 impl Tok {
     /// How the token is written, for "expected `)`, found `,`" messages.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let text = match self {
             Tok::Ident(name) => return format!("`{name}`"),
             Tok::Int(_) => return "a number".to_string(),
@@ -250,7 +250,7 @@ impl Tok {
 
 /// A token and the byte range of the source it was read from.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Token {
+pub(crate) struct Token {
     /// What it is.
     pub tok: Tok,
     /// Where it is.
@@ -259,7 +259,7 @@ pub struct Token {
 
 /// Reads `source[range]` into tokens (ending with [`Tok::Eof`]); offsets are
 /// of the whole source, so a sub-range (an interpolation) lexes in place.
-pub fn lex(source: &str, range: Range<usize>, errors: &mut Vec<Pending>) -> Vec<Token> {
+pub(crate) fn lex(source: &str, range: Range<usize>, errors: &mut Vec<Pending>) -> Vec<Token> {
     // A byte-order mark some editors write at the start of a file is not code.
     let start = if range.start == 0 && source.starts_with('\u{feff}') {
         3.min(range.end)

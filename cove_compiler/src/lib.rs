@@ -1,5 +1,6 @@
-//! The Cove compiler: source text to a verified [`cove_ir`] program, with
-//! located diagnostics.
+//! The Cove compiler: source text to a [`cove_ir`] program, with located
+//! diagnostics. The program is verified where it is run
+//! (`cove_runtime::Vm::new` runs `cove_ir::verify`), once.
 //!
 //! Two entry points: [`compile_module`] compiles one module from a string,
 //! [`compile_files`] an entry file and every module it imports (found
@@ -35,15 +36,19 @@
 //! fused compare-and-branch, line tables, reference maps, debug locals).
 //! See `docs/LANGUAGE.md` for the language and `README.md` for the design.
 
+// Every `pub` item is part of the API an embedder sees; anything else is
+// `pub(crate)`, so the lint keeps the two from drifting apart.
+#![warn(unreachable_pub)]
+
 mod ast;
 mod diagnostics;
 mod driver;
 mod emit;
+mod internal;
 mod lexer;
 mod lower;
 mod parser;
 mod resolve;
-mod verify;
 
 use std::path::Path;
 
@@ -97,7 +102,7 @@ fn on_own_stack(
     work: impl FnOnce() -> Result<Program, Diagnostics> + Send,
 ) -> Result<Program, Diagnostics> {
     let panicked = || {
-        Err(verify::internal(
+        Err(internal::error(
             &Program::new(),
             "input",
             "the compiler panicked",

@@ -24,17 +24,17 @@ use crate::diagnostics::Pending;
 use crate::lexer::{StrPart, Tok, Token, lex};
 
 /// How deeply expressions, blocks, types and patterns may nest.
-pub const MAX_DEPTH: usize = 200;
+pub(crate) const MAX_DEPTH: usize = 200;
 
 /// How many binary operators may lie on one path of the tree (`1 + 1 + ...`
 /// with that many `+`, or chains nested inside one another, together).
-pub const MAX_CHAIN: usize = 100_000;
+pub(crate) const MAX_CHAIN: usize = 100_000;
 
 /// How many `else if` branches one chain may have.
-pub const MAX_ELSE_CHAIN: usize = 1000;
+pub(crate) const MAX_ELSE_CHAIN: usize = 1000;
 
 /// Parses a whole file; syntax errors go to `errors`.
-pub fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
+pub(crate) fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
     let tokens = lex(source, 0..source.len(), errors);
     let mut p = Parser {
         source,

@@ -156,7 +156,17 @@ fn soup(rng: &mut Rng) -> String {
 }
 
 fn assert_no_internal_error(case: usize, source: &str) {
-    if let Err(errors) = cove_compiler::compile_module("m", source) {
+    // What the compiler accepts must verify: it does not check that itself.
+    let compiled = cove_compiler::compile_module("m", source);
+    if let Ok(program) = &compiled {
+        let faults = cove_ir::verify::errors(program);
+        assert!(
+            faults.is_empty(),
+            "case {case}: compiled to a program that does not verify: {}\n--- source ---\n{source}",
+            faults[0]
+        );
+    }
+    if let Err(errors) = compiled {
         assert!(
             !errors.is_empty(),
             "case {case}: an error result with no diagnostics"

@@ -36,6 +36,10 @@
 //! assert_eq!(result, Ok(cove_runtime::Value::Int(42)));
 //! ```
 
+// Every `pub` item is part of the API an embedder sees; anything else is
+// `pub(crate)`, so the lint keeps the two from drifting apart.
+#![warn(unreachable_pub)]
+
 pub mod breakpoints;
 pub mod engine;
 pub mod expr;

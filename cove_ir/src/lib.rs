@@ -43,6 +43,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// Every `pub` item is part of the API an embedder sees; anything else is
+// `pub(crate)`, so the lint keeps the two from drifting apart.
+#![warn(unreachable_pub)]
+
 pub mod builtins;
 pub mod op;
 pub mod parse;

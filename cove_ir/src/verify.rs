@@ -1,12 +1,22 @@
-//! The verifier: the checks that let the VM trust a program.
+//! The verifier: the one place a program is proven fit to run.
 //!
 //! The virtual machine reads registers without bounds checks, jumps without
 //! checking the target and hands a frame's reference registers to the
 //! collector as its roots. That is only sound for a program this module has
-//! accepted, and the compiler runs it on everything it emits. A malformed
-//! program — from a compiler bug, or a program written as text in a test —
-//! is rejected with a [`VerifyError`] naming the function, the pc, the
-//! instruction and what is wrong.
+//! accepted, and [`program`] is the only way to say so: it gives a
+//! [`Verified`], a proof that only this module can make, and the runtime
+//! runs nothing else. A malformed program — from a compiler bug, or a
+//! program written as text in a test — is rejected with a [`VerifyError`]
+//! naming the function, the pc, the instruction and what is wrong.
+//!
+//! Why a value and not a flag: the proof borrows the program it is about,
+//! so the program cannot change while the proof lives (a `Program`'s fields
+//! are public, and a flag on it would outlive an edit), and code that needs
+//! a proven program says so in its types instead of re-checking. Why here
+//! and not in the runtime: the facts the VM's `unsafe` rests on are the
+//! instruction set's facts, and the instruction set is this crate's; one
+//! checker next to the opcode table cannot drift from it, where a second,
+//! smaller one in the runtime did have to be kept in step by hand.
 //!
 //! # What a verified program is guaranteed
 //!
@@ -106,8 +116,10 @@
 //! instruction (an instruction's operands are a small `Vec`). The second is
 //! a dataflow whose facts are kept per basic block and rise at most twice
 //! per register, so it revisits each block a few times; its memory is
-//! blocks × registers. Both run once per compiled program (and once per
-//! `Vm`), never while a program runs.
+//! blocks × registers. Both run once per program from source to run
+//! (`cove_runtime::Vm::new` runs them, or an embedder that hands the VM a
+//! [`Verified`] it made; the compiler does not), never while a program
+//! runs.
 
 mod flow;
 
@@ -149,11 +161,96 @@ impl fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
-/// Checks the whole program; the first fault found, if any.
-pub fn program(program: &Program) -> Result<(), VerifyError> {
+/// A program that [`program`] has proven, and the proof of it: the only
+/// way to get one is to verify a program, and the program cannot change
+/// while the proof borrows it.
+///
+/// The proof's guarantees are named so that the code that relies on one
+/// can say which (each `unsafe` block in `cove_runtime` names the
+/// guarantees its `// SAFETY:` comment uses). The module documentation
+/// says in full what each check is; these are the facts they add up to:
+///
+/// 1. **frame** — every function's reference map has one entry a register
+///    and its parameters fit in its registers; every register operand is
+///    below its function's register count, and every `base, count` run
+///    (an instruction's `Base` operand is always followed by its `Count`)
+///    lies wholly below it. A register read or written through a pointer
+///    to the frame's first register, at any operand's index, stays inside
+///    the frame.
+/// 2. **ends** — every function has code, and its last instruction is a
+///    `return`, `return.unit` or `jump`: stepping past any instruction but
+///    the last lands on an instruction, and the last never steps.
+/// 3. **targets** — every jump target is a pc of the jumping function.
+/// 4. **tables** — every constant, function, type, struct and enum an
+///    operand names exists, and every field, variant and payload index is
+///    in range of its struct or enum; the type table starts with the five
+///    basic types, and every type is made only of types before it.
+/// 5. **arity** — a `call` or `spawn` passes exactly the callee's
+///    parameter count (so, by *frame* for the callee, no more than its
+///    registers); a `call-builtin` exactly the catalogue's arity; a
+///    `new.struct` exactly the struct's fields and a `new.variant` exactly
+///    the variant's payload.
+/// 6. **classes** — every register an instruction uses as a number is a
+///    num register and every one it uses as a reference is a ref register,
+///    including those whose class comes from context (a constant, a type
+///    operand, a field, a payload, a parameter, a result): a ref register
+///    never receives an integer's bits, so a frame's ref registers are
+///    exactly the collector's roots.
+/// 7. **types** — every non-zero reference an instruction reads is of the
+///    Cove type the instruction needs (the second pass), so the VM may lay
+///    out its reads of an object without looking at its header.
+/// 8. **divisor** — no `div.int.imm` or `rem.int.imm` divides by 0 or -1,
+///    the two divisors for which an `i64` division can fail.
+/// 9. **lines** — every function's line table has one entry an
+///    instruction, and every local lives in a register of its function,
+///    of its type's class, over a range of its code: what a debugger reads
+///    through the seam.
+///
+/// None of this says a reference is not 0; the module documentation says
+/// who checks that.
+///
+/// ```
+/// use cove_ir::{parse, verify};
+///
+/// let text = "module m \"m.cove\"\n\
+///             fn f0 one in m export\n  result t2\n  registers 1\n  refs\n\
+///             @0  load.int r0, 1\n  @1  return r0\n";
+/// let program = parse::program(text)?;
+/// let proof = verify::program(&program)?;
+/// assert!(std::ptr::eq(proof.program(), &program));
+///
+/// // A program that runs off its end has no proof.
+/// let text = "module m \"m.cove\"\n\
+///             fn f0 one in m export\n  result t2\n  registers 1\n  refs\n\
+///             @0  load.int r0, 1\n";
+/// let broken = parse::program(text)?;
+/// assert!(verify::program(&broken).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// Nothing but the verifier can make one: its field is private.
+///
+/// ```compile_fail,E0451
+/// let program = cove_ir::program::Program::new();
+/// let forged = cove_ir::verify::Verified { program: &program };
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Verified<'p> {
+    program: &'p Program,
+}
+
+impl<'p> Verified<'p> {
+    /// The program this proves.
+    pub fn program(&self) -> &'p Program {
+        self.program
+    }
+}
+
+/// Proves the whole program, or gives the first fault found.
+pub fn program(program: &Program) -> Result<Verified<'_>, VerifyError> {
     match errors(program).into_iter().next() {
         Some(e) => Err(e),
-        None => Ok(()),
+        None => Ok(Verified { program }),
     }
 }
 
@@ -870,6 +967,28 @@ mod tests {
             })
             .collect();
         Instr::from_operands(opcode, &operands).expect("operands of the right kinds")
+    }
+
+    #[test]
+    fn every_base_operand_is_followed_by_its_count() {
+        // The *frame* guarantee checks a run as `base` and the operand
+        // after it; an opcode whose run were laid out otherwise would go
+        // unchecked.
+        for opcode in Opcode::ALL {
+            let kinds = opcode.operand_kinds();
+            for (i, kind) in kinds.iter().enumerate() {
+                if *kind == OperandKind::Base {
+                    assert_eq!(kinds.get(i + 1), Some(&OperandKind::Count), "{opcode}");
+                }
+                if *kind == OperandKind::Count {
+                    assert_eq!(
+                        kinds.get(i.wrapping_sub(1)),
+                        Some(&OperandKind::Base),
+                        "{opcode}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

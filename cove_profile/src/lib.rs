@@ -81,6 +81,10 @@
 //! tree rooted at the function it was spawned on. The flat accessors add
 //! the tasks together; the reports say which tasks they cover.
 
+// Every `pub` item is part of the API an embedder sees; anything else is
+// `pub(crate)`, so the lint keeps the two from drifting apart.
+#![warn(unreachable_pub)]
+
 mod clock;
 mod context;
 mod cost;

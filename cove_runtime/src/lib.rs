@@ -67,8 +67,12 @@
 //! anyway. A debugger ([`vm::debug::Debugger`]) is called before every
 //! instruction, which is what a profiler is built on.
 
+// Every `pub` item is part of the API an embedder sees; anything else is
+// `pub(crate)`, so the lint keeps the two from drifting apart.
+#![warn(unreachable_pub)]
+
 mod error;
-pub mod heap;
+mod heap;
 mod limits;
 mod value;
 pub mod vm;
@@ -77,8 +81,6 @@ pub use error::{
     BacktraceFrame, BacktraceLine, ErrorKind, PROGRAM_STATUSES, RunError, STATUS_OUT_OF_RANGE,
     program_status,
 };
-pub use heap::Memory;
 pub use limits::{DEFAULT_MAX_HEAP_WORDS, InterruptHandle, Limits, WORK_PER_FUEL};
 pub use value::{ChannelHandle, TaskHandle, Value};
 pub use vm::Vm;
-pub use vm::machine::Machine;

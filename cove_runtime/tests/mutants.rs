@@ -189,8 +189,13 @@ fn check(source: String) -> Result<bool, String> {
                     max_tasks: 8,
                     ..Limits::default()
                 });
-            // Ok or a RunError: either is an answer.
-            let _ = vm.run_entry("m", "main", vec![]);
+            // Ok or a RunError: either is an answer, but not `Invalid`:
+            // what the compiler accepts verifies (the compiler leaves the
+            // proof to `Vm::new`), and never reads a reference it did not
+            // write.
+            if let Err(error) = vm.run_entry("m", "main", vec![]) {
+                assert_ne!(error.kind, cove_runtime::ErrorKind::Invalid, "{error}");
+            }
             true
         });
         let _ = tx.send(outcome.map_err(|p| {

@@ -144,7 +144,6 @@ impl Memory {
         self.maps.sweep();
         self.tasks.sweep();
         self.channels.sweep();
-        self.collections += 1;
         self.side_now = self.side_words();
         self.live_after_collection = live + self.side_now;
         // The run's total first: the next collection's point depends on

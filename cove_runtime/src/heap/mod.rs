@@ -271,14 +271,13 @@ const FIRST_COLLECTION: usize = 1 << 18;
 
 /// A task's heap.
 #[derive(Debug)]
-pub struct Memory {
+pub(crate) struct Memory {
     space: Vec<u64>,
     spare: Vec<u64>,
     next: usize,
     collect_at: usize,
     allocated_words: u64,
     allocations: u64,
-    collections: u64,
     live_after_collection: usize,
     /// Words the maps' side tables are estimated to hold now: their
     /// estimate at the last collection, plus every entry added since. A
@@ -316,7 +315,6 @@ impl Memory {
             collect_at: FIRST_COLLECTION,
             allocated_words: 0,
             allocations: 0,
-            collections: 0,
             live_after_collection: 0,
             side_now: 0,
             limit,
@@ -335,31 +333,20 @@ impl Memory {
     }
 
     /// Words handed out since this heap was made; a collection never lowers it.
-    pub fn allocated_words(&self) -> u64 {
+    pub(crate) fn allocated_words(&self) -> u64 {
         self.allocated_words
     }
 
     /// Objects handed out since this heap was made; a collection never lowers it.
-    pub fn allocations(&self) -> u64 {
+    pub(crate) fn allocations(&self) -> u64 {
         self.allocations
-    }
-
-    /// How many times the collector has run.
-    pub fn collections(&self) -> u64 {
-        self.collections
-    }
-
-    /// Words in use now: live after the last collection plus everything
-    /// allocated since.
-    pub fn used_words(&self) -> usize {
-        self.next - 1
     }
 
     /// Hands out `words` zeroed words and returns the address of the first.
     ///
     /// Never collects (see the module documentation); fails only when one
     /// request is larger than the heap limit.
-    pub fn alloc(&mut self, words: usize) -> Result<u64, RunError> {
+    pub(crate) fn alloc(&mut self, words: usize) -> Result<u64, RunError> {
         let at = self
             .alloc_raw(words)
             .map_err(|f| RunError::new(f.kind, f.message))?;

@@ -54,21 +54,26 @@
 //! # Registers
 //!
 //! Registers are untyped 64-bit slots read and written through a pointer to
-//! the frame's window without a bounds check. That is sound because
-//! `vm::check` proved, before the run, that every register an
-//! instruction names is inside its function's frame and that a frame's
-//! window is always allocated before it is entered.
+//! the frame's window without a bounds check. That is sound because the
+//! `Vm` runs only a program it holds a [`Verified`] proof of, whose *frame*
+//! guarantee is that every register an instruction names is inside its
+//! function's frame, and because a frame's window is always allocated
+//! before it is entered. Every `unsafe` block below names, in its
+//! `// SAFETY:` comment, the guarantees of [`Verified`] it rests on; the
+//! loop checks none of them again.
 //!
 //! # Garbage collection
 //!
 //! An instruction that allocates checks `Memory::wants_collection` when it
-//! is done and collects then, with every live reference in a register: see
-//! [`crate::heap`] for why allocation itself never collects.
+//! is done and collects then, with every live reference in a register: the
+//! heap module's documentation says why allocation itself never collects.
 
 use std::thread::Scope;
 
 use cove_ir::op::Instr;
 use cove_ir::program::FunctionId;
+#[cfg(doc)]
+use cove_ir::verify::Verified;
 
 use crate::error::{ErrorKind, Fault, RunError};
 use crate::heap::{a_of, b_of, kind};
@@ -228,9 +233,12 @@ impl<'env> Machine<'env> {
         // loop needs is reached through `self` on the paths that need it.
         let entry = *self.frames.last().expect("an entered machine has a frame");
         let mut code: *const Instr = program.function(entry.func).code.as_ptr();
-        // SAFETY: a frame's pc is inside its function's code.
+        // SAFETY: a frame's pc is inside its function's code: the entry
+        // frame's is 0, and *ends* (a function has code) makes it an
+        // instruction.
         let mut ip: *const Instr = unsafe { code.byte_add(entry.at as usize) };
-        // SAFETY: `enter` allocated the entry frame's window.
+        // SAFETY: `enter` allocated the entry frame's window, *frame*'s
+        // register count of slots.
         let mut regs: *mut u64 = unsafe { self.stack.as_mut_ptr().add(entry.base as usize) };
 
         self.chunk = match self.next_chunk() {
@@ -254,14 +262,17 @@ impl<'env> Machine<'env> {
                 (ip as usize - code as usize) as u32
             };
         }
-        // Register access. `check` proved every register operand is inside
-        // its function's frame; `regs` points at the frame's window.
+        // Register access: `regs` points at the frame's window, which holds
+        // the function's register count of slots.
         macro_rules! reg {
+            // SAFETY: *frame*: every register operand is below the
+            // function's register count.
             ($r:expr) => {{ unsafe { *regs.add($r.0 as usize) } }};
         }
         macro_rules! set {
             ($r:expr, $v:expr) => {{
                 let value: u64 = $v;
+                // SAFETY: *frame*, as for `reg!`.
                 unsafe { *regs.add($r.0 as usize) = value }
             }};
         }
@@ -278,6 +289,8 @@ impl<'env> Machine<'env> {
         macro_rules! window {
             ($base:expr, $count:expr) => {{
                 let count = $count as usize;
+                // SAFETY: *frame*: a `base, count` run lies wholly inside
+                // the frame.
                 unsafe { std::slice::from_raw_parts(regs.add($base.0 as usize), count) }
             }};
         }
@@ -338,7 +351,8 @@ impl<'env> Machine<'env> {
         macro_rules! jump_if {
             ($cond:expr, $target:expr) => {
                 if $cond {
-                    // SAFETY: `check` proved every target inside the code.
+                    // SAFETY: *targets*: every jump target is a pc of this
+                    // function.
                     ip = unsafe { code.add($target as usize) };
                     poll!();
                 }
@@ -358,11 +372,16 @@ impl<'env> Machine<'env> {
                         return Ok(value);
                     }
                     Some(caller) => {
-                        // SAFETY: the caller's function id was checked when
-                        // it was called, and its pc is inside its code.
+                        // SAFETY: *tables*: the caller's function exists
+                        // (it was entered or called), and the table has an
+                        // entry for every function.
                         let back = unsafe { *self.callees.get_unchecked(caller.func.index()) };
                         code = back.code;
+                        // SAFETY: the caller's `at` is just past its call,
+                        // which *ends* makes an instruction of its code.
                         ip = unsafe { code.byte_add(caller.at as usize) };
+                        // SAFETY: the caller's frame is inside the stack,
+                        // which never shrinks.
                         regs = unsafe { self.stack.as_mut_ptr().add(caller.base as usize) };
                         // The callee's frame lay over the caller's registers
                         // from its first argument up, and left its own bits
@@ -374,8 +393,10 @@ impl<'env> Machine<'env> {
                         // arguments pays one comparison.
                         let from = usize::from(done.lent);
                         if from < back.clear_to as usize {
-                            // SAFETY: the caller's frame, up to `clear_to`,
-                            // is inside the stack.
+                            // SAFETY: *frame*: `clear_to` is at most the
+                            // caller's register count (its reference map
+                            // has one entry a register), and its frame is
+                            // inside the stack.
                             unsafe { clear_lent(regs, from, back.clear_to as usize) };
                         }
                         set!(cove_ir::op::Reg(done.dst), value);
@@ -397,6 +418,8 @@ impl<'env> Machine<'env> {
                         remaining = 0;
                         // The locating takes the pc after the faulting
                         // instruction, hence the step.
+                        // SAFETY: *ends*: `ip` is at an instruction, so one
+                        // past it is at most the end of the code.
                         ip = unsafe { ip.add(1) };
                         fail!(fault)
                     }
@@ -423,8 +446,9 @@ impl<'env> Machine<'env> {
                 safepoint!();
             }
             remaining -= 1;
-            // SAFETY: `check` proved the code ends in a return or a jump and
-            // every target is inside it, so `ip` points at an instruction.
+            // SAFETY: *ends* and *targets*: the code ends in a return or a
+            // jump and every target is inside it, so `ip` points at an
+            // instruction.
             let instr: &Instr = unsafe { &*ip };
             if W::ON && (W::EVERY || fresh) {
                 sync!();
@@ -445,6 +469,7 @@ impl<'env> Machine<'env> {
                     // The instruction the debugger stopped before never ran:
                     // give back its count.
                     remaining += 1;
+                    // SAFETY: *ends*, as at the safepoint.
                     ip = unsafe { ip.add(1) };
                     fail!(match resume {
                         Ok(_) => Fault::new(ErrorKind::Halted, "halted by the debugger"),
@@ -455,13 +480,17 @@ impl<'env> Machine<'env> {
             if W::ON && !W::EVERY {
                 fresh = instr.opcode().ends_stretch();
             }
+            // SAFETY: *ends*: one past an instruction is at most the end of
+            // the code, and an instruction that does not jump or return is
+            // not the last.
             ip = unsafe { ip.add(1) };
             match *instr {
                 // ---- moving values ------------------------------------
                 Instr::Move { dst, src } => set!(dst, reg!(src)),
                 Instr::LoadInt { dst, value } => set!(dst, i64::from(value) as u64),
                 Instr::LoadConst { dst, constant } => {
-                    // SAFETY: `check` proved the constant index in range.
+                    // SAFETY: *tables*: the constant exists, and `consts`
+                    // has an entry for every constant.
                     set!(dst, unsafe {
                         *self.consts.get_unchecked(constant.0 as usize)
                     })
@@ -511,13 +540,13 @@ impl<'env> Machine<'env> {
                 }
                 Instr::DivIntImm { dst, a, value } => {
                     let q = int!(a).checked_div(i64::from(value));
-                    // SAFETY: `check` proved the divisor neither 0 nor -1,
-                    // the only two for which this is `None`.
+                    // SAFETY: *divisor*: it is neither 0 nor -1, the only
+                    // two for which this is `None`.
                     set!(dst, unsafe { q.unwrap_unchecked() } as u64)
                 }
                 Instr::RemIntImm { dst, a, value } => {
                     let r = int!(a).checked_rem(i64::from(value));
-                    // SAFETY: as for `div.int.imm`.
+                    // SAFETY: *divisor*, as for `div.int.imm`.
                     set!(dst, unsafe { r.unwrap_unchecked() } as u64)
                 }
                 Instr::NegInt { dst, a } => match int!(a).checked_neg() {
@@ -672,8 +701,8 @@ impl<'env> Machine<'env> {
                     // go through raw pointers, and the compiler would
                     // otherwise read `self.frames` again after them.
                     let frames = self.frames.as_mut_ptr();
-                    // SAFETY: `check` proved the callee exists, and the
-                    // table has an entry for every function.
+                    // SAFETY: *tables*: the callee exists, and the table
+                    // has an entry for every function.
                     let target = unsafe { *self.callees.get_unchecked(callee.index()) };
                     let at = at!();
                     // SAFETY: the loop runs only while the entry frame is
@@ -692,9 +721,9 @@ impl<'env> Machine<'env> {
                         attempt!(self.grow_stack(top));
                     }
                     let count = usize::from(count);
-                    // SAFETY: `check` proved `count` within the callee's
-                    // frame, whose window was just made to fit in the
-                    // stack.
+                    // SAFETY: *arity* and *frame*: `count` is the callee's
+                    // parameter count, within its registers, and its
+                    // window was just made to fit in the stack.
                     unsafe {
                         let window = self.stack.as_mut_ptr().add(callee_base);
                         // After the arguments, up to the last ref register
@@ -1135,6 +1164,7 @@ unsafe fn clear(mut from: *mut u64, end: *mut u64) {
     while from < end {
         // SAFETY: the caller vouches for the range.
         unsafe { from.write_volatile(0) };
+        // SAFETY: `from` is below `end`, so one past it is at most `end`.
         from = unsafe { from.add(1) };
     }
 }

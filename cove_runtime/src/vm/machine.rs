@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 use cove_ir::builtins::{Builtin, Sig};
 use cove_ir::program::{Constant, FunctionId, Program};
+use cove_ir::verify::Verified;
 use parking_lot::Mutex;
 
 use crate::error::{BacktraceFrame, ErrorKind, Fault, RunError};
@@ -124,7 +125,11 @@ unsafe impl Send for Callee {}
 unsafe impl Sync for Callee {}
 
 impl Digest {
-    pub(crate) fn of(program: &Program) -> Digest {
+    /// The digest of a proven program: its callee table holds pointers
+    /// into the code that the dispatch loop follows unchecked, so it is
+    /// made only of a program the verifier passed.
+    pub(crate) fn of(proof: Verified<'_>) -> Digest {
+        let program = proof.program();
         Digest {
             layouts: Arc::new(Layouts::of(program)),
             ref_registers: program
@@ -177,6 +182,8 @@ fn is_object(sig: Sig) -> bool {
 
 /// What every task of one run shares.
 pub(crate) struct Shared<'env> {
+    /// The program, always one a [`Verified`] proves: `Vm::run_entry`
+    /// makes a `Shared` only from the proof it holds.
     pub(crate) program: &'env Program,
     pub(crate) digest: &'env Digest,
     pub(crate) limits: Limits,
@@ -201,7 +208,7 @@ impl std::fmt::Debug for Shared<'_> {
 
 /// A task's machine: see the module documentation.
 #[derive(Debug)]
-pub struct Machine<'env> {
+pub(crate) struct Machine<'env> {
     pub(crate) shared: &'env Shared<'env>,
     pub(crate) program: &'env Program,
     pub(crate) stack: Vec<u64>,
@@ -431,11 +438,6 @@ impl<'env> Machine<'env> {
                 }
             }
         })
-    }
-
-    /// The heap, for an embedder's tests.
-    pub fn memory(&self) -> &Memory {
-        &self.heap
     }
 }
 

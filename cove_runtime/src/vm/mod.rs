@@ -1,17 +1,26 @@
 //! The virtual machine: [`Vm`], the embedder's handle on a program, and the
 //! parts it is made of.
 //!
-//! - [`machine`]: a task's stack of frames and its heap;
-//! - [`exec`]: the dispatch loop and the safepoint;
-//! - [`debug`]: the debugger seam;
-//! - `builtins`, `tasks`, `check`: the builtin library, what tasks share,
-//!   and the proof that makes unchecked register access sound.
+//! Two of them are public, because an embedder uses them:
+//! - [`debug`]: the debugger seam ([`Debugger`], [`Stop`](debug::Stop),
+//!   [`Resume`](debug::Resume)), the only way into a run from outside;
+//! - [`exec`]: the dispatch loop's documentation and
+//!   [`SAFEPOINT_STRIDE`](exec::SAFEPOINT_STRIDE), which says how often a
+//!   run looks at interrupts and limits.
+//!
+//! The rest is the crate's own: `machine` (a task's stack of frames and its
+//! heap), `builtins` (the builtin library), `tasks` (what tasks share).
+//! Nothing hands an embedder a machine or a heap, so neither is public: a
+//! debugger sees both through a [`Stop`](debug::Stop).
+//!
+//! What makes the loop's unchecked accesses sound is not here: it is
+//! [`cove_ir::verify::Verified`], the proof `cove_ir`'s verifier gives, and
+//! a `Vm` runs only a program it holds that proof of.
 
 mod builtins;
-pub(crate) mod check;
 pub mod debug;
 pub mod exec;
-pub mod machine;
+pub(crate) mod machine;
 #[cfg(feature = "sampled-profile")]
 pub mod sampled;
 pub(crate) mod tasks;
@@ -21,6 +30,7 @@ use std::panic::AssertUnwindSafe;
 use std::thread::Scope;
 
 use cove_ir::program::{FunctionId, Program};
+use cove_ir::verify::Verified;
 use parking_lot::Mutex;
 
 use crate::error::{ErrorKind, RunError};
@@ -61,8 +71,9 @@ pub struct Vm<'a, D: Debugger + ?Sized = dyn Debugger + 'a> {
     error_output: Box<dyn Write + Send>,
     args: Vec<String>,
     instructions: u64,
-    digest: Digest,
-    verified: Result<(), String>,
+    /// The proof that the program may run, with what the machine digests
+    /// of it; or why it may not, which every run then reports.
+    proven: Result<(Verified<'a>, Digest), String>,
     /// The allocation the sweep's hook fails, if any.
     fail_allocation_at: Option<u64>,
 }
@@ -81,9 +92,53 @@ impl<'a> Vm<'a> {
     /// A machine for `program`, unwatched, with default limits, writing to
     /// the process's standard output and error.
     ///
-    /// The program is checked here, once; a program that fails the check
-    /// makes every `run_entry` return an [`ErrorKind::Invalid`] error.
+    /// The program is verified here ([`cove_ir::verify::program`]), the
+    /// one time it is between source and run: the compiler does not. A
+    /// program that fails makes every `run_entry` return an
+    /// [`ErrorKind::Invalid`] error saying why.
+    ///
+    /// ```
+    /// use cove_runtime::{ErrorKind, Vm};
+    ///
+    /// // The code runs off its end: there is no `return`.
+    /// let text = "module m \"m.cove\"\n\
+    ///             fn f0 main in m export\n  result t2\n  registers 1\n  refs\n\
+    ///             @0  load.int r0, 1\n";
+    /// let program = cove_ir::parse::program(text).expect("it parses");
+    /// let error = Vm::new(&program).run_entry("m", "main", vec![]).unwrap_err();
+    /// assert_eq!(error.kind, ErrorKind::Invalid);
+    /// ```
     pub fn new(program: &'a Program) -> Vm<'a> {
+        let proven = cove_ir::verify::program(program)
+            .map(|proof| (proof, Digest::of(proof)))
+            .map_err(|e| e.to_string());
+        Vm::made(program, proven)
+    }
+
+    /// A machine for a program the embedder has verified already, which
+    /// is not verified again: for a host that wants the verifier's
+    /// [`VerifyError`](cove_ir::verify::VerifyError) itself before it
+    /// builds a machine (to report it its own way), and for one that runs
+    /// a program on many machines and would otherwise prove it once each.
+    ///
+    /// ```
+    /// use cove_runtime::{Value, Vm};
+    ///
+    /// let text = "module m \"m.cove\"\n\
+    ///             fn f0 main in m export\n  result t2\n  registers 1\n  refs\n\
+    ///             @0  load.int r0, 7\n  @1  return r0\n";
+    /// let program = cove_ir::parse::program(text).expect("it parses");
+    /// let proof = cove_ir::verify::program(&program).expect("it verifies");
+    /// for _ in 0..2 {
+    ///     let mut vm = Vm::from_verified(proof);
+    ///     assert_eq!(vm.run_entry("m", "main", vec![]), Ok(Value::Int(7)));
+    /// }
+    /// ```
+    pub fn from_verified(proof: Verified<'a>) -> Vm<'a> {
+        Vm::made(proof.program(), Ok((proof, Digest::of(proof))))
+    }
+
+    fn made(program: &'a Program, proven: Result<(Verified<'a>, Digest), String>) -> Vm<'a> {
         Vm {
             program,
             debugger: None,
@@ -93,10 +148,7 @@ impl<'a> Vm<'a> {
             error_output: Box::new(std::io::stderr()),
             args: Vec::new(),
             instructions: 0,
-            digest: Digest::of(program),
-            verified: cove_ir::verify::program(program)
-                .map_err(|e| e.to_string())
-                .and_then(|()| check::program(program)),
+            proven,
             fail_allocation_at: None,
         }
     }
@@ -133,8 +185,7 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
             error_output: self.error_output,
             args: self.args,
             instructions: self.instructions,
-            digest: self.digest,
-            verified: self.verified,
+            proven: self.proven,
             fail_allocation_at: self.fail_allocation_at,
         }
     }
@@ -204,12 +255,15 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
         function: &str,
         args: Vec<Value>,
     ) -> Result<Value, RunError> {
-        if let Err(why) = &self.verified {
-            return Err(RunError::new(
-                ErrorKind::Invalid,
-                format!("the program cannot be run: {why}"),
-            ));
-        }
+        let (proof, digest) = match &self.proven {
+            Ok((proof, digest)) => (*proof, digest),
+            Err(why) => {
+                return Err(RunError::new(
+                    ErrorKind::Invalid,
+                    format!("the program cannot be run: {why}"),
+                ));
+            }
+        };
         let Some(func) = self.program.find_function(module, function) else {
             return Err(RunError::new(
                 ErrorKind::NoSuchEntry,
@@ -230,8 +284,8 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
         let mut limits = self.limits.clone();
         limits.gc_stress |= gc_stress_from_env();
         let shared = Shared {
-            program: self.program,
-            digest: &self.digest,
+            program: proof.program(),
+            digest,
             fuel: crate::limits::FuelTank::new(limits.fuel),
             heap: std::sync::Arc::new(crate::limits::HeapBudget::new(
                 limits.max_heap_words,

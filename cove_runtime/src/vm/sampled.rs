@@ -11,13 +11,21 @@
 //! adds the field to `Machine` and the read to the safepoint, so that
 //! `cargo xtask bench-overhead` can build that shape and compare it with
 //! today's, off against off. Nothing in the default build refers to it.
+//!
+//! This module, with the two lines under the same feature that reach it
+//! (the field on `Machine`, the sample at the safepoint), is the one place
+//! the runtime knows that a profiler once existed: the profiler of today
+//! is a debugger like any other, behind the seam in `vm::debug`. It is
+//! public under its feature so that what it offers is used, not kept
+//! compiling by a dead-code allowance.
 
 use std::collections::HashMap;
 
-use cove_ir::program::{Function, FunctionId};
+use cove_ir::program::Function;
 
 /// Samples taken at safepoints: how often each function was the one
-/// running when a stride ended.
+/// running when a stride ended, keyed by qualified name (a sampled profile
+/// was printed, never joined with a program).
 #[derive(Debug, Default, Clone)]
 pub struct SampledProfile {
     samples: HashMap<String, u64>,
@@ -42,8 +50,3 @@ impl SampledProfile {
         rows
     }
 }
-
-/// Keeps the `FunctionId` import meaningful for readers: samples are keyed
-/// by name because a sampled profile was printed, never joined with a program.
-#[allow(dead_code)]
-type Key = FunctionId;

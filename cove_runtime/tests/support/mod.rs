@@ -88,6 +88,6 @@ impl<F: Fn(&Stop<'_>) -> Resume + Sync> Debugger for Tap<F> {
 #[allow(dead_code)] // Not every test file writes IR by hand.
 pub fn verified(text: &str) -> cove_ir::program::Program {
     let program = cove_ir::parse::program(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert_eq!(cove_ir::verify::program(&program), Ok(()), "{text}");
+    assert_eq!(cove_ir::verify::errors(&program), vec![], "{text}");
     program
 }
