@@ -41,7 +41,7 @@
 //! bytes appended, amortised, and a two-word view each; the price is up to
 //! half a buffer unused. The first such concatenation copies as before, so a
 //! single long concatenation (`text + "\n"`) allocates exactly what it did;
-//! only strings of at least [`GROW_MIN`] bytes take part, so short ones stay
+//! only strings of at least `GROW_MIN` (256) bytes take part, so short ones stay
 //! one object.
 //!
 //! # Why allocation never collects
