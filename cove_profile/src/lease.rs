@@ -99,6 +99,9 @@ impl<T: Send + 'static> Leased<T> {
     /// `Leased` again: the lease makes the value this thread's alone, but
     /// not one borrow's alone.
     #[inline(always)]
+    // The `&mut` from `&self` is the point: the lease, not the borrow,
+    // makes it exclusive (see the safety section).
+    #[allow(clippy::mut_from_ref)]
     pub(crate) unsafe fn leased(self: &Arc<Self>) -> &mut T {
         let me = token();
         if self.holder.load(Ordering::Relaxed) != me {

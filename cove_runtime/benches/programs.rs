@@ -22,6 +22,15 @@ const PROGRAMS: &[&str] = &[
     "nbody",
     "wordcount",
     "arith",
+    "sieve",
+    "fannkuch",
+    "spectral_norm",
+    "mandelbrot",
+    "fasta",
+    "knucleotide",
+    "append",
+    // Tasks and channels, which have no Lua twin.
+    "channels",
     // A directory program: the covefmt workload, which has no Lua twin.
     "covefmt/main",
 ];

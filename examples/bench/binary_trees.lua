@@ -7,12 +7,12 @@ local function check(t)
   if t[1] then return 1 + check(t[1]) + check(t[2]) else return 1 end
 end
 
-local max_depth = 14
+local max_depth = tonumber(arg and arg[1]) or 14
 print("stretch " .. check(make(max_depth + 1)))
 local long_lived = make(max_depth)
 local depth = 4
 while depth <= max_depth do
-  local iterations = 1 << (max_depth - depth + 4)
+  local iterations = math.floor(2 ^ (max_depth - depth + 4))
   local total = 0
   for i = 0, iterations - 1 do
     total = total + check(make(depth))

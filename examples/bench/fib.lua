@@ -3,4 +3,4 @@ local function fib(n)
   if n < 2 then return n else return fib(n - 1) + fib(n - 2) end
 end
 
-print(fib(32))
+print(fib(tonumber(arg and arg[1]) or 32))

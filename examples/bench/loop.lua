@@ -1,6 +1,7 @@
 -- An integer loop: the dispatch loop's floor.
 local total = 0
-for i = 0, 50000000 - 1 do
+local n = tonumber(arg and arg[1]) or 50000000
+for i = 0, n - 1 do
   total = total + i % 7
 end
 print(total)

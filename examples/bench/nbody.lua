@@ -72,7 +72,8 @@ sun.vx = 0.0 - px / SOLAR
 sun.vy = 0.0 - py / SOLAR
 sun.vz = 0.0 - pz / SOLAR
 print(truncate(energy(bodies) * 1000000000.0))
-for i = 1, 100000 do
+local steps = tonumber(arg and arg[1]) or 100000
+for i = 1, steps do
   advance(bodies, 0.01)
 end
 print(truncate(energy(bodies) * 1000000000.0))

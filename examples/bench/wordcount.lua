@@ -2,7 +2,8 @@
 local counts = {}
 local distinct = 0
 local seed = 42
-for i = 0, 1000000 - 1 do
+local n = tonumber(arg and arg[1]) or 1000000
+for i = 0, n - 1 do
   seed = (seed * 1103515245 + 12345) % 2147483648
   local word = "w" .. (seed % 5000)
   local n = counts[word]

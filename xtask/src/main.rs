@@ -9,6 +9,9 @@
 //! - `bench-overhead`: what a profiler costs a run (see [`overhead`]).
 //! - `profile-accuracy [--reps N]`: a profile's estimated time against
 //!   the unprofiled run's (see [`accuracy`]).
+//! - `bench-peers [--reps N] [--callgrind] [--small] [NAME...]`: Cove
+//!   against Lua 5.4 and LuaJIT's interpreter on the benchmark suite (see
+//!   [`peers`]).
 //! - `docs [--bless]`: check, or refresh, every command output pasted in
 //!   `README.md` and `docs/*.md` (see [`docs`]).
 
@@ -17,6 +20,7 @@ mod build;
 mod docs;
 mod native;
 mod overhead;
+mod peers;
 mod stats;
 
 use std::process::ExitCode;
@@ -34,6 +38,10 @@ tasks:
       the time a default (sampled) profile estimates against the
       unprofiled run's, for every benchmark, and how a profile splits
       time between two functions against each timed alone
+  bench-peers [--reps N] [--callgrind] [--small] [NAME...]
+      the benchmark suite under cove, lua5.4 and luajit -joff: checks each
+      pair prints the same answer, then CPU and wall time, interleaved,
+      medians and ratios; --callgrind adds native instruction counts
   docs [--bless]
       check that every command output pasted in README.md and docs/*.md
       (the blocks marked <!-- cove-doc -->) is what the command prints;
@@ -79,6 +87,19 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Some("bench-peers") => match peers::Options::parse(&words[1..]) {
+            Ok(options) => match peers::run(&options) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(why) => {
+                    eprintln!("bench-peers: {why}");
+                    ExitCode::FAILURE
+                }
+            },
+            Err(usage) => {
+                eprintln!("{usage}");
+                ExitCode::from(2)
+            }
+        },
         Some("docs") => match words.get(1).map(String::as_str) {
             None => docs::run(false),
             Some("--bless") => docs::run(true),

@@ -40,7 +40,8 @@ impl Copier<'_> {
             kind::VARIANT => {
                 1 + self.layouts.variants[a_of(header) as usize][b_of(header) as usize].len()
             }
-            kind::SOME | kind::MAP | kind::TASK | kind::CHANNEL => 2,
+            kind::SOME | kind::MAP | kind::TASK | kind::CHANNEL | kind::STR_VIEW => 2,
+            kind::STR_BUF => 2 + b_of(header) as usize / 8,
             other => panic!("the heap holds an object of unknown kind {other}"),
         }
     }
@@ -128,6 +129,7 @@ impl Memory {
                 kind::SOME if a_of(header) != 0 => {
                     copier.forward_slot(scan + 1);
                 }
+                kind::STR_VIEW => copier.forward_slot(scan + 1),
                 kind::MAP => {
                     let index = copier.to[scan + 1];
                     mark_map(&mut self.maps, index, &mut copier);

@@ -15,7 +15,9 @@
 //!
 //! | kind | words | contents |
 //! |---|---|---|
-//! | string | 1 + ⌈len/8⌉ | `b` = byte length, then the UTF-8 bytes |
+//! | string | 1 + ⌈len/8⌉ | `a` = made by a concatenation, `b` = byte length; the UTF-8 bytes |
+//! | string view | 2 | `b` = byte length; the string buffer whose first bytes it is |
+//! | string buffer | 2 + capacity/8 | `b` = capacity in bytes; bytes used; the bytes |
 //! | list | 3 | `a` = elements are refs, `b` = element type; length; backing array |
 //! | array | 1 + capacity | `a` = elements are refs, `b` = capacity; the elements |
 //! | struct | 1 + fields | `a` = struct id, `b` = field count; the fields |
@@ -23,6 +25,24 @@
 //! | some | 2 | `a` = the value is a ref, `b` = its type; the value |
 //! | map | 2 | `a` = values are refs, and key type << 1, `b` = value type; the index of its table (below) |
 //! | task, channel | 2 | `b` = result or element type; the index of its handle (below) |
+//!
+//! # Appending to a string
+//!
+//! `s = s + x` in a loop would copy `s` every time, which makes the loop
+//! quadratic. So a concatenation whose left side is long and was itself
+//! made by a concatenation puts its result in a string buffer with room to
+//! spare (twice the length) and returns a view of the buffer's first bytes.
+//! A later concatenation whose left side is a view that ends exactly where
+//! the buffer's used bytes end, with room for the right side, writes the
+//! right side past the used bytes and returns a new two-word view: Go's
+//! `append` rule. The bytes a view covers are never written again, so no
+//! other string sees the change: two appends to the same view find the
+//! buffer's used length past it the second time and copy. Appends cost the
+//! bytes appended, amortised, and a two-word view each; the price is up to
+//! half a buffer unused. The first such concatenation copies as before, so a
+//! single long concatenation (`text + "\n"`) allocates exactly what it did;
+//! only strings of at least `GROW_MIN` (256) bytes take part, so short ones stay
+//! one object.
 //!
 //! # Why allocation never collects
 //!
@@ -83,6 +103,12 @@ pub(crate) mod kind {
     pub(crate) const MAP: u8 = 7;
     pub(crate) const TASK: u8 = 8;
     pub(crate) const CHANNEL: u8 = 9;
+    /// A string that is a prefix of a growable buffer (`STR_BUF`): `b` = its
+    /// byte length, then the buffer's reference.
+    pub(crate) const STR_VIEW: u8 = 10;
+    /// The bytes behind string views: `b` = the capacity in bytes (a
+    /// multiple of 8), then the bytes used so far, then the bytes.
+    pub(crate) const STR_BUF: u8 = 11;
     /// A from-space header the collector has replaced by the new address.
     pub(crate) const FORWARD: u8 = 0xff;
 }
@@ -112,6 +138,33 @@ pub(crate) fn b_of(header: u64) -> u32 {
 #[inline]
 pub(crate) fn words_for(len: usize) -> usize {
     len.div_ceil(8)
+}
+
+/// The shortest concatenation that may be given a buffer to grow in: below
+/// it copying is cheaper than a view, and short strings stay one object.
+pub(crate) const GROW_MIN: usize = 256;
+
+/// The word where the bytes of the string `r` start: after its header, or
+/// after the header and used length of the buffer a view is the prefix of.
+#[inline]
+fn str_start(space: &[u64], r: u64) -> usize {
+    let at = r as usize;
+    if kind_of(space[at]) == kind::STR_VIEW {
+        space[at + 1] as usize + 2
+    } else {
+        at + 1
+    }
+}
+
+/// The bytes of the string `r` in `space`.
+#[inline]
+fn str_in(space: &[u64], r: u64) -> &[u8] {
+    let len = b_of(space[r as usize]) as usize;
+    let start = str_start(space, r);
+    let words = &space[start..start + words_for(len)];
+    // SAFETY: `words` is a live slice of at least `len` bytes, and u8 has no
+    // alignment requirement.
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), len) }
 }
 
 /// The words of the heap that hold references, per struct and per enum
@@ -514,12 +567,7 @@ impl Memory {
     /// The bytes of the string `r`.
     #[inline]
     pub(crate) fn str_bytes(&self, r: u64) -> &[u8] {
-        let at = r as usize;
-        let len = b_of(self.space[at]) as usize;
-        let words = &self.space[at + 1..at + 1 + words_for(len)];
-        // SAFETY: `words` is a live slice of at least `len` bytes, and u8
-        // has no alignment requirement.
-        unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), len) }
+        str_in(&self.space, r)
     }
 
     /// The string `r` as text. Strings are UTF-8 by construction; a string
@@ -582,9 +630,12 @@ impl Memory {
         self.alloc_str_with(bytes.len(), |dst| dst.copy_from_slice(bytes))
     }
 
-    /// A new string, the bytes of `a` then of `b`.
+    /// A new string, the bytes of `a` then of `b`: in a buffer that `a`
+    /// already ends, or in one made to grow, or copied (see the module
+    /// documentation).
     pub(crate) fn concat(&mut self, a: u64, b: u64) -> Faulty<u64> {
-        let la = b_of(self.header(a)) as usize;
+        let ha = self.header(a);
+        let la = b_of(ha) as usize;
         let lb = b_of(self.header(b)) as usize;
         let len = la + lb;
         if len > u32::MAX as usize {
@@ -593,17 +644,79 @@ impl Memory {
                 "a string longer than a string may be",
             ));
         }
+        if kind_of(ha) == kind::STR_VIEW {
+            let buffer = self.space[a as usize + 1] as usize;
+            let used = self.space[buffer + 1] as usize;
+            if used == la && len <= b_of(self.space[buffer]) as usize {
+                return self.append_in_place(buffer, la, b, lb);
+            }
+        }
+        if (GROW_MIN..=u32::MAX as usize / 2).contains(&len)
+            && (kind_of(ha) == kind::STR_VIEW || a_of(ha) != 0)
+        {
+            return self.concat_growable(a, la, b, lb);
+        }
         let r = self.alloc_raw(1 + words_for(len))?;
-        self.space[r as usize] = header(kind::STR, 0, len as u32);
+        self.space[r as usize] = header(kind::STR, 1, len as u32);
+        let (sa, sb) = (str_start(&self.space, a), str_start(&self.space, b));
         let base = self.space.as_mut_ptr().cast::<u8>();
         // SAFETY: the sources are live strings below the new object and the
         // destination was just allocated above them, all inside `space`.
         unsafe {
             let dst = base.add((r as usize + 1) * 8);
-            std::ptr::copy_nonoverlapping(base.add((a as usize + 1) * 8), dst, la);
-            std::ptr::copy_nonoverlapping(base.add((b as usize + 1) * 8), dst.add(la), lb);
+            std::ptr::copy_nonoverlapping(base.add(sa * 8), dst, la);
+            std::ptr::copy_nonoverlapping(base.add(sb * 8), dst.add(la), lb);
         }
         Ok(r)
+    }
+
+    /// Writes the `lb` bytes of `b` past the `la` used bytes of `buffer`,
+    /// which has room for them, and returns a view of all `la + lb`.
+    fn append_in_place(&mut self, buffer: usize, la: usize, b: u64, lb: usize) -> Faulty<u64> {
+        let view = self.alloc_raw(2)?;
+        let len = la + lb;
+        let sb = str_start(&self.space, b);
+        let base = self.space.as_mut_ptr().cast::<u8>();
+        // SAFETY: `b`'s bytes are live inside `space`, and the destination is
+        // the buffer's unused capacity (checked by the caller), also inside
+        // it. They do not overlap: if `b` is a view of this same buffer its
+        // bytes are below the used length, where the destination starts;
+        // `copy` allows an overlap anyway.
+        unsafe {
+            std::ptr::copy(base.add(sb * 8), base.add((buffer + 2) * 8 + la), lb);
+        }
+        self.space[buffer + 1] = len as u64;
+        self.space[view as usize] = header(kind::STR_VIEW, 0, len as u32);
+        self.space[view as usize + 1] = buffer as u64;
+        // The copy is work in the bytes appended, paid in fuel as a new
+        // string's bytes are.
+        self.did_work(lb as u64);
+        Ok(view)
+    }
+
+    /// A new buffer with room for twice `la + lb` bytes holding `a`'s bytes
+    /// then `b`'s, and a view of them.
+    fn concat_growable(&mut self, a: u64, la: usize, b: u64, lb: usize) -> Faulty<u64> {
+        let len = la + lb;
+        let capacity = (2 * len).next_multiple_of(8);
+        let buffer = self.alloc_raw(2 + capacity / 8)?;
+        let view = self.alloc_raw(2)?;
+        let (sa, sb) = (str_start(&self.space, a), str_start(&self.space, b));
+        let at = buffer as usize;
+        self.space[at] = header(kind::STR_BUF, 0, capacity as u32);
+        self.space[at + 1] = len as u64;
+        let base = self.space.as_mut_ptr().cast::<u8>();
+        // SAFETY: the sources are live strings below the new buffer and the
+        // destination is the buffer just allocated above them, all inside
+        // `space`.
+        unsafe {
+            let dst = base.add((at + 2) * 8);
+            std::ptr::copy_nonoverlapping(base.add(sa * 8), dst, la);
+            std::ptr::copy_nonoverlapping(base.add(sb * 8), dst.add(la), lb);
+        }
+        self.space[view as usize] = header(kind::STR_VIEW, 0, len as u32);
+        self.space[view as usize + 1] = buffer;
+        Ok(view)
     }
 
     // ---- lists -------------------------------------------------------
@@ -634,6 +747,52 @@ impl Memory {
     #[inline]
     pub(crate) fn list_len(&self, list: u64) -> usize {
         self.space[list as usize + 1] as usize
+    }
+
+    /// The element `i` of a list, or `None` when `i` is out of range: one
+    /// unsigned comparison with the length (a negative index is past every
+    /// length as a `u64`) and a load, where a slice of the elements cost a
+    /// test for an empty list and a check of the slice's bounds. The loads
+    /// stay bounds-checked: unchecked ones saved only 2–6% of the native
+    /// instructions of sieve and fannkuch (docs/RUNTIME.md), not enough to
+    /// let a heap bug become a wild read instead of a caught panic.
+    #[inline(always)]
+    pub(crate) fn list_get(&self, list: u64, i: i64) -> Option<u64> {
+        let at = list as usize;
+        if (i as u64) < self.space[at + 1] {
+            let array = self.space[at + 2] as usize;
+            Some(self.space[array + 1 + i as usize])
+        } else {
+            None
+        }
+    }
+
+    /// Writes element `i` of a list; false when `i` is out of range.
+    #[inline(always)]
+    pub(crate) fn list_set(&mut self, list: u64, i: i64, value: u64) -> bool {
+        let at = list as usize;
+        if (i as u64) < self.space[at + 1] {
+            let array = self.space[at + 2] as usize;
+            self.space[array + 1 + i as usize] = value;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Appends an element if the backing array has room for it, and says
+    /// whether it did; a list that must grow is left to [`Memory::list_push`].
+    #[inline(always)]
+    pub(crate) fn list_push_in_place(&mut self, list: u64, item: u64) -> bool {
+        let at = list as usize;
+        let len = self.space[at + 1];
+        let array = self.space[at + 2] as usize;
+        if array == 0 || len >= u64::from(b_of(self.space[array])) {
+            return false;
+        }
+        self.space[array + 1 + len as usize] = item;
+        self.space[at + 1] = len + 1;
+        true
     }
 
     /// The elements of a list.
@@ -781,14 +940,7 @@ impl Memory {
         let table = &mut self.maps.get_mut(index).expect("a live map has a table").0;
         match table {
             Table::Int(_) => (table, None),
-            Table::Str(_) => {
-                let at = key as usize;
-                let len = b_of(self.space[at]) as usize;
-                let words = &self.space[at + 1..at + 1 + words_for(len)];
-                // SAFETY: as in `str_bytes`.
-                let bytes = unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), len) };
-                (table, Some(bytes))
-            }
+            Table::Str(_) => (table, Some(str_in(&self.space, key))),
         }
     }
 

@@ -767,6 +767,15 @@ impl<'env> Machine<'env> {
                     if buf[0] == 0 && self.object_receivers[builtin as usize] {
                         fail!(null_argument(builtin));
                     }
+                    // A push into room the list already has neither
+                    // allocates nor fails, so it needs none of the builtin
+                    // call's bookkeeping: the common push of a loop.
+                    if builtin == cove_ir::builtins::Builtin::ListPush
+                        && self.heap.list_push_in_place(buf[0], buf[1])
+                    {
+                        set!(dst, 0);
+                        continue;
+                    }
                     sync!();
                     let r = attempt!(self.builtin(builtin, &buf[..n]));
                     refresh!();
@@ -923,23 +932,20 @@ impl<'env> Machine<'env> {
                 Instr::GetList {
                     dst, list, index, ..
                 } => {
-                    let items = self.heap.list_items(object!(list, "`get.list`"));
+                    let r = object!(list, "`get.list`");
                     let i = int!(index);
-                    match usize::try_from(i).ok().and_then(|i| items.get(i)) {
-                        Some(v) => set!(dst, *v),
-                        None => fail!(index_out_of_range(i, items.len())),
+                    match self.heap.list_get(r, i) {
+                        Some(v) => set!(dst, v),
+                        None => fail!(index_out_of_range(i, self.heap.list_len(r))),
                     }
                 }
                 Instr::SetList {
                     list, index, src, ..
                 } => {
-                    let value = reg!(src);
-                    let items = self.heap.list_items_mut(object!(list, "`set.list`"));
+                    let r = object!(list, "`set.list`");
                     let i = int!(index);
-                    let len = items.len();
-                    match usize::try_from(i).ok().and_then(|i| items.get_mut(i)) {
-                        Some(slot) => *slot = value,
-                        None => fail!(index_out_of_range(i, len)),
+                    if !self.heap.list_set(r, i, reg!(src)) {
+                        fail!(index_out_of_range(i, self.heap.list_len(r)));
                     }
                 }
                 Instr::LenList { dst, list } => {
