@@ -455,6 +455,12 @@ impl Engine {
             return Resume::Halt;
         }
         let snapshot = Snapshot::take(stop, reason, self.run.load(Ordering::SeqCst));
+        // While the task waits here the editor may ask for the profile so
+        // far, from another thread: the profiler lets go of what its
+        // task's thread holds for the run until the next stop.
+        if let Some(profiler) = &self.control.read().profiler {
+            profiler.pause();
+        }
         let task = snapshot.task;
         let arm = snapshot.clone();
         self.emit(Event::Stopped(snapshot));
@@ -542,6 +548,12 @@ impl Debugger for Engine {
 
     fn follows_tasks(&self) -> bool {
         true
+    }
+
+    fn ended(&self, task: u32) {
+        if let Some(profiler) = &self.control.read().profiler {
+            profiler.ended(task);
+        }
     }
 
     fn faulted(&self, stop: &Stop<'_>, error: &RunError) {

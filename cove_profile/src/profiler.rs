@@ -650,6 +650,19 @@ impl Profiler {
         self.hot.published() + self.hot.pending() + spawned
     }
 
+    /// Lets another thread read the profile while this one waits.
+    ///
+    /// Task 0's thread holds the profile's figures for the length of its
+    /// run (see [`Debugger::ended`](cove_runtime::vm::debug::Debugger::ended)),
+    /// so a report asked for on another thread mid-run waits for the task
+    /// to end. A debugger that wraps a profiler and stops — waits inside a
+    /// stop for a person — calls this first, on the task's thread, so that
+    /// a report of the profile so far can be made meanwhile; the next stop
+    /// takes the figures back. Cheap, and harmless on any other thread.
+    pub fn pause(&self) {
+        self.main.release();
+    }
+
     /// Ends task 0's lease on its shard (see `lease.rs`): the task ended.
     pub(crate) fn task_ended(&self, task: u32) {
         if task == 0 {
