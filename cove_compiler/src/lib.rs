@@ -40,6 +40,7 @@ mod diagnostics;
 mod driver;
 mod emit;
 mod lexer;
+mod lines;
 mod lower;
 mod parser;
 mod resolve;

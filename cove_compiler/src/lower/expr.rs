@@ -11,6 +11,8 @@ use cove_ir::op::{Instr, Reg};
 use cove_ir::program::{Constant, Program};
 use cove_ir::types::{StructId, Type, TypeId};
 
+use super::compare::{IntRhs, jump_int};
+use super::literal::signed_int;
 use super::literal_bits;
 use super::{FnCx, Val, Want};
 use crate::ast::*;
@@ -213,12 +215,7 @@ impl FnCx<'_> {
     }
 
     fn int_literal(&mut self, v: Option<u64>, negated: bool, span: &Span, want: Want) -> Val {
-        let value = match v {
-            Some(v) if negated && v == 1u64 << 63 => Some(i64::MIN),
-            Some(v) if v <= i64::MAX as u64 => Some(if negated { -(v as i64) } else { v as i64 }),
-            _ => None,
-        };
-        let Some(value) = value else {
+        let Some(value) = v.and_then(|v| signed_int(v, negated)) else {
             self.err(
                 Pending::new(
                     "E0109",
@@ -814,42 +811,7 @@ impl FnCx<'_> {
             && let Some(n) = self.small_int(b)
         {
             self.release(l);
-            let t = 0;
-            self.e.jump(
-                match op {
-                    BinOp::Eq => Instr::JumpEqIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    BinOp::Ne => Instr::JumpNeIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    BinOp::Lt => Instr::JumpLtIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    BinOp::Le => Instr::JumpLeIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    BinOp::Gt => Instr::JumpGtIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    _ => Instr::JumpGeIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                },
-                target,
-            );
+            self.e.jump(jump_int(op, x, IntRhs::Imm(n)), target);
             return;
         }
         let r = self.operand(b, Some(l.ty));
@@ -868,42 +830,7 @@ impl FnCx<'_> {
             return;
         }
         let Some(y) = r.reg else { return };
-        let t = 0;
-        self.e.jump(
-            match op {
-                BinOp::Eq => Instr::JumpEqInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                BinOp::Ne => Instr::JumpNeInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                BinOp::Lt => Instr::JumpLtInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                BinOp::Le => Instr::JumpLeInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                BinOp::Gt => Instr::JumpGtInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                _ => Instr::JumpGeInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-            },
-            target,
-        );
+        self.e.jump(jump_int(op, x, IntRhs::Reg(y)), target);
     }
 
     // ---- strings ------------------------------------------------------------------
@@ -1666,10 +1593,9 @@ fn literal_goes_right(a: &Expr, b: &Expr) -> bool {
 /// The value of an integer literal, negated or not, that fits an Int.
 pub(crate) fn int_literal_value(e: &Expr) -> Option<i64> {
     match &e.kind {
-        ExprKind::Int(Some(v)) => i64::try_from(*v).ok(),
+        ExprKind::Int(Some(v)) => signed_int(*v, false),
         ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
-            ExprKind::Int(Some(v)) if v == 1u64 << 63 => Some(i64::MIN),
-            ExprKind::Int(Some(v)) => i64::try_from(v).ok().map(|x| -x),
+            ExprKind::Int(Some(v)) => signed_int(v, true),
             _ => None,
         },
         _ => None,

@@ -21,6 +21,7 @@ use cove_ir::op::{Instr, Reg};
 use cove_ir::program::{Constant, Program};
 use cove_ir::types::{Type, TypeId};
 
+use super::literal::signed_int;
 use super::{FnCx, Val, Want};
 use crate::ast::*;
 use crate::diagnostics::Pending;
@@ -269,16 +270,9 @@ impl FnCx<'_> {
                     self.pattern_mismatch(p, "Int values", ty);
                     return Pat::Wild;
                 }
-                let value = match v {
-                    Some(v) if *neg && *v == 1u64 << 63 => i64::MIN,
-                    Some(v) if *v <= i64::MAX as u64 => {
-                        if *neg {
-                            -(*v as i64)
-                        } else {
-                            *v as i64
-                        }
-                    }
-                    _ => {
+                let value = match (*v).and_then(|v| signed_int(v, *neg)) {
+                    Some(value) => value,
+                    None => {
                         self.err(Pending::new(
                             "E0109",
                             p.span.clone(),
@@ -586,16 +580,7 @@ impl FnCx<'_> {
     fn pat_view(&self, p: &Pattern, ty: TypeId) -> Pat {
         match &p.kind {
             PatternKind::Int(Some(v), neg) => {
-                let value = if *neg {
-                    if *v == 1u64 << 63 {
-                        Some(i64::MIN)
-                    } else {
-                        i64::try_from(*v).ok().map(|x| -x)
-                    }
-                } else {
-                    i64::try_from(*v).ok()
-                };
-                value.map_or(Pat::Wild, |v| Pat::Ctor(Ctor::Int(v), Vec::new()))
+                signed_int(*v, *neg).map_or(Pat::Wild, |v| Pat::Ctor(Ctor::Int(v), Vec::new()))
             }
             PatternKind::Bool(b) => Pat::Ctor(Ctor::Bool(*b), Vec::new()),
             PatternKind::Str(s) => Pat::Ctor(Ctor::Str(s.clone()), Vec::new()),

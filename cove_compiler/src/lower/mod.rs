@@ -17,7 +17,9 @@
 //! `x = y + x` and `s = "{a}{s}"` are safe without a temporary.
 
 mod call;
+mod compare;
 mod expr;
+mod literal;
 mod matching;
 
 use std::collections::HashMap;
@@ -29,7 +31,9 @@ use cove_ir::types::TypeId;
 use crate::ast::*;
 use crate::diagnostics::Pending;
 use crate::emit::{Emitter, Label};
+use crate::lines::LineStarts;
 use crate::resolve::{ERROR, ModuleScope, NEVER, is_ref, resolve_type, type_name};
+use literal::signed_int;
 
 /// The most fields a struct, variants or payload values an enum, and
 /// parameters a function may have.
@@ -113,12 +117,11 @@ struct LoopCx {
 /// The state of lowering one function.
 pub(crate) struct FnCx<'a> {
     pub program: &'a mut Program,
-    constants: &'a mut ConstIndex,
     pub scopes: &'a [ModuleScope],
     pub module: usize,
     pub errors: &'a mut Vec<Pending>,
     pub e: Emitter,
-    line_starts: &'a [usize],
+    line_starts: &'a LineStarts,
     vars: Vec<Var>,
     /// Per name, the indices in `vars` of the variables of that name,
     /// innermost last: a name is looked up in constant time, where a scan
@@ -139,55 +142,13 @@ pub(crate) struct FnCx<'a> {
     consts: Vec<((TypeId, u64), Reg)>,
 }
 
-/// The byte offsets at which each line of `source` starts.
-pub(crate) fn line_starts(source: &str) -> Vec<usize> {
-    std::iter::once(0)
-        .chain(source.match_indices('\n').map(|(i, _)| i + 1))
-        .collect()
-}
-
-/// The constant pool's index: `Program::intern_constant` searches the pool
-/// linearly, which is quadratic over a program with thousands of string
-/// literals; this finds a constant in one hash lookup.
-#[derive(Debug, Default)]
-pub(crate) struct ConstIndex(std::collections::HashMap<ConstKey, cove_ir::program::ConstId>);
-
-/// A constant as a hashable key (a Float by its bits).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum ConstKey {
-    Int(i64),
-    Float(u64),
-    Str(String),
-}
-
-impl ConstIndex {
-    /// The id of `c` in `program`'s pool, adding it if it is new.
-    pub(crate) fn intern(
-        &mut self,
-        program: &mut Program,
-        c: cove_ir::program::Constant,
-    ) -> cove_ir::program::ConstId {
-        use cove_ir::program::{ConstId, Constant};
-        let key = match &c {
-            Constant::Int(i) => ConstKey::Int(*i),
-            Constant::Float(f) => ConstKey::Float(f.to_bits()),
-            Constant::Str(s) => ConstKey::Str(s.clone()),
-        };
-        *self.0.entry(key).or_insert_with(|| {
-            program.constants.push(c);
-            ConstId(program.constants.len() as u32 - 1)
-        })
-    }
-}
-
 /// Checks and lowers the body of `decl` into function `id` of the program.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lower_function(
     program: &mut Program,
-    constants: &mut ConstIndex,
     scopes: &[ModuleScope],
     module: usize,
-    line_starts: &[usize],
+    line_starts: &LineStarts,
     errors: &mut Vec<Pending>,
     decl: &FnDecl,
     id: FunctionId,
@@ -196,7 +157,6 @@ pub(crate) fn lower_function(
     let result = program.functions[id.index()].result;
     let mut cx = FnCx {
         program,
-        constants,
         scopes,
         module,
         errors,
@@ -339,7 +299,7 @@ impl FnCx<'_> {
 
     /// The id of a constant in the pool.
     pub(crate) fn constant(&mut self, c: cove_ir::program::Constant) -> cove_ir::program::ConstId {
-        self.constants.intern(self.program, c)
+        self.program.intern_constant(c)
     }
 
     pub(crate) fn err(&mut self, d: Pending) {
@@ -360,10 +320,7 @@ impl FnCx<'_> {
     }
 
     pub(crate) fn line_of(&self, at: usize) -> u32 {
-        match self.line_starts.binary_search(&at) {
-            Ok(i) => i as u32 + 1,
-            Err(i) => i as u32,
-        }
+        self.line_starts.line_of(at)
     }
 
     /// Makes `span`'s line the line of the next instructions; returns the
@@ -1168,9 +1125,9 @@ impl FnCx<'_> {
     /// The value of an integer literal that fits an immediate.
     pub(crate) fn small_int(&self, e: &Expr) -> Option<i32> {
         match &e.kind {
-            ExprKind::Int(Some(v)) => i32::try_from(*v).ok(),
+            ExprKind::Int(Some(v)) => signed_int(*v, false).and_then(|x| i32::try_from(x).ok()),
             ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
-                ExprKind::Int(Some(v)) if v <= i32::MAX as u64 => Some(-(v as i32)),
+                ExprKind::Int(Some(v)) => signed_int(v, true).and_then(|x| i32::try_from(x).ok()),
                 _ => None,
             },
             _ => None,
@@ -1201,13 +1158,11 @@ impl FnCx<'_> {
 /// The type and bits of an Int or Float literal (negated or not).
 pub(crate) fn literal_bits(e: &Expr) -> Option<(TypeId, u64)> {
     match &e.kind {
-        ExprKind::Int(Some(v)) if *v <= i64::MAX as u64 => Some((Program::INT, *v)),
+        ExprKind::Int(Some(v)) => signed_int(*v, false).map(|x| (Program::INT, x as u64)),
         ExprKind::Float(f) => Some((Program::FLOAT, f.to_bits())),
         ExprKind::Bool(b) => Some((Program::BOOL, u64::from(*b))),
         ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
-            ExprKind::Int(Some(v)) if v <= 1u64 << 63 => {
-                Some((Program::INT, (v as i64).wrapping_neg() as u64))
-            }
+            ExprKind::Int(Some(v)) => signed_int(v, true).map(|x| (Program::INT, x as u64)),
             ExprKind::Float(f) => Some((Program::FLOAT, (-f).to_bits())),
             _ => None,
         },
