@@ -26,6 +26,22 @@ pub struct File {
     pub imports: Vec<Ident>,
     /// Functions, structs and enums, in order.
     pub items: Vec<Item>,
+    /// `const` declarations, in order: kept apart from `items` because
+    /// they are evaluated when the program is compiled, not lowered.
+    pub consts: Vec<ConstDecl>,
+}
+
+/// `const NAME: Type = value` at the top level of a module.
+#[derive(Debug, Clone)]
+pub struct ConstDecl {
+    /// Whether it is `export`ed.
+    pub exported: bool,
+    /// Its name.
+    pub name: Ident,
+    /// Its written type.
+    pub ty: TypeExpr,
+    /// Its value, a constant expression.
+    pub value: Expr,
 }
 
 /// A top-level declaration.

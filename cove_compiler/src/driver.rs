@@ -14,7 +14,9 @@
 //! 3. **Fill in types**: field and payload types are resolved.
 //! 4. **Declare functions**: parameter and result types, so bodies can
 //!    call any function regardless of order.
-//! 5. **Bodies**: each is checked and lowered ([`crate::lower`]).
+//! 5. **Constants**: every `const` is declared, then evaluated
+//!    ([`crate::consts`]), so a constant may name one declared anywhere.
+//! 6. **Bodies**: each is checked and lowered ([`crate::lower`]).
 //!
 //! Every pass runs even when an earlier one found errors in another item,
 //! so one run reports everything; a program is returned only if nothing
@@ -295,6 +297,7 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
     declare_types(&mut program, scopes, &mut units);
     fill_in_types(&mut program, scopes, &mut units);
     let bodies = declare_functions(&mut program, scopes, &mut units);
+    crate::consts::declare_consts(&mut program, scopes, &mut units);
     lower_bodies(&mut program, scopes, &mut units, bodies);
     report(&mut units)?;
     crate::verify::check(&program)?;
@@ -591,7 +594,7 @@ fn declare_functions(
     bodies
 }
 
-/// Pass 5: checks and lowers every body that parsed.
+/// Pass 6: checks and lowers every body that parsed.
 fn lower_bodies(
     program: &mut Program,
     scopes: &[ModuleScope],

@@ -36,6 +36,7 @@
 //! See `docs/LANGUAGE.md` for the language and `README.md` for the design.
 
 mod ast;
+mod consts;
 mod diagnostics;
 mod driver;
 mod emit;

@@ -273,6 +273,13 @@ impl Parser<'_, '_> {
                         break;
                     }
                 }
+                Tok::Ident(w) if depth == 0 && w == "const" => {
+                    let line_start = self.pos == 0
+                        || matches!(self.toks[self.pos - 1].tok, Tok::Newline | Tok::RBrace);
+                    if line_start {
+                        break;
+                    }
+                }
                 _ => {}
             }
             self.bump();
@@ -316,7 +323,18 @@ impl Parser<'_, '_> {
                                 file.items.push(Item::Enum(e));
                             }
                         }
-                        _ => self.expected("`fn`, `struct` or `enum` after `export`"),
+                        Tok::Ident(w) if w == "const" => {
+                            if let Some(c) = self.const_decl(exported) {
+                                file.consts.push(c);
+                            }
+                        }
+                        _ => self.expected("`fn`, `struct`, `enum` or `const` after `export`"),
+                    }
+                    self.end_of_item();
+                }
+                Tok::Ident(w) if w == "const" && matches!(self.nth(1), Tok::Ident(_)) => {
+                    if let Some(c) = self.const_decl(false) {
+                        file.consts.push(c);
                     }
                     self.end_of_item();
                 }
@@ -342,6 +360,51 @@ impl Parser<'_, '_> {
             }
         }
         file
+    }
+
+    /// `const NAME: Type = value`, at `const` (a word, not a keyword, so
+    /// v1 programs that name a variable `const` keep compiling).
+    fn const_decl(&mut self, exported: bool) -> Option<ConstDecl> {
+        self.bump();
+        let name = self.ident("a constant name after `const`")?;
+        // A missing type is reported, and the constant still declared (its
+        // type taken from its value), so its uses are not unknown names.
+        let ty = if self.eat(&Tok::Colon) {
+            self.type_expr()
+        } else {
+            self.errors.push(
+                Pending::new(
+                    "E0700",
+                    name.span.clone(),
+                    format!("the constant `{}` needs a type", name.name),
+                    "no `: Type` after the name",
+                )
+                .help(format!("write `const {}: Int = ...`", name.name)),
+            );
+            TypeExpr::Error(name.span.clone())
+        };
+        if !self.at(&Tok::Assign) {
+            let d = Pending::new(
+                "E0010",
+                self.prev_end()..self.prev_end(),
+                format!(
+                    "expected `=` and a value for `{}`, found {}",
+                    name.name,
+                    self.tok().describe()
+                ),
+                "a constant needs a value when it is declared",
+            );
+            self.error(d);
+            return None;
+        }
+        self.bump();
+        let value = self.expr();
+        Some(ConstDecl {
+            exported,
+            name,
+            ty,
+            value,
+        })
     }
 
     fn end_of_item(&mut self) {

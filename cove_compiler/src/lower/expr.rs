@@ -275,6 +275,9 @@ impl FnCx<'_> {
                 }
             };
         }
+        if let Some(v) = self.constant_use(self.module, name, span, want) {
+            return v;
+        }
         let scope = &self.scopes[self.module];
         let (message, label, help) = if scope.functions.contains_key(name) {
             (
@@ -1246,7 +1249,10 @@ impl FnCx<'_> {
             ExprKind::Float(_) => Some(Program::FLOAT),
             ExprKind::Bool(_) => Some(Program::BOOL),
             ExprKind::Str(_) => Some(Program::STR),
-            ExprKind::Name(n) => self.var(n).map(|(_, t, _)| t).filter(|t| *t != ERROR),
+            ExprKind::Name(n) => match self.var(n) {
+                Some((_, t, _)) => Some(t).filter(|t| *t != ERROR),
+                None => self.constant_type(n).filter(|t| *t != ERROR),
+            },
             ExprKind::Unary(UnOp::Neg, inner) => self.static_type(inner),
             _ => None,
         }
@@ -1383,6 +1389,9 @@ impl FnCx<'_> {
     // ---- fields and variants -----------------------------------------------------
 
     fn field(&mut self, base: &Expr, field: &Ident, span: &Span, want: Want) -> Val {
+        if let Some(v) = self.qualified_constant(base, field, span, want) {
+            return v;
+        }
         if self.names_module_or_type(base) {
             // `Token.End`, `lexer.Token.End`, or a misuse of `module.item`.
             if let Some((ty, eid, index, arity)) = self.variant_of(base, field) {

@@ -18,6 +18,7 @@
 
 mod call;
 mod compare;
+mod consts;
 mod expr;
 mod literal;
 mod matching;
@@ -33,7 +34,7 @@ use crate::diagnostics::Pending;
 use crate::emit::{Emitter, Label};
 use crate::lines::LineStarts;
 use crate::resolve::{ERROR, ModuleScope, NEVER, is_ref, resolve_type, type_name};
-use literal::signed_int;
+pub(crate) use literal::signed_int;
 
 /// The most fields a struct, variants or payload values an enum, and
 /// parameters a function may have.
@@ -755,7 +756,21 @@ impl FnCx<'_> {
                     self.check(ty, v.ty, &rhs.span);
                 }
                 None => {
-                    self.unknown_name(name, &target.span);
+                    if self.constant_type(name).is_some() {
+                        self.err(
+                            Pending::new(
+                                "E0404",
+                                target.span.clone(),
+                                format!("cannot assign to `{name}`: it is a constant"),
+                                "assigned here",
+                            )
+                            .help(format!(
+                                "to change it, copy it into a variable: `var x = {name}`"
+                            )),
+                        );
+                    } else {
+                        self.unknown_name(name, &target.span);
+                    }
                     let v = self.expr(value, None, Want::Discard);
                     self.release(v);
                 }
