@@ -134,6 +134,11 @@ pub enum Tok {
     StarEq,
     SlashEq,
     PercentEq,
+    AmpEq,
+    PipeEq,
+    CaretEq,
+    ShlEq,
+    ShrEq,
 }
 
 impl Tok {
@@ -202,6 +207,11 @@ impl Tok {
             Tok::StarEq => "*=",
             Tok::SlashEq => "/=",
             Tok::PercentEq => "%=",
+            Tok::AmpEq => "&=",
+            Tok::PipeEq => "|=",
+            Tok::CaretEq => "^=",
+            Tok::ShlEq => "<<=",
+            Tok::ShrEq => ">>=",
         };
         format!("`{text}`")
     }
@@ -235,6 +245,11 @@ impl Tok {
                 | Tok::StarEq
                 | Tok::SlashEq
                 | Tok::PercentEq
+                | Tok::AmpEq
+                | Tok::PipeEq
+                | Tok::CaretEq
+                | Tok::ShlEq
+                | Tok::ShrEq
                 | Tok::Comma
                 | Tok::Colon
                 | Tok::Dot
@@ -585,7 +600,10 @@ impl Lexer<'_, '_> {
     fn punct(&mut self, c: u8) {
         let start = self.pos;
         let two = [c, self.peek(1)];
+        let three = [c, self.peek(1), self.peek(2)];
         let (tok, len) = match &two {
+            b"<<" if &three == b"<<=" => (Tok::ShlEq, 3),
+            b">>" if &three == b">>=" => (Tok::ShrEq, 3),
             b"->" => (Tok::Arrow, 2),
             b"=>" => (Tok::FatArrow, 2),
             b".." => (Tok::DotDot, 2),
@@ -602,6 +620,9 @@ impl Lexer<'_, '_> {
             b"*=" => (Tok::StarEq, 2),
             b"/=" => (Tok::SlashEq, 2),
             b"%=" => (Tok::PercentEq, 2),
+            b"&=" => (Tok::AmpEq, 2),
+            b"|=" => (Tok::PipeEq, 2),
+            b"^=" => (Tok::CaretEq, 2),
             _ => {
                 let tok = match c {
                     b'(' => Tok::LParen,

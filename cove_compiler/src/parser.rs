@@ -100,6 +100,26 @@ fn binop(tok: &Tok) -> Option<(BinOp, u8)> {
     })
 }
 
+/// The assignment a token starts: `Some(None)` for `=`, `Some(Some(op))`
+/// for a compound `op=` (every binary operator but the comparisons and
+/// `&&`/`||` has one), `None` for any other token.
+fn assign_op(tok: &Tok) -> Option<Option<BinOp>> {
+    Some(match tok {
+        Tok::Assign => None,
+        Tok::PlusEq => Some(BinOp::Add),
+        Tok::MinusEq => Some(BinOp::Sub),
+        Tok::StarEq => Some(BinOp::Mul),
+        Tok::SlashEq => Some(BinOp::Div),
+        Tok::PercentEq => Some(BinOp::Rem),
+        Tok::AmpEq => Some(BinOp::BitAnd),
+        Tok::PipeEq => Some(BinOp::BitOr),
+        Tok::CaretEq => Some(BinOp::BitXor),
+        Tok::ShlEq => Some(BinOp::Shl),
+        Tok::ShrEq => Some(BinOp::Shr),
+        _ => return None,
+    })
+}
+
 fn is_capitalized(name: &str) -> bool {
     name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
 }
@@ -795,14 +815,8 @@ impl Parser<'_, '_> {
             }
             _ => {
                 let target = self.expr();
-                let op = match self.tok() {
-                    Tok::Assign => None,
-                    Tok::PlusEq => Some(BinOp::Add),
-                    Tok::MinusEq => Some(BinOp::Sub),
-                    Tok::StarEq => Some(BinOp::Mul),
-                    Tok::SlashEq => Some(BinOp::Div),
-                    Tok::PercentEq => Some(BinOp::Rem),
-                    _ => return Some(Stmt::Expr(target)),
+                let Some(op) = assign_op(self.tok()) else {
+                    return Some(Stmt::Expr(target));
                 };
                 self.bump();
                 let value = self.expr();
@@ -1451,14 +1465,8 @@ impl Parser<'_, '_> {
     /// An arm's body: an expression, or an assignment (`total += v`).
     fn arm_body(&mut self) -> Expr {
         let target = self.expr();
-        let op = match self.tok() {
-            Tok::Assign => None,
-            Tok::PlusEq => Some(BinOp::Add),
-            Tok::MinusEq => Some(BinOp::Sub),
-            Tok::StarEq => Some(BinOp::Mul),
-            Tok::SlashEq => Some(BinOp::Div),
-            Tok::PercentEq => Some(BinOp::Rem),
-            _ => return target,
+        let Some(op) = assign_op(self.tok()) else {
+            return target;
         };
         self.bump();
         let value = self.expr();
