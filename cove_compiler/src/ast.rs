@@ -326,6 +326,10 @@ pub enum ExprKind {
     Assign(Box<Expr>, Option<BinOp>, Box<Expr>),
     /// Something the parser could not read; already reported.
     Error,
+    /// `loop { body }`: ends only by `break` or `return`.
+    Loop(Block),
+    /// `break value`, out of a `loop` with that value.
+    BreakValue(Box<Expr>),
 }
 
 /// `pattern => body`.

@@ -1198,7 +1198,7 @@ impl Parser<'_, '_> {
                     span,
                 }
             }
-            Tok::Ident(name) => {
+            Tok::Ident(name) if !(name == "loop" && self.nth(1) == &Tok::LBrace) => {
                 self.bump();
                 if matches!(name.as_str(), "List" | "Map" | "Channel") && self.at(&Tok::LBrack) {
                     self.pos -= 1;
@@ -1270,9 +1270,26 @@ impl Parser<'_, '_> {
             }
             Tok::Break => {
                 self.bump();
+                if self.starts_expr() && !self.at(&Tok::FatArrow) {
+                    let value = self.expr();
+                    return Expr {
+                        span: start..value.span.end,
+                        kind: ExprKind::BreakValue(Box::new(value)),
+                    };
+                }
                 Expr {
                     kind: ExprKind::Break,
                     span,
+                }
+            }
+            // `loop {`: a word, not a keyword, so a v1 variable named
+            // `loop` still compiles.
+            Tok::Ident(w) if w == "loop" && self.nth(1) == &Tok::LBrace => {
+                self.bump();
+                let body = self.block();
+                Expr {
+                    span: start..body.span.end,
+                    kind: ExprKind::Loop(body),
                 }
             }
             Tok::Continue => {

@@ -211,6 +211,11 @@ impl FnCx<'_> {
                 Val::none(Program::UNIT)
             }
             ExprKind::Error => Val::none(ERROR),
+            ExprKind::Loop(body) => self.loop_expr(body, expected, want, &e.span),
+            ExprKind::BreakValue(value) => {
+                self.break_value(value, &e.span);
+                Val::none(NEVER)
+            }
         }
     }
 

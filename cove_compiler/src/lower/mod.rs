@@ -21,6 +21,7 @@ mod compare;
 mod consts;
 mod expr;
 mod literal;
+mod loop_expr;
 mod matching;
 
 use std::collections::HashMap;
@@ -113,6 +114,23 @@ pub(crate) enum Origin {
 struct LoopCx {
     brk: Label,
     cont: Label,
+    /// Whether a `break` leaves this loop: one that none leaves does not
+    /// fall through.
+    broke: bool,
+    /// For a `loop`, where its `break` values go; `None` for `while` and
+    /// `for`, which have no value.
+    value: Option<loop_expr::LoopValue>,
+}
+
+impl LoopCx {
+    fn new(brk: Label, cont: Label) -> LoopCx {
+        LoopCx {
+            brk,
+            cont,
+            broke: false,
+            value: None,
+        }
+    }
 }
 
 /// The state of lowering one function.
@@ -646,6 +664,15 @@ impl FnCx<'_> {
         for (i, s) in b.stmts.iter().enumerate() {
             match s {
                 Stmt::Expr(e) if i + 1 == n => value = Some(self.expr(e, expected, want)),
+                // `while true` that no `break` leaves never falls through,
+                // so a body may end in one (its `return`s give the value).
+                Stmt::While { cond, body }
+                    if i + 1 == n && matches!(cond.kind, ExprKind::Bool(true)) =>
+                {
+                    if !self.while_loop(cond, body) {
+                        value = Some(Val::none(NEVER));
+                    }
+                }
                 _ => self.stmt(s),
             }
         }
@@ -702,7 +729,9 @@ impl FnCx<'_> {
                 self.assign(target, *op, value, span);
                 self.e.line = old;
             }
-            Stmt::While { cond, body } => self.while_loop(cond, body),
+            Stmt::While { cond, body } => {
+                self.while_loop(cond, body);
+            }
             Stmt::For { name, iter, body } => self.for_loop(name, iter, body),
         }
     }
@@ -885,7 +914,8 @@ impl FnCx<'_> {
         }
     }
 
-    fn while_loop(&mut self, cond: &Expr, body: &Block) {
+    /// Lowers `while cond { body }`; returns whether a `break` leaves it.
+    fn while_loop(&mut self, cond: &Expr, body: &Block) -> bool {
         let old = self.set_line(&cond.span);
         let top = self.e.label();
         let check = self.e.label();
@@ -895,20 +925,18 @@ impl FnCx<'_> {
             self.e.jump(Instr::Jump { target: 0 }, check);
         }
         self.e.bind(top);
-        self.loops.push(LoopCx {
-            brk: exit,
-            cont: check,
-        });
+        self.loops.push(LoopCx::new(exit, check));
         self.in_loop += 1;
         let v = self.block(body, None, Want::Discard);
         self.release(v);
-        self.loops.pop();
+        let broke = self.loops.pop().is_some_and(|l| l.broke);
         self.e.bind(check);
         self.set_line(&cond.span);
         self.cond(cond, true, top);
         self.in_loop -= 1;
         self.e.bind(exit);
         self.e.line = old;
+        broke
     }
 
     fn for_loop(&mut self, name: &Ident, iter: &Expr, body: &Block) {
@@ -965,7 +993,7 @@ impl FnCx<'_> {
             self.e.bind(top);
             self.declare(&name.name, Program::INT, i, false, true);
             self.declared_by(Origin::Loop);
-            self.loops.push(LoopCx { brk: exit, cont });
+            self.loops.push(LoopCx::new(exit, cont));
             self.in_loop += 1;
             let v = self.block(body, None, Want::Discard);
             self.in_loop -= 1;
@@ -1058,7 +1086,7 @@ impl FnCx<'_> {
             }
             self.declare(&name.name, elem, x, false, true);
             self.declared_by(Origin::Loop);
-            self.loops.push(LoopCx { brk: exit, cont });
+            self.loops.push(LoopCx::new(exit, cont));
             self.in_loop += 1;
             let v = self.block(body, None, Want::Discard);
             self.in_loop -= 1;
@@ -1151,7 +1179,12 @@ impl FnCx<'_> {
 
     pub(crate) fn enter_loop_target(&mut self, is_break: bool, span: &Span) -> Option<Label> {
         match self.loops.last() {
-            Some(l) => Some(if is_break { l.brk } else { l.cont }),
+            Some(l) if is_break => {
+                let brk = l.brk;
+                self.note_bare_break(span);
+                Some(brk)
+            }
+            Some(l) => Some(l.cont),
             None => {
                 let word = if is_break { "break" } else { "continue" };
                 self.err(Pending::new(
