@@ -337,6 +337,8 @@ pub enum ExprKind {
 pub struct Arm {
     /// The pattern.
     pub pattern: Pattern,
+    /// `if cond` after the pattern: the arm is taken only when it holds.
+    pub guard: Option<Expr>,
     /// The value.
     pub body: Expr,
 }
@@ -368,4 +370,6 @@ pub enum PatternKind {
     Variant(Vec<Ident>, Option<Vec<Pattern>>),
     /// A pattern the parser could not read; already reported.
     Error,
+    /// `A | B`: any of the alternatives (at the top of an arm only).
+    Or(Vec<Pattern>),
 }

@@ -1432,13 +1432,22 @@ impl Parser<'_, '_> {
                 break;
             }
             let before = self.pos;
-            let pattern = self.pattern();
+            let pattern = self.arm_pattern();
+            let guard = if !self.panicking && self.eat(&Tok::If) {
+                Some(self.head_expr())
+            } else {
+                None
+            };
             if !self.panicking {
                 self.expect(Tok::FatArrow, "`=>` after the pattern");
             }
             if !self.panicking {
                 let body = self.arm_body();
-                arms.push(Arm { pattern, body });
+                arms.push(Arm {
+                    pattern,
+                    guard,
+                    body,
+                });
             }
             if !self.panicking
                 && !self.eat(&Tok::Comma)
@@ -1454,6 +1463,7 @@ impl Parser<'_, '_> {
                         kind: PatternKind::Error,
                         span: self.span(),
                     },
+                    guard: None,
                     body: self.error_expr(self.span()),
                 });
                 self.sync_statement();
@@ -1490,6 +1500,24 @@ impl Parser<'_, '_> {
         Expr {
             span: target.span.start..value.span.end,
             kind: ExprKind::Assign(Box::new(target), op, Box::new(value)),
+        }
+    }
+
+    /// An arm's pattern: one pattern, or alternatives `A | B | C`.
+    fn arm_pattern(&mut self) -> Pattern {
+        let first = self.pattern();
+        if !self.at(&Tok::Pipe) {
+            return first;
+        }
+        let start = first.span.start;
+        let mut alts = vec![first];
+        while !self.panicking && self.eat(&Tok::Pipe) {
+            self.skip_newlines();
+            alts.push(self.pattern());
+        }
+        Pattern {
+            span: start..self.prev_end(),
+            kind: PatternKind::Or(alts),
         }
     }
 
