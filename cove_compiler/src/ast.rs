@@ -264,6 +264,8 @@ pub enum Piece {
     Text(String),
     /// `{expr}`.
     Expr(Expr),
+    /// `{expr:spec}`: the expression, its parsed spec, and the spec's span.
+    Formatted(Expr, cove_ir::format::FormatSpec, Span),
 }
 
 /// An expression and its span.

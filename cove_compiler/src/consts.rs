@@ -307,7 +307,7 @@ impl Evaluator<'_> {
                 for p in pieces {
                     match p {
                         Piece::Text(t) => text.push_str(t),
-                        Piece::Expr(x) => {
+                        Piece::Expr(x) | Piece::Formatted(x, ..) => {
                             return self.not_constant(m, &x.span, "an interpolation");
                         }
                     }

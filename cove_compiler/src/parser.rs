@@ -22,6 +22,7 @@
 use crate::ast::*;
 use crate::diagnostics::Pending;
 use crate::lexer::{StrPart, Tok, Token, lex};
+use cove_ir::format::FormatSpec;
 
 /// How deeply expressions, blocks, types and patterns may nest.
 pub const MAX_DEPTH: usize = 200;
@@ -118,6 +119,30 @@ fn assign_op(tok: &Tok) -> Option<Option<BinOp>> {
         Tok::ShrEq => Some(BinOp::Shr),
         _ => return None,
     })
+}
+
+/// The offset of the `:` that starts a format spec in the code of an
+/// interpolation: the first one outside brackets and string literals.
+fn spec_colon(code: &str) -> Option<usize> {
+    let bytes = code.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b':' if depth == 0 => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 fn is_capitalized(name: &str) -> bool {
@@ -1327,6 +1352,14 @@ impl Parser<'_, '_> {
             match part {
                 StrPart::Text(t) => pieces.push(Piece::Text(t)),
                 StrPart::Code(range) => {
+                    // `{x:>8.3}`: the spec after a top-level `:` is not code.
+                    let (range, spec) = match spec_colon(&self.source[range.clone()]) {
+                        Some(at) => {
+                            let colon = range.start + at;
+                            (range.start..colon, Some(colon + 1..range.end))
+                        }
+                        None => (range, None),
+                    };
                     let tokens = lex(self.source, range.clone(), self.errors);
                     let saved_toks = std::mem::replace(&mut self.toks, tokens);
                     let saved_pos = std::mem::replace(&mut self.pos, 0);
@@ -1347,7 +1380,29 @@ impl Parser<'_, '_> {
                     self.no_struct = saved_struct;
                     // An error inside the string must not swallow what follows it.
                     self.panicking = false;
-                    pieces.push(Piece::Expr(e));
+                    match spec {
+                        None => pieces.push(Piece::Expr(e)),
+                        Some(at) => match FormatSpec::parse(&self.source[at.clone()]) {
+                            Ok(s) => pieces.push(Piece::Formatted(e, s, at)),
+                            Err(why) => {
+                                let shown = if at.is_empty() {
+                                    at.start - 1..at.start
+                                } else {
+                                    at.clone()
+                                };
+                                self.errors.push(
+                                    Pending::new(
+                                        "E0800",
+                                        shown,
+                                        format!("this format spec is not valid: {why}"),
+                                        "the spec after `:`",
+                                    )
+                                    .help("a spec is [[fill]align][sign][0][width][.precision][type], as in `{x:>8.3}` or `{n:05}`"),
+                                );
+                                pieces.push(Piece::Expr(e));
+                            }
+                        },
+                    }
                 }
             }
         }

@@ -239,6 +239,7 @@ catalogue! {
     /// The value inside, or the default.
     OptionUnwrapOr = "Option.unwrap_or", Some(Opt(&T)), [T] -> T;
 
+
     // ---- tasks ----------------------------------------------------------
     /// Waits for the task and returns its result; an error in the task is
     /// an error here.
@@ -251,6 +252,15 @@ catalogue! {
     ChannelRecv = "Channel.recv", Some(Channel(&T)), [] -> Opt(&T);
     /// Closes the channel: receivers see `None` after what was sent.
     ChannelClose = "Channel.close", Some(Channel(&T)), [] -> Unit;
+
+    // ---- format specs (`"{x:>8.3}"`; no Cove name reaches these) -------
+    /// The Int as the packed spec writes it (see `cove_ir::format`); a
+    /// value that packs no spec is a runtime error.
+    FormatInt = "format.int", None, [Int, Int] -> Str;
+    /// The Float as the packed spec writes it.
+    FormatFloat = "format.float", None, [Float, Int] -> Str;
+    /// The text as the packed spec writes it.
+    FormatStr = "format.str", None, [Str, Int] -> Str;
 }
 
 impl Builtin {

@@ -44,6 +44,7 @@
 //! ```
 
 pub mod builtins;
+pub mod format;
 pub mod op;
 pub mod parse;
 pub mod print;

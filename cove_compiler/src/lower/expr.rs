@@ -897,6 +897,7 @@ impl FnCx<'_> {
                     let v = self.expr(e, None, Want::Any);
                     self.text_of(v, &e.span)
                 }
+                Piece::Formatted(e, spec, at) => self.formatted(e, spec, at),
             };
             acc = match acc {
                 None if last => return p,

@@ -20,6 +20,7 @@ mod call;
 mod compare;
 mod consts;
 mod expr;
+mod format;
 mod literal;
 mod loop_expr;
 mod matching;

@@ -15,6 +15,7 @@
 use std::io::Write as _;
 
 use cove_ir::builtins::Builtin;
+use cove_ir::format::FormatSpec;
 
 use crate::error::{ErrorKind, Fault, Faulty};
 use crate::heap::{INT_ENTRY_WORDS, Table, a_of, b_of, str_entry_words};
@@ -677,6 +678,19 @@ impl Machine<'_> {
                 let handle = self.heap.channel(arg(0)).clone();
                 self.shared.scheduler.close(&handle);
                 0
+            }
+
+            // ---- format specs -------------------------------------------
+            Builtin::FormatInt | Builtin::FormatFloat | Builtin::FormatStr => {
+                let Some(spec) = FormatSpec::unpack(int(1)) else {
+                    return Err(invalid(format!("{} is not a packed format spec", int(1))));
+                };
+                let out = match builtin {
+                    Builtin::FormatInt => spec.int(int(0)),
+                    Builtin::FormatFloat => spec.float(float(0)),
+                    _ => spec.text(text(self.heap.str_bytes(arg(0)))),
+                };
+                self.heap.alloc_str(out.as_bytes())?
             }
         })
     }
