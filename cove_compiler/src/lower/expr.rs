@@ -653,6 +653,13 @@ impl FnCx<'_> {
             Some((i, if cmp { Program::BOOL } else { lt }))
         };
         let probe = instr(Reg(0));
+        if probe.is_none()
+            && matches!(op, BinOp::Eq | BinOp::Ne)
+            && self.is_ref(lt)
+            && self.has_equality(lt)
+        {
+            return self.structural_eq(op == BinOp::Ne, a, b, lt, want);
+        }
         let Some((_, ty)) = probe else {
             let t = self.tname(lt);
             let what = match op {
@@ -663,7 +670,9 @@ impl FnCx<'_> {
                 BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => {
                     "bitwise operators work on Int"
                 }
-                BinOp::Eq | BinOp::Ne => "`==` and `!=` compare Int, Float, Bool and String",
+                BinOp::Eq | BinOp::Ne => {
+                    "`==` and `!=` compare values whose parts all have equality (not Task or Channel)"
+                }
                 _ => "ordering compares Int, Float and String",
             };
             let mut d = Pending::new(

@@ -19,6 +19,7 @@
 mod call;
 mod compare;
 mod consts;
+mod equality;
 mod expr;
 mod format;
 mod literal;

@@ -58,6 +58,7 @@
 
 pub(crate) mod convert;
 mod entries;
+mod equal;
 mod gc;
 pub(crate) mod hash;
 mod render;
