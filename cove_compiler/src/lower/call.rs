@@ -654,6 +654,11 @@ impl FnCx<'_> {
             self.discard_args(args);
             return Val::none(ERROR);
         }
+        // `x.to_string()`: the text form, as interpolation makes it.
+        if name.name == "to_string" && args.is_empty() {
+            let text = self.text_of(recv, span);
+            return self.finish(text, want);
+        }
         let Some((b, params, result)) = self.resolve_method(recv.ty, name) else {
             self.release(recv);
             self.discard_args(args);

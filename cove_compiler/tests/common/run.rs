@@ -844,8 +844,12 @@ impl Machine<'_> {
             }
             // Format specs are run by the VM's tests (the conformance suite),
             // not by this interpreter.
-            FormatInt | FormatFloat | FormatStr => {
-                return Err("the reference interpreter does not run format specs".into());
+            FormatInt | FormatFloat | FormatStr | StrChars | StrBytes | StrSplitWhitespace
+            | IntToChar | IntPow | FloatPow | FloatRound | FloatCeil | FloatIsNan | ListRepeat
+            | ListCopy | ListReverse | ListSortFloat | ReadLine | ReadStdin => {
+                return Err(
+                    "the reference interpreter does not run the builtins of Cove 1.1".into(),
+                );
             }
         })
     }
