@@ -377,6 +377,13 @@ impl Parser<'_, '_> {
                     }
                     self.end_of_item();
                 }
+                Tok::Ident(w) if w == "trait" && matches!(self.nth(1), Tok::Ident(_)) => {
+                    let span = self.span();
+                    self.error(
+                        Pending::new("E0036", span, "Cove has no traits", "a trait declaration")
+                            .help("write a function for each type, or an enum with a variant per type and a `match` over it"),
+                    );
+                }
                 Tok::Ident(w) if w == "const" && matches!(self.nth(1), Tok::Ident(_)) => {
                     if let Some(c) = self.const_decl(false) {
                         file.consts.push(c);
@@ -464,6 +471,7 @@ impl Parser<'_, '_> {
     fn function(&mut self, exported: bool) -> Option<FnDecl> {
         self.bump();
         let name = self.ident("a function name after `fn`")?;
+        let generic = self.at(&Tok::LBrack) && self.type_parameters();
         let mut params = Vec::new();
         // A header that does not parse still declares the function, marked
         // broken, so calls to it are not also reported as unknown names.
@@ -508,6 +516,15 @@ impl Parser<'_, '_> {
             return Some(broken(name, params, self.span()));
         }
         let body = self.block();
+        if generic {
+            // Already reported; its types name parameters that do not exist,
+            // so it is declared but not checked, like a broken header.
+            let params = params
+                .into_iter()
+                .map(|(p, t)| (p, TypeExpr::Error(t.span())))
+                .collect();
+            return Some(broken(name, params, body.span));
+        }
         Some(FnDecl {
             exported,
             name,
@@ -516,6 +533,66 @@ impl Parser<'_, '_> {
             body,
             broken: false,
         })
+    }
+
+    /// `[T, U]` after a function's name: Cove has no user generics. Reports
+    /// it and skips the brackets; true.
+    fn type_parameters(&mut self) -> bool {
+        let start = self.span().start;
+        let mut depth = 0usize;
+        loop {
+            match self.tok() {
+                Tok::LBrack => depth += 1,
+                Tok::RBrack => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.bump();
+                        break;
+                    }
+                }
+                Tok::Eof | Tok::Newline | Tok::LBrace => break,
+                _ => {}
+            }
+            self.bump();
+        }
+        self.errors.push(
+            Pending::new(
+                "E0035",
+                start..self.prev_end(),
+                "Cove has no user generics",
+                "type parameters",
+            )
+            .help("write the function for the types it is used with; List, Map and Option are Cove's generic types"),
+        );
+        true
+    }
+
+    /// `|x| body` or `|| body`: Cove writes closures as `fn(x) { ... }`.
+    /// Reports it once, reads past the parameters and the body, and gives
+    /// an expression already in error, so nothing else is said about it.
+    fn closure_syntax(&mut self) -> Expr {
+        let start = self.span().start;
+        if !self.eat(&Tok::OrOr) {
+            self.bump();
+            while !matches!(self.tok(), Tok::Pipe | Tok::Newline | Tok::Eof) {
+                self.bump();
+            }
+            self.eat(&Tok::Pipe);
+        }
+        let head = start..self.prev_end();
+        self.errors.push(
+            Pending::new(
+                "E0033",
+                head,
+                "Cove writes closures as `fn(x) { ... }`",
+                "closure parameters between bars",
+            )
+            .help("write `fn(x) { x * 2 }`; parameter types may be left out where the function type is known"),
+        );
+        if self.starts_expr() {
+            let _ = self.expr();
+        }
+        self.error_expr(start..self.prev_end())
     }
 
     fn struct_decl(&mut self, exported: bool) -> Option<StructDecl> {
@@ -1281,6 +1358,7 @@ impl Parser<'_, '_> {
             }
             Tok::If => self.if_expr(),
             Tok::Match => self.match_expr(),
+            Tok::Pipe | Tok::OrOr => self.closure_syntax(),
             Tok::Return => {
                 self.bump();
                 let value = if self.starts_expr() {
