@@ -403,6 +403,8 @@ impl Evaluator<'_> {
                 self.binary(m, *op, l, r, &e.span)
             }
             ExprKind::Call(..) => self.not_constant(m, &e.span, "a call"),
+            // Already reported by the parser.
+            ExprKind::Error => None,
             _ => self.not_constant(m, &e.span, "this"),
         }
     }

@@ -574,7 +574,10 @@ impl Parser<'_, '_> {
         let start = self.span().start;
         if !self.eat(&Tok::OrOr) {
             self.bump();
-            while !matches!(self.tok(), Tok::Pipe | Tok::Newline | Tok::Eof) {
+            while !matches!(
+                self.tok(),
+                Tok::Pipe | Tok::Newline | Tok::Eof | Tok::RBrace | Tok::RParen | Tok::RBrack
+            ) {
                 self.bump();
             }
             self.eat(&Tok::Pipe);
