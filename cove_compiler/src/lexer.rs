@@ -53,6 +53,8 @@ fn starts_token(c: char) -> bool {
                 | '='
                 | '<'
                 | '>'
+                // Not Cove's, but lexed to say so (`x?`, E0032).
+                | '?'
         )
 }
 
