@@ -64,9 +64,15 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// The error code, `E0001`: stable, so it can be searched for.
+    /// The error code, `E0001`: stable, so it can be searched for. A
+    /// warning's code starts with `W` (`W0001`).
     pub fn code(&self) -> &'static str {
         self.code
+    }
+
+    /// Whether it is a warning (code `W...`): the program still compiles.
+    pub fn is_warning(&self) -> bool {
+        self.code.starts_with('W')
     }
 
     /// The one-line message: `type mismatch: expected Int, found String`.
@@ -110,9 +116,14 @@ impl Diagnostic {
 /// an editor or a log wants (the snippet form is [`Diagnostics`]' Display).
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let severity = if self.is_warning() {
+            "warning"
+        } else {
+            "error"
+        };
         write!(
             f,
-            "{}:{}:{}: error[{}]: {}",
+            "{}:{}:{}: {severity}[{}]: {}",
             self.file, self.line, self.column, self.code, self.message
         )
     }
@@ -296,7 +307,12 @@ impl Diagnostics {
         };
         for (file, d) in &self.list {
             let report = |file_id, span| {
-                let report = Report::error()
+                let report = if d.is_warning() {
+                    Report::warning()
+                } else {
+                    Report::error()
+                };
+                let report = report
                     .with_code(d.code)
                     .with_message(&d.message)
                     .with_labels(vec![Label::primary(file_id, span).with_message(&d.label)]);

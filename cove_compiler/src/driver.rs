@@ -43,6 +43,7 @@ pub(crate) struct Unit {
     pub source: String,
     pub ast: File,
     pub errors: Vec<Pending>,
+    pub warnings: Vec<Pending>,
 }
 
 impl Unit {
@@ -55,6 +56,7 @@ impl Unit {
             source,
             ast,
             errors,
+            warnings: Vec::new(),
         }
     }
 }
@@ -289,9 +291,18 @@ fn missing(import: &Ident, message: String, help: String) -> Pending {
     Pending::new("E0601", import.span.clone(), message, "imported here").help(help)
 }
 
-/// Compiles the loaded units (dependencies first, entry last): the
-/// passes of the module documentation, each a function below, in order.
-pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Program, Diagnostics> {
+/// Compiles the loaded units (dependencies first, entry last).
+pub(crate) fn compile_units(units: Vec<Unit>, single: bool) -> Result<Program, Diagnostics> {
+    compile_units_warned(units, single).map(|(program, _)| program)
+}
+
+/// Compiles the loaded units (dependencies first, entry last) as
+/// [`compile_units`] does, with the warnings of a program that compiled:
+/// the passes of the module documentation, each a function below, in order.
+pub(crate) fn compile_units_warned(
+    mut units: Vec<Unit>,
+    single: bool,
+) -> Result<(Program, Diagnostics), Diagnostics> {
     let mut program = Program::new();
     let scopes = &mut scope_modules(&mut program, &mut units, single);
     declare_types(&mut program, scopes, &mut units);
@@ -301,7 +312,18 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
     lower_bodies(&mut program, scopes, &mut units, bodies);
     report(&mut units)?;
     crate::verify::check(&program)?;
-    Ok(program)
+    let mut warnings = Diagnostics::new();
+    for u in &mut units {
+        if u.warnings.is_empty() {
+            continue;
+        }
+        let file = warnings.add_file(&u.path, &u.source);
+        u.warnings.sort_by_key(|d| d.span.start);
+        for d in u.warnings.drain(..) {
+            warnings.push(file, d);
+        }
+    }
+    Ok((program, warnings))
 }
 
 /// Registers each unit as a module of `program` and makes its scope, with
@@ -610,7 +632,16 @@ fn lower_bodies(
         if f.broken {
             continue;
         }
-        lower_function(program, scopes, m, &starts[m], &mut u.errors, f, id);
+        lower_function(
+            program,
+            scopes,
+            m,
+            &starts[m],
+            &mut u.errors,
+            &mut u.warnings,
+            f,
+            id,
+        );
     }
 }
 

@@ -25,6 +25,7 @@ mod format;
 mod literal;
 mod loop_expr;
 mod matching;
+mod warnings;
 
 use std::collections::HashMap;
 
@@ -97,6 +98,12 @@ struct Var {
     /// `FnCx::vars`) when that one has debug information, so the hidden
     /// one's live range can start again when this one's scope ends.
     hides: Option<usize>,
+    /// Where its name was written, for its warnings (`None`: no warnings).
+    at: Option<Span>,
+    /// Whether an expression read it.
+    used: std::cell::Cell<bool>,
+    /// Whether it was assigned after its declaration.
+    assigned: bool,
 }
 
 /// What declared a variable.
@@ -141,6 +148,8 @@ pub(crate) struct FnCx<'a> {
     pub scopes: &'a [ModuleScope],
     pub module: usize,
     pub errors: &'a mut Vec<Pending>,
+    /// The warnings found, reported only when there are no errors.
+    pub warnings: &'a mut Vec<Pending>,
     pub e: Emitter,
     line_starts: &'a LineStarts,
     vars: Vec<Var>,
@@ -171,6 +180,7 @@ pub(crate) fn lower_function(
     module: usize,
     line_starts: &LineStarts,
     errors: &mut Vec<Pending>,
+    warnings: &mut Vec<Pending>,
     decl: &FnDecl,
     id: FunctionId,
 ) {
@@ -181,6 +191,7 @@ pub(crate) fn lower_function(
         scopes,
         module,
         errors,
+        warnings,
         e: Emitter::new(),
         line_starts,
         vars: Vec::new(),
@@ -209,6 +220,7 @@ pub(crate) fn lower_function(
         }
         cx.declare(&name.name, ty, reg, false, true);
         cx.declared_by(Origin::Parameter);
+        cx.declared_at(&name.span);
     }
     let unit = result == Program::UNIT;
     let (expected, want) = if unit {
@@ -536,6 +548,9 @@ impl FnCx<'_> {
         let mut kept = false;
         let ended: Vec<Var> = self.vars.drain(mark..).collect();
         for v in &ended {
+            self.warn_unused(v);
+        }
+        for v in &ended {
             if let Some(indices) = self.by_name.get_mut(&v.name) {
                 indices.pop();
             }
@@ -610,6 +625,9 @@ impl FnCx<'_> {
             owned,
             debug,
             hides,
+            at: None,
+            used: std::cell::Cell::new(false),
+            assigned: false,
         });
     }
 
@@ -637,6 +655,7 @@ impl FnCx<'_> {
     pub(crate) fn var(&self, name: &str) -> Option<(Reg, TypeId, bool)> {
         self.innermost(name).map(|j| {
             let v = &self.vars[j];
+            v.used.set(true);
             (v.reg, v.ty, v.mutable)
         })
     }
@@ -719,6 +738,7 @@ impl FnCx<'_> {
                     r
                 });
                 self.declare(&name.name, ty, reg, *mutable, true);
+                self.declared_at(&name.span);
                 self.e.line = old;
             }
             Stmt::Assign {
@@ -752,7 +772,7 @@ impl FnCx<'_> {
             }
         };
         match &target.kind {
-            ExprKind::Name(name) => match self.var(name) {
+            ExprKind::Name(name) => match self.assigned_var(name) {
                 Some((reg, ty, mutable)) => {
                     if !mutable {
                         let (why, help) = match self.origin_of(name) {
@@ -995,6 +1015,7 @@ impl FnCx<'_> {
             self.e.bind(top);
             self.declare(&name.name, Program::INT, i, false, true);
             self.declared_by(Origin::Loop);
+            self.declared_at(&name.span);
             self.loops.push(LoopCx::new(exit, cont));
             self.in_loop += 1;
             let v = self.block(body, None, Want::Discard);
@@ -1088,6 +1109,7 @@ impl FnCx<'_> {
             }
             self.declare(&name.name, elem, x, false, true);
             self.declared_by(Origin::Loop);
+            self.declared_at(&name.span);
             self.loops.push(LoopCx::new(exit, cont));
             self.in_loop += 1;
             let v = self.block(body, None, Want::Discard);
