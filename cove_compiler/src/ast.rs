@@ -26,6 +26,22 @@ pub(crate) struct File {
     pub imports: Vec<Ident>,
     /// Functions, structs and enums, in order.
     pub items: Vec<Item>,
+    /// `const` declarations, in order: kept apart from `items` because
+    /// they are evaluated when the program is compiled, not lowered.
+    pub consts: Vec<ConstDecl>,
+}
+
+/// `const NAME: Type = value` at the top level of a module.
+#[derive(Debug, Clone)]
+pub struct ConstDecl {
+    /// Whether it is `export`ed.
+    pub exported: bool,
+    /// Its name.
+    pub name: Ident,
+    /// Its written type.
+    pub ty: TypeExpr,
+    /// Its value, a constant expression.
+    pub value: Expr,
 }
 
 /// A top-level declaration.
@@ -248,6 +264,8 @@ pub(crate) enum Piece {
     Text(String),
     /// `{expr}`.
     Expr(Expr),
+    /// `{expr:spec}`: the expression, its parsed spec, and the spec's span.
+    Formatted(Expr, cove_ir::format::FormatSpec, Span),
 }
 
 /// An expression and its span.
@@ -310,6 +328,10 @@ pub(crate) enum ExprKind {
     Assign(Box<Expr>, Option<BinOp>, Box<Expr>),
     /// Something the parser could not read; already reported.
     Error,
+    /// `loop { body }`: ends only by `break` or `return`.
+    Loop(Block),
+    /// `break value`, out of a `loop` with that value.
+    BreakValue(Box<Expr>),
 }
 
 /// `pattern => body`.
@@ -317,6 +339,8 @@ pub(crate) enum ExprKind {
 pub(crate) struct Arm {
     /// The pattern.
     pub pattern: Pattern,
+    /// `if cond` after the pattern: the arm is taken only when it holds.
+    pub guard: Option<Expr>,
     /// The value.
     pub body: Expr,
 }
@@ -348,4 +372,6 @@ pub(crate) enum PatternKind {
     Variant(Vec<Ident>, Option<Vec<Pattern>>),
     /// A pattern the parser could not read; already reported.
     Error,
+    /// `A | B`: any of the alternatives (at the top of an arm only).
+    Or(Vec<Pattern>),
 }

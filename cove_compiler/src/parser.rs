@@ -22,6 +22,7 @@
 use crate::ast::*;
 use crate::diagnostics::Pending;
 use crate::lexer::{StrPart, Tok, Token, lex};
+use cove_ir::format::FormatSpec;
 
 /// How deeply expressions, blocks, types and patterns may nest.
 pub(crate) const MAX_DEPTH: usize = 200;
@@ -98,6 +99,50 @@ fn binop(tok: &Tok) -> Option<(BinOp, u8)> {
         Tok::Percent => (BinOp::Rem, 9),
         _ => return None,
     })
+}
+
+/// The assignment a token starts: `Some(None)` for `=`, `Some(Some(op))`
+/// for a compound `op=` (every binary operator but the comparisons and
+/// `&&`/`||` has one), `None` for any other token.
+fn assign_op(tok: &Tok) -> Option<Option<BinOp>> {
+    Some(match tok {
+        Tok::Assign => None,
+        Tok::PlusEq => Some(BinOp::Add),
+        Tok::MinusEq => Some(BinOp::Sub),
+        Tok::StarEq => Some(BinOp::Mul),
+        Tok::SlashEq => Some(BinOp::Div),
+        Tok::PercentEq => Some(BinOp::Rem),
+        Tok::AmpEq => Some(BinOp::BitAnd),
+        Tok::PipeEq => Some(BinOp::BitOr),
+        Tok::CaretEq => Some(BinOp::BitXor),
+        Tok::ShlEq => Some(BinOp::Shl),
+        Tok::ShrEq => Some(BinOp::Shr),
+        _ => return None,
+    })
+}
+
+/// The offset of the `:` that starts a format spec in the code of an
+/// interpolation: the first one outside brackets and string literals.
+fn spec_colon(code: &str) -> Option<usize> {
+    let bytes = code.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b':' if depth == 0 => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 fn is_capitalized(name: &str) -> bool {
@@ -273,6 +318,13 @@ impl Parser<'_, '_> {
                         break;
                     }
                 }
+                Tok::Ident(w) if depth == 0 && w == "const" => {
+                    let line_start = self.pos == 0
+                        || matches!(self.toks[self.pos - 1].tok, Tok::Newline | Tok::RBrace);
+                    if line_start {
+                        break;
+                    }
+                }
                 _ => {}
             }
             self.bump();
@@ -316,7 +368,25 @@ impl Parser<'_, '_> {
                                 file.items.push(Item::Enum(e));
                             }
                         }
-                        _ => self.expected("`fn`, `struct` or `enum` after `export`"),
+                        Tok::Ident(w) if w == "const" => {
+                            if let Some(c) = self.const_decl(exported) {
+                                file.consts.push(c);
+                            }
+                        }
+                        _ => self.expected("`fn`, `struct`, `enum` or `const` after `export`"),
+                    }
+                    self.end_of_item();
+                }
+                Tok::Ident(w) if w == "trait" && matches!(self.nth(1), Tok::Ident(_)) => {
+                    let span = self.span();
+                    self.error(
+                        Pending::new("E0036", span, "Cove has no traits", "a trait declaration")
+                            .help("write a function for each type, or an enum with a variant per type and a `match` over it"),
+                    );
+                }
+                Tok::Ident(w) if w == "const" && matches!(self.nth(1), Tok::Ident(_)) => {
+                    if let Some(c) = self.const_decl(false) {
+                        file.consts.push(c);
                     }
                     self.end_of_item();
                 }
@@ -344,6 +414,51 @@ impl Parser<'_, '_> {
         file
     }
 
+    /// `const NAME: Type = value`, at `const` (a word, not a keyword, so
+    /// v1 programs that name a variable `const` keep compiling).
+    fn const_decl(&mut self, exported: bool) -> Option<ConstDecl> {
+        self.bump();
+        let name = self.ident("a constant name after `const`")?;
+        // A missing type is reported, and the constant still declared (its
+        // type taken from its value), so its uses are not unknown names.
+        let ty = if self.eat(&Tok::Colon) {
+            self.type_expr()
+        } else {
+            self.errors.push(
+                Pending::new(
+                    "E0700",
+                    name.span.clone(),
+                    format!("the constant `{}` needs a type", name.name),
+                    "no `: Type` after the name",
+                )
+                .help(format!("write `const {}: Int = ...`", name.name)),
+            );
+            TypeExpr::Error(name.span.clone())
+        };
+        if !self.at(&Tok::Assign) {
+            let d = Pending::new(
+                "E0010",
+                self.prev_end()..self.prev_end(),
+                format!(
+                    "expected `=` and a value for `{}`, found {}",
+                    name.name,
+                    self.tok().describe()
+                ),
+                "a constant needs a value when it is declared",
+            );
+            self.error(d);
+            return None;
+        }
+        self.bump();
+        let value = self.expr();
+        Some(ConstDecl {
+            exported,
+            name,
+            ty,
+            value,
+        })
+    }
+
     fn end_of_item(&mut self) {
         if self.panicking {
             return;
@@ -356,6 +471,7 @@ impl Parser<'_, '_> {
     fn function(&mut self, exported: bool) -> Option<FnDecl> {
         self.bump();
         let name = self.ident("a function name after `fn`")?;
+        let generic = self.at(&Tok::LBrack) && self.type_parameters();
         let mut params = Vec::new();
         // A header that does not parse still declares the function, marked
         // broken, so calls to it are not also reported as unknown names.
@@ -400,6 +516,15 @@ impl Parser<'_, '_> {
             return Some(broken(name, params, self.span()));
         }
         let body = self.block();
+        if generic {
+            // Already reported; its types name parameters that do not exist,
+            // so it is declared but not checked, like a broken header.
+            let params = params
+                .into_iter()
+                .map(|(p, t)| (p, TypeExpr::Error(t.span())))
+                .collect();
+            return Some(broken(name, params, body.span));
+        }
         Some(FnDecl {
             exported,
             name,
@@ -408,6 +533,69 @@ impl Parser<'_, '_> {
             body,
             broken: false,
         })
+    }
+
+    /// `[T, U]` after a function's name: Cove has no user generics. Reports
+    /// it and skips the brackets; true.
+    fn type_parameters(&mut self) -> bool {
+        let start = self.span().start;
+        let mut depth = 0usize;
+        loop {
+            match self.tok() {
+                Tok::LBrack => depth += 1,
+                Tok::RBrack => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.bump();
+                        break;
+                    }
+                }
+                Tok::Eof | Tok::Newline | Tok::LBrace => break,
+                _ => {}
+            }
+            self.bump();
+        }
+        self.errors.push(
+            Pending::new(
+                "E0035",
+                start..self.prev_end(),
+                "Cove has no user generics",
+                "type parameters",
+            )
+            .help("write the function for the types it is used with; List, Map and Option are Cove's generic types"),
+        );
+        true
+    }
+
+    /// `|x| body` or `|| body`: Cove writes closures as `fn(x) { ... }`.
+    /// Reports it once, reads past the parameters and the body, and gives
+    /// an expression already in error, so nothing else is said about it.
+    fn closure_syntax(&mut self) -> Expr {
+        let start = self.span().start;
+        if !self.eat(&Tok::OrOr) {
+            self.bump();
+            while !matches!(
+                self.tok(),
+                Tok::Pipe | Tok::Newline | Tok::Eof | Tok::RBrace | Tok::RParen | Tok::RBrack
+            ) {
+                self.bump();
+            }
+            self.eat(&Tok::Pipe);
+        }
+        let head = start..self.prev_end();
+        self.errors.push(
+            Pending::new(
+                "E0033",
+                head,
+                "Cove writes closures as `fn(x) { ... }`",
+                "closure parameters between bars",
+            )
+            .help("write `fn(x) { x * 2 }`; parameter types may be left out where the function type is known"),
+        );
+        if self.starts_expr() {
+            let _ = self.expr();
+        }
+        self.error_expr(start..self.prev_end())
     }
 
     fn struct_decl(&mut self, exported: bool) -> Option<StructDecl> {
@@ -732,14 +920,8 @@ impl Parser<'_, '_> {
             }
             _ => {
                 let target = self.expr();
-                let op = match self.tok() {
-                    Tok::Assign => None,
-                    Tok::PlusEq => Some(BinOp::Add),
-                    Tok::MinusEq => Some(BinOp::Sub),
-                    Tok::StarEq => Some(BinOp::Mul),
-                    Tok::SlashEq => Some(BinOp::Div),
-                    Tok::PercentEq => Some(BinOp::Rem),
-                    _ => return Some(Stmt::Expr(target)),
+                let Some(op) = assign_op(self.tok()) else {
+                    return Some(Stmt::Expr(target));
                 };
                 self.bump();
                 let value = self.expr();
@@ -1121,7 +1303,7 @@ impl Parser<'_, '_> {
                     span,
                 }
             }
-            Tok::Ident(name) => {
+            Tok::Ident(name) if !(name == "loop" && self.nth(1) == &Tok::LBrace) => {
                 self.bump();
                 if matches!(name.as_str(), "List" | "Map" | "Channel") && self.at(&Tok::LBrack) {
                     self.pos -= 1;
@@ -1179,6 +1361,7 @@ impl Parser<'_, '_> {
             }
             Tok::If => self.if_expr(),
             Tok::Match => self.match_expr(),
+            Tok::Pipe | Tok::OrOr => self.closure_syntax(),
             Tok::Return => {
                 self.bump();
                 let value = if self.starts_expr() {
@@ -1193,9 +1376,26 @@ impl Parser<'_, '_> {
             }
             Tok::Break => {
                 self.bump();
+                if self.starts_expr() && !self.at(&Tok::FatArrow) {
+                    let value = self.expr();
+                    return Expr {
+                        span: start..value.span.end,
+                        kind: ExprKind::BreakValue(Box::new(value)),
+                    };
+                }
                 Expr {
                     kind: ExprKind::Break,
                     span,
+                }
+            }
+            // `loop {`: a word, not a keyword, so a v1 variable named
+            // `loop` still compiles.
+            Tok::Ident(w) if w == "loop" && self.nth(1) == &Tok::LBrace => {
+                self.bump();
+                let body = self.block();
+                Expr {
+                    span: start..body.span.end,
+                    kind: ExprKind::Loop(body),
                 }
             }
             Tok::Continue => {
@@ -1233,6 +1433,14 @@ impl Parser<'_, '_> {
             match part {
                 StrPart::Text(t) => pieces.push(Piece::Text(t)),
                 StrPart::Code(range) => {
+                    // `{x:>8.3}`: the spec after a top-level `:` is not code.
+                    let (range, spec) = match spec_colon(&self.source[range.clone()]) {
+                        Some(at) => {
+                            let colon = range.start + at;
+                            (range.start..colon, Some(colon + 1..range.end))
+                        }
+                        None => (range, None),
+                    };
                     let tokens = lex(self.source, range.clone(), self.errors);
                     let saved_toks = std::mem::replace(&mut self.toks, tokens);
                     let saved_pos = std::mem::replace(&mut self.pos, 0);
@@ -1253,7 +1461,29 @@ impl Parser<'_, '_> {
                     self.no_struct = saved_struct;
                     // An error inside the string must not swallow what follows it.
                     self.panicking = false;
-                    pieces.push(Piece::Expr(e));
+                    match spec {
+                        None => pieces.push(Piece::Expr(e)),
+                        Some(at) => match FormatSpec::parse(&self.source[at.clone()]) {
+                            Ok(s) => pieces.push(Piece::Formatted(e, s, at)),
+                            Err(why) => {
+                                let shown = if at.is_empty() {
+                                    at.start - 1..at.start
+                                } else {
+                                    at.clone()
+                                };
+                                self.errors.push(
+                                    Pending::new(
+                                        "E0800",
+                                        shown,
+                                        format!("this format spec is not valid: {why}"),
+                                        "the spec after `:`",
+                                    )
+                                    .help("a spec is [[fill]align][sign][0][width][.precision][type], as in `{x:>8.3}` or `{n:05}`"),
+                                );
+                                pieces.push(Piece::Expr(e));
+                            }
+                        },
+                    }
                 }
             }
         }
@@ -1338,13 +1568,22 @@ impl Parser<'_, '_> {
                 break;
             }
             let before = self.pos;
-            let pattern = self.pattern();
+            let pattern = self.arm_pattern();
+            let guard = if !self.panicking && self.eat(&Tok::If) {
+                Some(self.head_expr())
+            } else {
+                None
+            };
             if !self.panicking {
                 self.expect(Tok::FatArrow, "`=>` after the pattern");
             }
             if !self.panicking {
                 let body = self.arm_body();
-                arms.push(Arm { pattern, body });
+                arms.push(Arm {
+                    pattern,
+                    guard,
+                    body,
+                });
             }
             if !self.panicking
                 && !self.eat(&Tok::Comma)
@@ -1360,6 +1599,7 @@ impl Parser<'_, '_> {
                         kind: PatternKind::Error,
                         span: self.span(),
                     },
+                    guard: None,
                     body: self.error_expr(self.span()),
                 });
                 self.sync_statement();
@@ -1388,20 +1628,32 @@ impl Parser<'_, '_> {
     /// An arm's body: an expression, or an assignment (`total += v`).
     fn arm_body(&mut self) -> Expr {
         let target = self.expr();
-        let op = match self.tok() {
-            Tok::Assign => None,
-            Tok::PlusEq => Some(BinOp::Add),
-            Tok::MinusEq => Some(BinOp::Sub),
-            Tok::StarEq => Some(BinOp::Mul),
-            Tok::SlashEq => Some(BinOp::Div),
-            Tok::PercentEq => Some(BinOp::Rem),
-            _ => return target,
+        let Some(op) = assign_op(self.tok()) else {
+            return target;
         };
         self.bump();
         let value = self.expr();
         Expr {
             span: target.span.start..value.span.end,
             kind: ExprKind::Assign(Box::new(target), op, Box::new(value)),
+        }
+    }
+
+    /// An arm's pattern: one pattern, or alternatives `A | B | C`.
+    fn arm_pattern(&mut self) -> Pattern {
+        let first = self.pattern();
+        if !self.at(&Tok::Pipe) {
+            return first;
+        }
+        let start = first.span.start;
+        let mut alts = vec![first];
+        while !self.panicking && self.eat(&Tok::Pipe) {
+            self.skip_newlines();
+            alts.push(self.pattern());
+        }
+        Pattern {
+            span: start..self.prev_end(),
+            kind: PatternKind::Or(alts),
         }
     }
 

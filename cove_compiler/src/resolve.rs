@@ -39,6 +39,8 @@ pub(crate) struct ModuleScope {
     /// Imports that named no module (reported at the `import`): their
     /// uses are not reported again as unknown names.
     pub missing_imports: std::collections::HashSet<String>,
+    /// Top-level constants → their types and values.
+    pub consts: HashMap<String, crate::consts::ConstDef>,
 }
 
 /// The Cove spelling of a type, including the checker's own two.

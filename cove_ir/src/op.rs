@@ -587,6 +587,13 @@ instruction_set! {
     Spawn = "spawn" { dst: DstRef, func: Func, base: Base, count: Count }
     /// `dst` = a new `Channel[ty]`.
     NewChannel = "new.channel" { dst: DstRef, ty: Type }
+
+    // ---- structural equality ---------------------------------------------
+
+    /// `dst = a == b` on two values of type `ty` (a struct, enum, list,
+    /// map or option): equal parts, deeply; a Float part compares as IEEE
+    /// does; a cycle met again counts as equal. `!=` is this and `not.bool`.
+    EqValue = "eq.value" { dst: DstNum, a: SrcRef, b: SrcRef, ty: Type }
 }
 
 impl Instr {

@@ -56,15 +56,11 @@ impl std::error::Error for ParseError {}
 
 /// Reads a program in the printed form.
 pub fn program(text: &str) -> Result<Program, ParseError> {
+    // The printed form lists every type, the basic five too.
+    let mut program = Program::new();
+    program.types.clear();
     let mut parser = Parser {
-        program: Program {
-            modules: Vec::new(),
-            functions: Vec::new(),
-            constants: Vec::new(),
-            types: Vec::new(),
-            structs: Vec::new(),
-            enums: Vec::new(),
-        },
+        program,
         section: Section::None,
         fixups: Vec::new(),
         saw_type: false,

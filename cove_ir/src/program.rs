@@ -13,6 +13,10 @@ use std::ops::Range;
 use crate::op::{Instr, Reg};
 use crate::types::{EnumId, StructId, Type, TypeId};
 
+mod constant_index;
+
+use constant_index::ConstantIndex;
+
 /// A function of a [`Program`]: an index into [`Program::functions`].
 ///
 /// Ordered by index, which is the order the compiler emitted the functions
@@ -241,6 +245,8 @@ pub struct Program {
     pub structs: Vec<StructDef>,
     /// The user enums.
     pub enums: Vec<EnumDef>,
+    /// Where each constant of the pool is, for [`Program::intern_constant`].
+    constant_index: ConstantIndex,
 }
 
 impl Default for Program {
@@ -270,6 +276,7 @@ impl Program {
             types: vec![Type::Unit, Type::Bool, Type::Int, Type::Float, Type::Str],
             structs: Vec::new(),
             enums: Vec::new(),
+            constant_index: ConstantIndex::default(),
         }
     }
 
@@ -333,15 +340,7 @@ impl Program {
 
     /// The id of `constant`, adding it to the pool if it is new.
     pub fn intern_constant(&mut self, constant: Constant) -> ConstId {
-        let same = |c: &Constant| match (c, &constant) {
-            (Constant::Float(a), Constant::Float(b)) => a.to_bits() == b.to_bits(),
-            (a, b) => a == b,
-        };
-        if let Some(i) = self.constants.iter().position(same) {
-            return ConstId(i as u32);
-        }
-        self.constants.push(constant);
-        ConstId(self.constants.len() as u32 - 1)
+        self.constant_index.intern(&mut self.constants, constant)
     }
 
     /// Adds a function and returns its id.

@@ -619,7 +619,7 @@ impl FnCx<'_> {
         self.builtin_emit(b, &params, result, None, args, want)
     }
 
-    fn builtin_emit(
+    pub(crate) fn builtin_emit(
         &mut self,
         b: Builtin,
         params: &[TypeId],
@@ -653,6 +653,11 @@ impl FnCx<'_> {
             self.release(recv);
             self.discard_args(args);
             return Val::none(ERROR);
+        }
+        // `x.to_string()`: the text form, as interpolation makes it.
+        if name.name == "to_string" && args.is_empty() {
+            let text = self.text_of(recv, span);
+            return self.finish(text, want);
         }
         let Some((b, params, result)) = self.resolve_method(recv.ty, name) else {
             self.release(recv);
@@ -951,8 +956,10 @@ fn may_assign(e: &Expr) -> bool {
         ExprKind::StructLit(_, fields) => fields.iter().any(|(_, v)| may_assign(v)),
         ExprKind::Str(pieces) => pieces
             .iter()
-            .any(|p| matches!(p, Piece::Expr(e) if may_assign(e))),
+            .any(|p| matches!(p, Piece::Expr(e) | Piece::Formatted(e, ..) if may_assign(e))),
         ExprKind::Return(v) => v.as_deref().is_some_and(may_assign),
+        ExprKind::Loop(_) => true,
+        ExprKind::BreakValue(v) => may_assign(v),
         _ => false,
     }
 }

@@ -11,6 +11,8 @@ use cove_ir::op::{Instr, Reg};
 use cove_ir::program::{Constant, Program};
 use cove_ir::types::{StructId, Type, TypeId};
 
+use super::compare::{IntRhs, jump_int};
+use super::literal::signed_int;
 use super::literal_bits;
 use super::{FnCx, Val, Want};
 use crate::ast::*;
@@ -209,16 +211,16 @@ impl FnCx<'_> {
                 Val::none(Program::UNIT)
             }
             ExprKind::Error => Val::none(ERROR),
+            ExprKind::Loop(body) => self.loop_expr(body, expected, want, &e.span),
+            ExprKind::BreakValue(value) => {
+                self.break_value(value, &e.span);
+                Val::none(NEVER)
+            }
         }
     }
 
     fn int_literal(&mut self, v: Option<u64>, negated: bool, span: &Span, want: Want) -> Val {
-        let value = match v {
-            Some(v) if negated && v == 1u64 << 63 => Some(i64::MIN),
-            Some(v) if v <= i64::MAX as u64 => Some(if negated { -(v as i64) } else { v as i64 }),
-            _ => None,
-        };
-        let Some(value) = value else {
+        let Some(value) = v.and_then(|v| signed_int(v, negated)) else {
             self.err(
                 Pending::new(
                     "E0109",
@@ -277,6 +279,9 @@ impl FnCx<'_> {
                     Val::none(ERROR)
                 }
             };
+        }
+        if let Some(v) = self.constant_use(self.module, name, span, want) {
+            return v;
         }
         let scope = &self.scopes[self.module];
         let (message, label, help) = if scope.functions.contains_key(name) {
@@ -648,6 +653,13 @@ impl FnCx<'_> {
             Some((i, if cmp { Program::BOOL } else { lt }))
         };
         let probe = instr(Reg(0));
+        if probe.is_none()
+            && matches!(op, BinOp::Eq | BinOp::Ne)
+            && self.is_ref(lt)
+            && self.has_equality(lt)
+        {
+            return self.structural_eq(op == BinOp::Ne, a, b, lt, want);
+        }
         let Some((_, ty)) = probe else {
             let t = self.tname(lt);
             let what = match op {
@@ -658,7 +670,9 @@ impl FnCx<'_> {
                 BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => {
                     "bitwise operators work on Int"
                 }
-                BinOp::Eq | BinOp::Ne => "`==` and `!=` compare Int, Float, Bool and String",
+                BinOp::Eq | BinOp::Ne => {
+                    "`==` and `!=` compare values whose parts all have equality (not Task or Channel)"
+                }
                 _ => "ordering compares Int, Float and String",
             };
             let mut d = Pending::new(
@@ -814,42 +828,7 @@ impl FnCx<'_> {
             && let Some(n) = self.small_int(b)
         {
             self.release(l);
-            let t = 0;
-            self.e.jump(
-                match op {
-                    BinOp::Eq => Instr::JumpEqIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    BinOp::Ne => Instr::JumpNeIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    BinOp::Lt => Instr::JumpLtIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    BinOp::Le => Instr::JumpLeIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    BinOp::Gt => Instr::JumpGtIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    _ => Instr::JumpGeIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                },
-                target,
-            );
+            self.e.jump(jump_int(op, x, IntRhs::Imm(n)), target);
             return;
         }
         let r = self.operand(b, Some(l.ty));
@@ -868,42 +847,7 @@ impl FnCx<'_> {
             return;
         }
         let Some(y) = r.reg else { return };
-        let t = 0;
-        self.e.jump(
-            match op {
-                BinOp::Eq => Instr::JumpEqInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                BinOp::Ne => Instr::JumpNeInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                BinOp::Lt => Instr::JumpLtInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                BinOp::Le => Instr::JumpLeInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                BinOp::Gt => Instr::JumpGtInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                _ => Instr::JumpGeInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-            },
-            target,
-        );
+        self.e.jump(jump_int(op, x, IntRhs::Reg(y)), target);
     }
 
     // ---- strings ------------------------------------------------------------------
@@ -962,6 +906,7 @@ impl FnCx<'_> {
                     let v = self.expr(e, None, Want::Any);
                     self.text_of(v, &e.span)
                 }
+                Piece::Formatted(e, spec, at) => self.formatted(e, spec, at),
             };
             acc = match acc {
                 None if last => return p,
@@ -1319,7 +1264,10 @@ impl FnCx<'_> {
             ExprKind::Float(_) => Some(Program::FLOAT),
             ExprKind::Bool(_) => Some(Program::BOOL),
             ExprKind::Str(_) => Some(Program::STR),
-            ExprKind::Name(n) => self.var(n).map(|(_, t, _)| t).filter(|t| *t != ERROR),
+            ExprKind::Name(n) => match self.var(n) {
+                Some((_, t, _)) => Some(t).filter(|t| *t != ERROR),
+                None => self.constant_type(n).filter(|t| *t != ERROR),
+            },
             ExprKind::Unary(UnOp::Neg, inner) => self.static_type(inner),
             _ => None,
         }
@@ -1456,6 +1404,9 @@ impl FnCx<'_> {
     // ---- fields and variants -----------------------------------------------------
 
     fn field(&mut self, base: &Expr, field: &Ident, span: &Span, want: Want) -> Val {
+        if let Some(v) = self.qualified_constant(base, field, span, want) {
+            return v;
+        }
         if self.names_module_or_type(base) {
             // `Token.End`, `lexer.Token.End`, or a misuse of `module.item`.
             if let Some((ty, eid, index, arity)) = self.variant_of(base, field) {
@@ -1666,10 +1617,9 @@ fn literal_goes_right(a: &Expr, b: &Expr) -> bool {
 /// The value of an integer literal, negated or not, that fits an Int.
 pub(crate) fn int_literal_value(e: &Expr) -> Option<i64> {
     match &e.kind {
-        ExprKind::Int(Some(v)) => i64::try_from(*v).ok(),
+        ExprKind::Int(Some(v)) => signed_int(*v, false),
         ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
-            ExprKind::Int(Some(v)) if v == 1u64 << 63 => Some(i64::MIN),
-            ExprKind::Int(Some(v)) => i64::try_from(v).ok().map(|x| -x),
+            ExprKind::Int(Some(v)) => signed_int(v, true),
             _ => None,
         },
         _ => None,

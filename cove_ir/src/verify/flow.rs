@@ -403,6 +403,13 @@ impl<'p> Flow<'p> {
                 let s = self.types.intern(Shape::Str);
                 e.writes.push((dst, known(s)));
             }
+            Instr::EqValue { a, b, ty, .. } => {
+                let want = self.types.of(ty);
+                e.needs
+                    .push((a, Want::Exactly(want), "`eq.value`".to_string()));
+                e.needs
+                    .push((b, Want::Exactly(want), "`eq.value`".to_string()));
+            }
             Instr::ToStr { dst, src, ty } => {
                 let s = self.types.intern(Shape::Str);
                 e.needs.push((

@@ -78,6 +78,7 @@
 
 pub(crate) mod convert;
 mod entries;
+mod equal;
 mod gc;
 pub(crate) mod hash;
 mod render;

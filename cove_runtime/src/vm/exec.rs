@@ -596,6 +596,10 @@ impl<'env> Machine<'env> {
                     set!(dst, r);
                     gc_point!();
                 }
+                Instr::EqValue { dst, a, b, ty } => {
+                    let v = attempt!(self.heap.equal(program, ty, reg!(a), reg!(b)));
+                    set!(dst, u64::from(v))
+                }
                 Instr::EqStr { dst, a, b } => {
                     let v = self.heap.str_bytes(reg!(a)) == self.heap.str_bytes(reg!(b));
                     set!(dst, u64::from(v))
