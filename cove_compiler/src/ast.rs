@@ -100,6 +100,15 @@ pub enum TypeExpr {
     },
     /// A type the parser could not read; already reported.
     Error(Span),
+    /// `fn(Int, Int) -> Bool`; without `->` the result is `()`.
+    Fn {
+        /// The parameter types.
+        params: Vec<TypeExpr>,
+        /// The result type, `None` for `()`.
+        result: Option<Box<TypeExpr>>,
+        /// The whole type.
+        span: Span,
+    },
 }
 
 impl TypeExpr {
@@ -107,9 +116,21 @@ impl TypeExpr {
     pub fn span(&self) -> Span {
         match self {
             TypeExpr::Unit(s) | TypeExpr::Error(s) => s.clone(),
-            TypeExpr::Named { span, .. } => span.clone(),
+            TypeExpr::Named { span, .. } | TypeExpr::Fn { span, .. } => span.clone(),
         }
     }
+}
+
+/// A function expression, `fn(a: Int, b) -> Bool { a < b }`.
+#[derive(Debug, Clone)]
+pub struct FnExpr {
+    /// The parameters; a type left out is taken from the expected
+    /// function type.
+    pub params: Vec<(Ident, Option<TypeExpr>)>,
+    /// The result type, `None` when left out (it is the body's).
+    pub result: Option<TypeExpr>,
+    /// The body.
+    pub body: Block,
 }
 
 /// `{ statements }`; the value is the last statement if it is an expression.
@@ -310,6 +331,9 @@ pub enum ExprKind {
     Assign(Box<Expr>, Option<BinOp>, Box<Expr>),
     /// Something the parser could not read; already reported.
     Error,
+    /// `fn(params) -> T { body }`: a function value, closing over the
+    /// variables it names.
+    Func(Box<FnExpr>),
 }
 
 /// `pattern => body`.

@@ -504,6 +504,9 @@ impl Parser<'_, '_> {
     }
 
     fn type_inner(&mut self, start: usize) -> TypeExpr {
+        if self.at(&Tok::Fn) {
+            return self.fn_type(start);
+        }
         if self.at(&Tok::LParen) {
             self.bump();
             if self.expect(Tok::RParen, "`)`: the only type in parentheses is `()`") {
@@ -544,6 +547,88 @@ impl Parser<'_, '_> {
         TypeExpr::Named {
             path,
             args,
+            span: start..self.prev_end(),
+        }
+    }
+
+    /// `fn(T, U) -> R`, from its `fn`.
+    fn fn_type(&mut self, start: usize) -> TypeExpr {
+        self.bump();
+        if !self.expect(
+            Tok::LParen,
+            "`(` and the parameter types of a function type",
+        ) {
+            return TypeExpr::Error(start..self.prev_end());
+        }
+        let mut params = Vec::new();
+        while !self.at(&Tok::RParen) {
+            params.push(self.type_expr());
+            if self.panicking {
+                return TypeExpr::Error(start..self.prev_end());
+            }
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if !self.expect(Tok::RParen, "`)` to close the parameter types") {
+            return TypeExpr::Error(start..self.prev_end());
+        }
+        let result = if self.eat(&Tok::Arrow) {
+            Some(Box::new(self.type_expr()))
+        } else {
+            None
+        };
+        TypeExpr::Fn {
+            params,
+            result,
+            span: start..self.prev_end(),
+        }
+    }
+
+    /// `fn(a: Int, b) -> R { body }`, from its `fn`: a function expression.
+    fn fn_expr(&mut self) -> Expr {
+        let start = self.span().start;
+        self.bump();
+        if !self.expect(
+            Tok::LParen,
+            "`(` and the parameters of a function expression",
+        ) {
+            return self.error_expr(start..self.prev_end());
+        }
+        let mut params = Vec::new();
+        while !self.at(&Tok::RParen) {
+            let Some(name) = self.ident("a parameter name") else {
+                return self.error_expr(start..self.prev_end());
+            };
+            let ty = if self.eat(&Tok::Colon) {
+                Some(self.type_expr())
+            } else {
+                None
+            };
+            params.push((name, ty));
+            if self.panicking || !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if !self.expect(Tok::RParen, "`)` to close the parameters") {
+            return self.error_expr(start..self.prev_end());
+        }
+        let result = if self.eat(&Tok::Arrow) {
+            Some(self.type_expr())
+        } else {
+            None
+        };
+        if !self.at(&Tok::LBrace) {
+            self.expected("`{` to start the function's body");
+            return self.error_expr(start..self.prev_end());
+        }
+        let body = self.block();
+        Expr {
+            kind: ExprKind::Func(Box::new(FnExpr {
+                params,
+                result,
+                body,
+            })),
             span: start..self.prev_end(),
         }
     }
@@ -703,6 +788,7 @@ impl Parser<'_, '_> {
                 let body = self.block();
                 Some(Stmt::For { name, iter, body })
             }
+            Tok::Fn if matches!(self.nth(1), Tok::LParen) => Some(Stmt::Expr(self.expr())),
             Tok::Fn => {
                 let span = self.span();
                 self.error(
@@ -1179,6 +1265,7 @@ impl Parser<'_, '_> {
             }
             Tok::If => self.if_expr(),
             Tok::Match => self.match_expr(),
+            Tok::Fn => self.fn_expr(),
             Tok::Return => {
                 self.bump();
                 let value = if self.starts_expr() {

@@ -150,6 +150,10 @@ fn write_value(
             write_value(out, program, inner, kids.element(), depth + 1);
             out.push(')');
         }
+        // The cell a captured `var` lives in shows as its value.
+        Value::Struct { name, fields } if name == "<cell>" && fields.len() == 1 => {
+            write_value(out, program, &fields[0].1, kids.field(0), depth + 1);
+        }
         Value::Struct { name, fields } => {
             let _ = write!(out, "{name} {{ ");
             for (i, (field, v)) in fields.iter().enumerate() {
@@ -182,6 +186,20 @@ fn write_value(
         Value::Channel(_) => out.push_str("<channel>"),
         Value::Raw(bits) => {
             let _ = write!(out, "<raw {bits:#x}>");
+        }
+        Value::Closure { function, captures } => {
+            let _ = write!(out, "fn {function}");
+            if !captures.is_empty() {
+                out.push_str(" capturing { ");
+                for (i, (name, v)) in captures.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    let _ = write!(out, "{name}: ");
+                    write_value(out, program, v, None, depth + 1);
+                }
+                out.push_str(" }");
+            }
         }
     }
 }

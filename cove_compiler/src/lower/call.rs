@@ -100,24 +100,23 @@ impl FnCx<'_> {
             }
             ExprKind::Field(base, name) => self.method_call(base, name, args, span, want),
             ExprKind::Name(n) => {
-                self.err(Pending::new(
-                    "E0210",
-                    callee.span.clone(),
-                    format!("`{n}` is a variable, not a function"),
-                    "cannot be called",
-                ));
-                self.discard_args(args);
-                Val::none(ERROR)
+                let f = self.expr(callee, None, Want::Any);
+                if !matches!(ty_of(self.program, f.ty), Some(Type::Func(..))) && f.ty != ERROR {
+                    self.release(f);
+                    self.err(Pending::new(
+                        "E0210",
+                        callee.span.clone(),
+                        format!("`{n}` is a variable, not a function"),
+                        "cannot be called",
+                    ));
+                    self.discard_args(args);
+                    return Val::none(ERROR);
+                }
+                self.call_value(f, args, span, want)
             }
             _ => {
-                self.err(Pending::new(
-                    "E0210",
-                    callee.span.clone(),
-                    "this expression cannot be called",
-                    "not a function",
-                ));
-                self.discard_args(args);
-                Val::none(ERROR)
+                let f = self.expr(callee, None, Want::Any);
+                self.call_value(f, args, span, want)
             }
         }
     }

@@ -17,6 +17,7 @@
 //! `x = y + x` and `s = "{a}{s}"` are safe without a temporary.
 
 mod call;
+mod closure;
 mod expr;
 mod matching;
 
@@ -89,6 +90,9 @@ struct Var {
     /// `FnCx::vars`) when that one has debug information, so the hidden
     /// one's live range can start again when this one's scope ends.
     hides: Option<usize>,
+    /// For a `var` a closure captures: the cell struct its register
+    /// points at, and the type of the value in it (see `closure.rs`).
+    cell: Option<(cove_ir::types::StructId, TypeId)>,
 }
 
 /// What declared a variable.
@@ -137,6 +141,12 @@ pub(crate) struct FnCx<'a> {
     in_loop: usize,
     /// Constants pinned in registers for operands inside loops: (type, bits).
     consts: Vec<((TypeId, u64), Reg)>,
+    /// The names function expressions in this body use: a `var` of one of
+    /// these names lives in a cell (see `closure.rs`).
+    boxed: std::collections::HashSet<String>,
+    /// In a function expression whose result type is to be inferred: the
+    /// type and place of each `return` value.
+    inferred: Option<Vec<(TypeId, Span)>>,
 }
 
 /// The byte offsets at which each line of `source` starts.
@@ -212,6 +222,8 @@ pub(crate) fn lower_function(
         skip_tests: false,
         in_loop: 0,
         consts: Vec::new(),
+        boxed: closure::captured_names(&decl.body),
+        inferred: None,
     };
     cx.set_line(&decl.name.span);
     cx.push_scope();
@@ -632,6 +644,7 @@ impl FnCx<'_> {
             owned,
             debug,
             hides,
+            cell: None,
         });
     }
 
@@ -659,7 +672,9 @@ impl FnCx<'_> {
     pub(crate) fn var(&self, name: &str) -> Option<(Reg, TypeId, bool)> {
         self.innermost(name).map(|j| {
             let v = &self.vars[j];
-            (v.reg, v.ty, v.mutable)
+            // A `var` in a cell: its register holds the cell, its type is
+            // the value's.
+            (v.reg, v.cell.map_or(v.ty, |(_, t)| t), v.mutable)
         })
     }
 
@@ -731,7 +746,11 @@ impl FnCx<'_> {
                     self.e.emit(Instr::LoadInt { dst: r, value: 0 });
                     r
                 });
-                self.declare(&name.name, ty, reg, *mutable, true);
+                if *mutable {
+                    self.declare_var(&name.name, ty, reg);
+                } else {
+                    self.declare(&name.name, ty, reg, false, true);
+                }
                 self.e.line = old;
             }
             Stmt::Assign {
@@ -793,6 +812,21 @@ impl FnCx<'_> {
                             )
                             .help(help),
                         );
+                    }
+                    if let Some((cell, inner)) = self.cell_of(name) {
+                        let v = self.expr(rhs, Some(inner), Want::Any);
+                        self.check(inner, v.ty, &rhs.span);
+                        let v = self.finish(v, Want::Any);
+                        if let Some(src) = v.reg {
+                            self.e.emit(Instr::SetField {
+                                obj: reg,
+                                ty: cell,
+                                field: 0,
+                                src,
+                            });
+                        }
+                        self.release(v);
+                        return;
                     }
                     let v = self.expr(rhs, Some(ty), Want::Into(reg));
                     self.check(ty, v.ty, &rhs.span);

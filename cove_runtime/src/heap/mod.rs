@@ -23,6 +23,7 @@
 //! | some | 2 | `a` = the value is a ref, `b` = its type; the value |
 //! | map | 2 | `a` = values are refs, and key type << 1, `b` = value type; the index of its table (below) |
 //! | task, channel | 2 | `b` = result or element type; the index of its handle (below) |
+//! | closure | 1 + captures | `a` = function id, `b` = capture count; the captures, as the environment struct's fields |
 //!
 //! # Why allocation never collects
 //!
@@ -83,6 +84,9 @@ pub(crate) mod kind {
     pub(crate) const MAP: u8 = 7;
     pub(crate) const TASK: u8 = 8;
     pub(crate) const CHANNEL: u8 = 9;
+    /// A function value: `a` = its function, `b` = how many captures; the
+    /// captures, laid out as its environment struct's fields.
+    pub(crate) const CLOSURE: u8 = 10;
     /// A from-space header the collector has replaced by the new address.
     pub(crate) const FORWARD: u8 = 0xff;
 }
@@ -121,6 +125,9 @@ pub(crate) fn words_for(len: usize) -> usize {
 pub(crate) struct Layouts {
     pub(crate) structs: Vec<Vec<bool>>,
     pub(crate) variants: Vec<Vec<Vec<bool>>>,
+    /// Per function, which captures of a closure of it are references:
+    /// its environment struct's layout (empty for a function without one).
+    pub(crate) closures: Vec<Vec<bool>>,
 }
 
 impl Layouts {
@@ -142,6 +149,20 @@ impl Layouts {
                         .map(|v| v.fields.iter().map(is_ref).collect())
                         .collect()
                 })
+                .collect(),
+            closures: program
+                .functions
+                .iter()
+                .map(
+                    |f| match f.params.last().map(|t| program.types.get(t.0 as usize)) {
+                        Some(Some(Type::Struct(s))) => program
+                            .structs
+                            .get(s.0 as usize)
+                            .map(|d| d.fields.iter().map(|f| is_ref(&f.ty)).collect())
+                            .unwrap_or_default(),
+                        _ => Vec::new(),
+                    },
+                )
                 .collect(),
         }
     }

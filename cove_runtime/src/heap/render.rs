@@ -299,6 +299,10 @@ impl Memory {
             }
             Type::Task(_) => out.extend_from_slice(b"<task>"),
             Type::Channel(_) => out.extend_from_slice(b"<channel>"),
+            Type::Func(..) => {
+                let func = cove_ir::program::FunctionId(super::a_of(self.header(bits)));
+                let _ = write!(out, "<fn {}>", program.function_name(func));
+            }
         }
     }
 }

@@ -124,6 +124,14 @@ fn instr(program: &Program, function: &Function, instr: &Instr) -> Result<(), St
                 ));
             }
         }
+        Instr::NewClosure { func, count, .. } => {
+            program.closure_shape(func, count)?;
+        }
+        Instr::CallClosure { base, count, .. }
+            if u32::from(base.0) + u32::from(count) >= u32::from(function.registers) =>
+        {
+            return Err("the closure's slot after the arguments is past the frame".to_string());
+        }
         Instr::CallBuiltin { builtin, count, .. }
             if builtin.signature().arity() != usize::from(count) =>
         {
