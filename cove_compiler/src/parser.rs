@@ -21,6 +21,8 @@
 
 use crate::ast::*;
 use crate::diagnostics::Pending;
+mod impls;
+
 use crate::lexer::{StrPart, Tok, Token, lex};
 
 /// How deeply expressions, blocks, types and patterns may nest.
@@ -47,6 +49,7 @@ pub fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
         too_deep: false,
         no_struct: false,
         else_chain: 0,
+        impl_type: None,
     };
     let file = p.file();
     if p.too_deep {
@@ -74,6 +77,8 @@ struct Parser<'s, 'e> {
     no_struct: bool,
     /// The `else if` links of the chains being parsed.
     else_chain: usize,
+    /// Inside `impl T { ... }`: `T`, the type of a `self` parameter.
+    impl_type: Option<Ident>,
 }
 
 fn binop(tok: &Tok) -> Option<(BinOp, u8)> {
@@ -298,6 +303,12 @@ impl Parser<'_, '_> {
                     }
                     self.end_of_item();
                 }
+                Tok::Ident(word) if word == "impl" => {
+                    for m in self.impl_block() {
+                        file.items.push(Item::Fn(m));
+                    }
+                    self.end_of_item();
+                }
                 Tok::Export | Tok::Fn | Tok::Struct | Tok::Enum => {
                     let exported = self.eat(&Tok::Export);
                     match self.tok() {
@@ -377,6 +388,16 @@ impl Parser<'_, '_> {
             let Some(pname) = self.ident("a parameter name") else {
                 return Some(broken(name, params, self.span()));
             };
+            if params.is_empty()
+                && !self.at(&Tok::Colon)
+                && let Some(ty) = self.self_type(&pname)
+            {
+                params.push((pname, ty));
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+                continue;
+            }
             if !self.expect(Tok::Colon, "`:` and the parameter's type") {
                 return Some(broken(name, params, self.span()));
             }

@@ -354,7 +354,7 @@ impl FnCx<'_> {
         } else if matches!(name, "str" | "string" | "to_string" | "format") {
             d = d.help("make text with interpolation: \"{x}\"");
         } else if name == "self" || name == "this" {
-            d = d.help("Cove v1 has no methods on user types; pass the value as a parameter");
+            d = d.help("`self` is the first parameter of a method, in an `impl` block: `fn name(self) { ... }`");
         }
         self.err(d);
     }

@@ -20,6 +20,7 @@ mod call;
 mod closure;
 mod expr;
 mod matching;
+mod methods;
 
 use std::collections::HashMap;
 
