@@ -100,6 +100,8 @@ pub enum TypeExpr {
     },
     /// A type the parser could not read; already reported.
     Error(Span),
+    /// `(Int, String)`: a tuple of two or more types.
+    Tuple(Vec<TypeExpr>, Span),
     /// `fn(Int, Int) -> Bool`; without `->` the result is `()`.
     Fn {
         /// The parameter types.
@@ -115,7 +117,7 @@ impl TypeExpr {
     /// Where it was written.
     pub fn span(&self) -> Span {
         match self {
-            TypeExpr::Unit(s) | TypeExpr::Error(s) => s.clone(),
+            TypeExpr::Unit(s) | TypeExpr::Error(s) | TypeExpr::Tuple(_, s) => s.clone(),
             TypeExpr::Named { span, .. } | TypeExpr::Fn { span, .. } => span.clone(),
         }
     }
@@ -185,6 +187,26 @@ pub enum Stmt {
     },
     /// An expression.
     Expr(Expr),
+    /// `let (a, b) = e` or `var (x, y) = e`: a tuple taken apart; `_`
+    /// binds nothing.
+    LetTuple {
+        /// `var`?
+        mutable: bool,
+        /// The names, in order.
+        names: Vec<Ident>,
+        /// The tuple.
+        value: Expr,
+    },
+    /// `for (a, b) in iter { body }`: each element, a tuple, taken apart;
+    /// over a map, its entries in insertion order.
+    ForTuple {
+        /// The names, in order.
+        names: Vec<Ident>,
+        /// A list of tuples, a map, or `list.enumerate()`.
+        iter: Expr,
+        /// The body.
+        body: Block,
+    },
 }
 
 /// A binary operator.
@@ -334,6 +356,8 @@ pub enum ExprKind {
     /// `fn(params) -> T { body }`: a function value, closing over the
     /// variables it names.
     Func(Box<FnExpr>),
+    /// `(a, b)`: a tuple of two or more values.
+    Tuple(Vec<Expr>),
 }
 
 /// `pattern => body`.

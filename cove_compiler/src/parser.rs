@@ -530,10 +530,26 @@ impl Parser<'_, '_> {
         }
         if self.at(&Tok::LParen) {
             self.bump();
-            if self.expect(Tok::RParen, "`)`: the only type in parentheses is `()`") {
+            if self.eat(&Tok::RParen) {
                 return TypeExpr::Unit(start..self.prev_end());
             }
-            return TypeExpr::Error(start..self.prev_end());
+            // `(A, B)`: a tuple type; `(A)` is `A`.
+            let mut parts = Vec::new();
+            loop {
+                parts.push(self.type_expr());
+                if self.panicking || !self.eat(&Tok::Comma) || self.at(&Tok::RParen) {
+                    break;
+                }
+            }
+            if self.panicking || !self.expect(Tok::RParen, "`)` to close the tuple type") {
+                return TypeExpr::Error(start..self.prev_end());
+            }
+            if parts.len() == 1 {
+                return parts
+                    .pop()
+                    .unwrap_or(TypeExpr::Error(start..self.prev_end()));
+            }
+            return TypeExpr::Tuple(parts, start..self.prev_end());
         }
         let Tok::Ident(_) = self.tok() else {
             self.expected("a type");
@@ -570,6 +586,37 @@ impl Parser<'_, '_> {
             args,
             span: start..self.prev_end(),
         }
+    }
+
+    /// `(a, b, _)`, the names a tuple is taken apart into, from its `(`.
+    fn tuple_names(&mut self) -> Option<Vec<Ident>> {
+        self.bump();
+        let mut names = Vec::new();
+        while !self.at(&Tok::RParen) {
+            names.push(self.ident("a variable name")?);
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if !self.expect(Tok::RParen, "`)` to close the names") {
+            return None;
+        }
+        if names.len() < 2 {
+            let span = self.prev_end()..self.prev_end();
+            self.error(Pending::new(
+                "E0018",
+                span,
+                "a tuple is taken apart into two or more names",
+                "fewer than two names",
+            ));
+            // One name goes on as a plain variable, so its uses are not
+            // reported too.
+            self.panicking = false;
+            if names.is_empty() {
+                return None;
+            }
+        }
+        Some(names)
     }
 
     /// `fn(T, U) -> R`, from its `fn`.
@@ -750,6 +797,28 @@ impl Parser<'_, '_> {
 
     fn statement(&mut self) -> Option<Stmt> {
         match self.tok() {
+            Tok::Let | Tok::Var if matches!(self.nth(1), Tok::LParen) => {
+                let mutable = matches!(self.bump().tok, Tok::Var);
+                let names = self.tuple_names()?;
+                if !self.expect(Tok::Assign, "`=` and the tuple to take apart") {
+                    return None;
+                }
+                let value = self.expr();
+                if names.len() == 1 {
+                    let name = names.into_iter().next()?;
+                    return Some(Stmt::Let {
+                        mutable,
+                        name,
+                        ty: None,
+                        value,
+                    });
+                }
+                Some(Stmt::LetTuple {
+                    mutable,
+                    names,
+                    value,
+                })
+            }
             Tok::Let | Tok::Var => {
                 let mutable = matches!(self.bump().tok, Tok::Var);
                 let name = self.ident("a variable name")?;
@@ -791,6 +860,27 @@ impl Parser<'_, '_> {
                 }
                 let body = self.block();
                 Some(Stmt::While { cond, body })
+            }
+            Tok::For if matches!(self.nth(1), Tok::LParen) => {
+                self.bump();
+                let names = self.tuple_names()?;
+                if !self.expect(Tok::In, "`in`") {
+                    return None;
+                }
+                let saved = std::mem::replace(&mut self.no_struct, true);
+                let iter = self.expr();
+                self.no_struct = saved;
+                self.brace_on_next_line();
+                if !self.at(&Tok::LBrace) {
+                    self.expected("`{` to start the loop body");
+                    return None;
+                }
+                let body = self.block();
+                if names.len() == 1 {
+                    let name = names.into_iter().next()?;
+                    return Some(Stmt::For { name, iter, body });
+                }
+                Some(Stmt::ForTuple { names, iter, body })
             }
             Tok::For => {
                 self.bump();
@@ -972,6 +1062,25 @@ impl Parser<'_, '_> {
         loop {
             let start = e.span.start;
             match self.tok() {
+                Tok::Dot if matches!(self.nth(1), Tok::Int(_) | Tok::Float(_)) => {
+                    // `t.0`, and `t.0.1`, which lexes as `t` `.` `0.1`.
+                    self.bump();
+                    let span = self.span();
+                    self.bump();
+                    let text = &self.source[span.clone()];
+                    for (i, part) in text.split('.').enumerate() {
+                        let at = span.start
+                            + text.split('.').take(i).map(|p| p.len() + 1).sum::<usize>();
+                        let name = Ident {
+                            name: part.to_string(),
+                            span: at..at + part.len(),
+                        };
+                        e = Expr {
+                            span: start..name.span.end,
+                            kind: ExprKind::Field(Box::new(e), name),
+                        };
+                    }
+                }
                 Tok::Dot => {
                     self.bump();
                     let Some(name) = self.ident("a field or method name after `.`") else {
@@ -1265,6 +1374,23 @@ impl Parser<'_, '_> {
                 }
                 let saved = std::mem::replace(&mut self.no_struct, false);
                 let mut e = self.expr();
+                if self.at(&Tok::Comma) {
+                    // `(a, b)`: a tuple.
+                    let mut items = vec![e];
+                    while self.eat(&Tok::Comma) {
+                        self.skip_newlines();
+                        if self.at(&Tok::RParen) || self.panicking {
+                            break;
+                        }
+                        items.push(self.expr());
+                    }
+                    self.no_struct = saved;
+                    self.expect(Tok::RParen, "`)` to close the tuple");
+                    return Expr {
+                        kind: ExprKind::Tuple(items),
+                        span: start..self.prev_end(),
+                    };
+                }
                 self.no_struct = saved;
                 self.expect(Tok::RParen, "`)` to close the parenthesis");
                 e.span = start..self.prev_end();

@@ -154,6 +154,16 @@ fn write_value(
         Value::Struct { name, fields } if name == "<cell>" && fields.len() == 1 => {
             write_value(out, program, &fields[0].1, kids.field(0), depth + 1);
         }
+        Value::Struct { name, fields } if name.starts_with('(') => {
+            out.push('(');
+            for (i, (_, v)) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_value(out, program, v, kids.field(i), depth + 1);
+            }
+            out.push(')');
+        }
         Value::Struct { name, fields } => {
             let _ = write!(out, "{name} {{ ");
             for (i, (field, v)) in fields.iter().enumerate() {

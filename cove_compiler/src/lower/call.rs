@@ -671,6 +671,14 @@ impl FnCx<'_> {
             Ok(done) => return done,
             Err(recv) => recv,
         };
+        let recv = if args.is_empty() {
+            match self.tuple_list(recv, name, span, want) {
+                Ok(done) => return done,
+                Err(recv) => recv,
+            }
+        } else {
+            recv
+        };
         let Some((b, params, result)) = self.resolve_method(recv.ty, name) else {
             self.release(recv);
             self.discard_args(args);

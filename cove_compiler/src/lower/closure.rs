@@ -127,7 +127,7 @@ fn visit(e: &Expr, f: &mut dyn FnMut(&Expr, bool)) {
                 visit(v, f);
             }
         }
-        ExprKind::List(items) | ExprKind::New(_, items) => {
+        ExprKind::List(items) | ExprKind::New(_, items) | ExprKind::Tuple(items) => {
             for a in items {
                 visit(a, f);
             }
@@ -174,6 +174,13 @@ fn visit_stmt(s: &Stmt, f: &mut dyn FnMut(&Expr, bool)) {
             }
         }
         Stmt::Expr(e) => visit(e, f),
+        Stmt::LetTuple { value, .. } => visit(value, f),
+        Stmt::ForTuple { iter, body, .. } => {
+            visit(iter, f);
+            for s in &body.stmts {
+                visit_stmt(s, f);
+            }
+        }
     }
 }
 

@@ -210,6 +210,7 @@ impl FnCx<'_> {
             }
             ExprKind::Error => Val::none(ERROR),
             ExprKind::Func(fe) => self.func_expr(fe, &e.span, expected, want),
+            ExprKind::Tuple(items) => self.tuple_literal(items, expected, want),
         }
     }
 

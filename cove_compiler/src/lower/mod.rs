@@ -21,6 +21,9 @@ mod closure;
 mod expr;
 mod matching;
 mod methods;
+mod tuples;
+
+pub(crate) use tuples::tuple_type;
 
 use std::collections::HashMap;
 
@@ -766,6 +769,12 @@ impl FnCx<'_> {
             }
             Stmt::While { cond, body } => self.while_loop(cond, body),
             Stmt::For { name, iter, body } => self.for_loop(name, iter, body),
+            Stmt::LetTuple {
+                mutable,
+                names,
+                value,
+            } => self.let_tuple(*mutable, names, value),
+            Stmt::ForTuple { names, iter, body } => self.for_tuple(names, iter, body),
         }
     }
 

@@ -244,6 +244,12 @@ pub(super) fn display(f: &mut fmt::Formatter<'_>, value: &Value) -> fmt::Result 
             Value::Option(Some(inner)) => {
                 pieces.extend([Piece::Text("Some("), Piece::Value(inner), Piece::Text(")")]);
             }
+            // A tuple: a struct the compiler named as its type is written.
+            Value::Struct { name, fields } if name.starts_with('(') => {
+                pieces.push(Piece::Text("("));
+                separated(&mut pieces, fields.iter().map(|(_, v)| v));
+                pieces.push(Piece::Text(")"));
+            }
             Value::Struct { name, fields } => {
                 pieces.extend([Piece::Text(name), Piece::Text(" { ")]);
                 for (i, (field, v)) in fields.iter().enumerate() {
