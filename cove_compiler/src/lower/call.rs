@@ -671,6 +671,10 @@ impl FnCx<'_> {
             Ok(done) => return done,
             Err(recv) => recv,
         };
+        let recv = match self.list_fn_call(recv, name, args, span, want) {
+            Ok(done) => return done,
+            Err(recv) => recv,
+        };
         let recv = if args.is_empty() {
             match self.tuple_list(recv, name, span, want) {
                 Ok(done) => return done,

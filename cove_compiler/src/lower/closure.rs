@@ -339,8 +339,12 @@ impl FnCx<'_> {
         want: Want,
     ) -> Val {
         let hint = match expected.and_then(|t| ty_of(self.program, t)) {
-            Some(Type::Func(ps, r)) if ps.len() == fe.params.len() => Some((ps.clone(), *r)),
-            _ => None,
+            Some(Type::Func(ps, r)) if ps.len() == fe.params.len() => Some((ps.clone(), Some(*r))),
+            _ => self
+                .param_hint
+                .take()
+                .filter(|ps| ps.len() == fe.params.len())
+                .map(|ps| (ps, None)),
         };
         let mut params = Vec::with_capacity(fe.params.len());
         let mut broken = false;
@@ -366,7 +370,7 @@ impl FnCx<'_> {
         }
         let declared = match (&fe.result, &hint) {
             (Some(t), _) => Some(self.resolve_type(t)),
-            (None, Some((_, r))) => Some(*r),
+            (None, Some((_, r))) => *r,
             (None, None) => None,
         };
         broken |= declared == Some(ERROR);
@@ -511,6 +515,7 @@ impl FnCx<'_> {
             } else {
                 None
             },
+            param_hint: None,
         };
         cx.set_line(&fe.body.span);
         cx.push_scope();

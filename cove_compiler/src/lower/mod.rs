@@ -19,6 +19,7 @@
 mod call;
 mod closure;
 mod expr;
+mod list_fns;
 mod matching;
 mod methods;
 mod tuples;
@@ -151,6 +152,9 @@ pub(crate) struct FnCx<'a> {
     /// In a function expression whose result type is to be inferred: the
     /// type and place of each `return` value.
     inferred: Option<Vec<(TypeId, Span)>>,
+    /// The parameter types for the function expression about to be
+    /// lowered, when only they are known (`xs.map(fn(x) { ... })`).
+    param_hint: Option<Vec<TypeId>>,
 }
 
 /// The byte offsets at which each line of `source` starts.
@@ -228,6 +232,7 @@ pub(crate) fn lower_function(
         consts: Vec::new(),
         boxed: closure::captured_names(&decl.body),
         inferred: None,
+        param_hint: None,
     };
     cx.set_line(&decl.name.span);
     cx.push_scope();
