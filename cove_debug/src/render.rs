@@ -34,10 +34,22 @@ pub const MAX_ITEMS: usize = 100;
 /// How many characters of a string a rendering shows.
 pub const MAX_STRING: usize = 200;
 
-/// The Cove spelling of `ty`, or `?` when the type is not known.
+/// The Cove spelling of `ty`, or `?` when the type is not known. A
+/// captured `var` lives in a cell, a one-field struct the compiler makes;
+/// it is spelled as the variable's own type.
 pub fn type_name(program: &Program, ty: Option<TypeId>) -> String {
     match ty {
-        Some(ty) => program.type_name(ty),
+        Some(ty) => match program.types.get(ty.0 as usize) {
+            Some(Type::Struct(s))
+                if program
+                    .structs
+                    .get(s.0 as usize)
+                    .is_some_and(|d| d.name == "<cell>" && d.fields.len() == 1) =>
+            {
+                program.type_name(program.structs[s.0 as usize].fields[0].ty)
+            }
+            _ => program.type_name(ty),
+        },
         None => "?".to_string(),
     }
 }
