@@ -32,8 +32,8 @@ enum Out {
     Some,
     Struct(StructId),
     Variant(EnumId, usize),
-    /// A closure of this function, with this many captures.
-    Closure(cove_ir::program::FunctionId, usize),
+    /// A closure of this function, with this many captures, at these bits.
+    Closure(cove_ir::program::FunctionId, usize, u64),
 }
 
 /// One step of [`Memory::put_value`]'s walk: a value to copy in, or a
@@ -60,6 +60,10 @@ impl Memory {
     pub(crate) fn to_value(&self, program: &Program, ty: TypeId, bits: u64) -> Faulty<Value> {
         let mut work = vec![Out::Visit(ty, bits)];
         let mut done: Vec<Value> = Vec::new();
+        // The closures being copied: one met again inside itself (a closure
+        // that captured the `var` it is stored in) is a cycle, which a
+        // `Value` tree cannot hold; it is copied without its captures.
+        let mut open: std::collections::HashSet<u64> = std::collections::HashSet::new();
         let mut words = 0u64;
         let mut steps = 0u32;
         let take = |done: &mut Vec<Value>, n: usize| done.split_off(done.len() - n);
@@ -104,7 +108,8 @@ impl Memory {
                     });
                     continue;
                 }
-                Out::Closure(func, n) => {
+                Out::Closure(func, n, at) => {
+                    open.remove(&at);
                     let values = take(&mut done, n);
                     let names = closure_env(program, func)
                         .map(|d| &d.fields[..])
@@ -209,7 +214,11 @@ impl Memory {
                     let header = self.header(bits);
                     let func = cove_ir::program::FunctionId(super::a_of(header));
                     let n = b_of(header) as usize;
-                    work.push(Out::Closure(func, n));
+                    if !open.insert(bits) {
+                        work.push(Out::Closure(func, 0, 0));
+                        continue;
+                    }
+                    work.push(Out::Closure(func, n, bits));
                     if let Some(env) = closure_env(program, func) {
                         for (i, field) in env.fields.iter().enumerate().take(n).rev() {
                             work.push(Out::Visit(field.ty, self.word(bits + 1 + i as u64)));
