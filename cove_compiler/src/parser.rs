@@ -21,6 +21,8 @@
 
 use crate::ast::*;
 use crate::diagnostics::Pending;
+mod impls;
+
 use crate::lexer::{StrPart, Tok, Token, lex};
 use cove_ir::format::FormatSpec;
 
@@ -48,6 +50,7 @@ pub(crate) fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
         too_deep: false,
         no_struct: false,
         else_chain: 0,
+        impl_type: None,
     };
     let file = p.file();
     if p.too_deep {
@@ -75,6 +78,8 @@ struct Parser<'s, 'e> {
     no_struct: bool,
     /// The `else if` links of the chains being parsed.
     else_chain: usize,
+    /// Inside `impl T { ... }`: `T`, the type of a `self` parameter.
+    impl_type: Option<Ident>,
 }
 
 fn binop(tok: &Tok) -> Option<(BinOp, u8)> {
@@ -350,6 +355,12 @@ impl Parser<'_, '_> {
                     }
                     self.end_of_item();
                 }
+                Tok::Ident(word) if word == "impl" => {
+                    for m in self.impl_block() {
+                        file.items.push(Item::Fn(m));
+                    }
+                    self.end_of_item();
+                }
                 Tok::Export | Tok::Fn | Tok::Struct | Tok::Enum => {
                     let exported = self.eat(&Tok::Export);
                     match self.tok() {
@@ -493,6 +504,16 @@ impl Parser<'_, '_> {
             let Some(pname) = self.ident("a parameter name") else {
                 return Some(broken(name, params, self.span()));
             };
+            if params.is_empty()
+                && !self.at(&Tok::Colon)
+                && let Some(ty) = self.self_type(&pname)
+            {
+                params.push((pname, ty));
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+                continue;
+            }
             if !self.expect(Tok::Colon, "`:` and the parameter's type") {
                 return Some(broken(name, params, self.span()));
             }
@@ -692,12 +713,31 @@ impl Parser<'_, '_> {
     }
 
     fn type_inner(&mut self, start: usize) -> TypeExpr {
+        if self.at(&Tok::Fn) {
+            return self.fn_type(start);
+        }
         if self.at(&Tok::LParen) {
             self.bump();
-            if self.expect(Tok::RParen, "`)`: the only type in parentheses is `()`") {
+            if self.eat(&Tok::RParen) {
                 return TypeExpr::Unit(start..self.prev_end());
             }
-            return TypeExpr::Error(start..self.prev_end());
+            // `(A, B)`: a tuple type; `(A)` is `A`.
+            let mut parts = Vec::new();
+            loop {
+                parts.push(self.type_expr());
+                if self.panicking || !self.eat(&Tok::Comma) || self.at(&Tok::RParen) {
+                    break;
+                }
+            }
+            if self.panicking || !self.expect(Tok::RParen, "`)` to close the tuple type") {
+                return TypeExpr::Error(start..self.prev_end());
+            }
+            if parts.len() == 1 {
+                return parts
+                    .pop()
+                    .unwrap_or(TypeExpr::Error(start..self.prev_end()));
+            }
+            return TypeExpr::Tuple(parts, start..self.prev_end());
         }
         let Tok::Ident(_) = self.tok() else {
             self.expected("a type");
@@ -732,6 +772,119 @@ impl Parser<'_, '_> {
         TypeExpr::Named {
             path,
             args,
+            span: start..self.prev_end(),
+        }
+    }
+
+    /// `(a, b, _)`, the names a tuple is taken apart into, from its `(`.
+    fn tuple_names(&mut self) -> Option<Vec<Ident>> {
+        self.bump();
+        let mut names = Vec::new();
+        while !self.at(&Tok::RParen) {
+            names.push(self.ident("a variable name")?);
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if !self.expect(Tok::RParen, "`)` to close the names") {
+            return None;
+        }
+        if names.len() < 2 {
+            let span = self.prev_end()..self.prev_end();
+            self.error(Pending::new(
+                "E0018",
+                span,
+                "a tuple is taken apart into two or more names",
+                "fewer than two names",
+            ));
+            // One name goes on as a plain variable, so its uses are not
+            // reported too.
+            self.panicking = false;
+            if names.is_empty() {
+                return None;
+            }
+        }
+        Some(names)
+    }
+
+    /// `fn(T, U) -> R`, from its `fn`.
+    fn fn_type(&mut self, start: usize) -> TypeExpr {
+        self.bump();
+        if !self.expect(
+            Tok::LParen,
+            "`(` and the parameter types of a function type",
+        ) {
+            return TypeExpr::Error(start..self.prev_end());
+        }
+        let mut params = Vec::new();
+        while !self.at(&Tok::RParen) {
+            params.push(self.type_expr());
+            if self.panicking {
+                return TypeExpr::Error(start..self.prev_end());
+            }
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if !self.expect(Tok::RParen, "`)` to close the parameter types") {
+            return TypeExpr::Error(start..self.prev_end());
+        }
+        let result = if self.eat(&Tok::Arrow) {
+            Some(Box::new(self.type_expr()))
+        } else {
+            None
+        };
+        TypeExpr::Fn {
+            params,
+            result,
+            span: start..self.prev_end(),
+        }
+    }
+
+    /// `fn(a: Int, b) -> R { body }`, from its `fn`: a function expression.
+    fn fn_expr(&mut self) -> Expr {
+        let start = self.span().start;
+        self.bump();
+        if !self.expect(
+            Tok::LParen,
+            "`(` and the parameters of a function expression",
+        ) {
+            return self.error_expr(start..self.prev_end());
+        }
+        let mut params = Vec::new();
+        while !self.at(&Tok::RParen) {
+            let Some(name) = self.ident("a parameter name") else {
+                return self.error_expr(start..self.prev_end());
+            };
+            let ty = if self.eat(&Tok::Colon) {
+                Some(self.type_expr())
+            } else {
+                None
+            };
+            params.push((name, ty));
+            if self.panicking || !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if !self.expect(Tok::RParen, "`)` to close the parameters") {
+            return self.error_expr(start..self.prev_end());
+        }
+        let result = if self.eat(&Tok::Arrow) {
+            Some(self.type_expr())
+        } else {
+            None
+        };
+        if !self.at(&Tok::LBrace) {
+            self.expected("`{` to start the function's body");
+            return self.error_expr(start..self.prev_end());
+        }
+        let body = self.block();
+        Expr {
+            kind: ExprKind::Func(Box::new(FnExpr {
+                params,
+                result,
+                body,
+            })),
             span: start..self.prev_end(),
         }
     }
@@ -832,6 +985,28 @@ impl Parser<'_, '_> {
 
     fn statement(&mut self) -> Option<Stmt> {
         match self.tok() {
+            Tok::Let | Tok::Var if matches!(self.nth(1), Tok::LParen) => {
+                let mutable = matches!(self.bump().tok, Tok::Var);
+                let names = self.tuple_names()?;
+                if !self.expect(Tok::Assign, "`=` and the tuple to take apart") {
+                    return None;
+                }
+                let value = self.expr();
+                if names.len() == 1 {
+                    let name = names.into_iter().next()?;
+                    return Some(Stmt::Let {
+                        mutable,
+                        name,
+                        ty: None,
+                        value,
+                    });
+                }
+                Some(Stmt::LetTuple {
+                    mutable,
+                    names,
+                    value,
+                })
+            }
             Tok::Let | Tok::Var => {
                 let mutable = matches!(self.bump().tok, Tok::Var);
                 let name = self.ident("a variable name")?;
@@ -874,6 +1049,27 @@ impl Parser<'_, '_> {
                 let body = self.block();
                 Some(Stmt::While { cond, body })
             }
+            Tok::For if matches!(self.nth(1), Tok::LParen) => {
+                self.bump();
+                let names = self.tuple_names()?;
+                if !self.expect(Tok::In, "`in`") {
+                    return None;
+                }
+                let saved = std::mem::replace(&mut self.no_struct, true);
+                let iter = self.expr();
+                self.no_struct = saved;
+                self.brace_on_next_line();
+                if !self.at(&Tok::LBrace) {
+                    self.expected("`{` to start the loop body");
+                    return None;
+                }
+                let body = self.block();
+                if names.len() == 1 {
+                    let name = names.into_iter().next()?;
+                    return Some(Stmt::For { name, iter, body });
+                }
+                Some(Stmt::ForTuple { names, iter, body })
+            }
             Tok::For => {
                 self.bump();
                 let name = self.ident("a loop variable after `for`")?;
@@ -891,6 +1087,7 @@ impl Parser<'_, '_> {
                 let body = self.block();
                 Some(Stmt::For { name, iter, body })
             }
+            Tok::Fn if matches!(self.nth(1), Tok::LParen) => Some(Stmt::Expr(self.expr())),
             Tok::Fn => {
                 let span = self.span();
                 self.error(
@@ -1047,6 +1244,25 @@ impl Parser<'_, '_> {
         loop {
             let start = e.span.start;
             match self.tok() {
+                Tok::Dot if matches!(self.nth(1), Tok::Int(_) | Tok::Float(_)) => {
+                    // `t.0`, and `t.0.1`, which lexes as `t` `.` `0.1`.
+                    self.bump();
+                    let span = self.span();
+                    self.bump();
+                    let text = &self.source[span.clone()];
+                    for (i, part) in text.split('.').enumerate() {
+                        let at = span.start
+                            + text.split('.').take(i).map(|p| p.len() + 1).sum::<usize>();
+                        let name = Ident {
+                            name: part.to_string(),
+                            span: at..at + part.len(),
+                        };
+                        e = Expr {
+                            span: start..name.span.end,
+                            kind: ExprKind::Field(Box::new(e), name),
+                        };
+                    }
+                }
                 Tok::Dot => {
                     self.bump();
                     let Some(name) = self.ident("a field or method name after `.`") else {
@@ -1340,6 +1556,23 @@ impl Parser<'_, '_> {
                 }
                 let saved = std::mem::replace(&mut self.no_struct, false);
                 let mut e = self.expr();
+                if self.at(&Tok::Comma) {
+                    // `(a, b)`: a tuple.
+                    let mut items = vec![e];
+                    while self.eat(&Tok::Comma) {
+                        self.skip_newlines();
+                        if self.at(&Tok::RParen) || self.panicking {
+                            break;
+                        }
+                        items.push(self.expr());
+                    }
+                    self.no_struct = saved;
+                    self.expect(Tok::RParen, "`)` to close the tuple");
+                    return Expr {
+                        kind: ExprKind::Tuple(items),
+                        span: start..self.prev_end(),
+                    };
+                }
                 self.no_struct = saved;
                 self.expect(Tok::RParen, "`)` to close the parenthesis");
                 e.span = start..self.prev_end();
@@ -1362,6 +1595,7 @@ impl Parser<'_, '_> {
             Tok::If => self.if_expr(),
             Tok::Match => self.match_expr(),
             Tok::Pipe | Tok::OrOr => self.closure_syntax(),
+            Tok::Fn => self.fn_expr(),
             Tok::Return => {
                 self.bump();
                 let value = if self.starts_expr() {

@@ -83,6 +83,30 @@ pub(crate) fn resolve_type(
         TypeExpr::Unit(_) => return Program::UNIT,
         TypeExpr::Error(_) => return ERROR,
         TypeExpr::Named { path, args, span } => (path, args, span.clone()),
+        TypeExpr::Tuple(parts, _) => {
+            let mut elems = Vec::with_capacity(parts.len());
+            for p in parts {
+                elems.push(resolve_type(program, scopes, module, p, errors));
+            }
+            if elems.contains(&ERROR) {
+                return ERROR;
+            }
+            return crate::lower::tuple_type(program, &elems);
+        }
+        TypeExpr::Fn { params, result, .. } => {
+            let mut ps = Vec::with_capacity(params.len());
+            for p in params {
+                ps.push(resolve_type(program, scopes, module, p, errors));
+            }
+            let r = match result {
+                Some(r) => resolve_type(program, scopes, module, r, errors),
+                None => Program::UNIT,
+            };
+            if ps.contains(&ERROR) || r == ERROR {
+                return ERROR;
+            }
+            return program.intern_type(Type::Func(ps, r));
+        }
     };
     let mut resolved = Vec::with_capacity(args.len());
     for a in args {

@@ -324,6 +324,14 @@ impl Parser {
             "Channel" => Type::Channel(t(cursor)?),
             "Struct" => Type::Struct(StructId(cursor.number_with("s", "a struct, `s0`")?)),
             "Enum" => Type::Enum(EnumId(cursor.number_with("e", "an enum, `e0`")?)),
+            "Fn" => {
+                let count: u32 = cursor.number_with("", "a parameter count")?;
+                let mut params = Vec::new();
+                for _ in 0..count.min(u16::MAX as u32) {
+                    params.push(t(cursor)?);
+                }
+                Type::Func(params, t(cursor)?)
+            }
             other => return Err(cursor.error_before(format!("`{other}` is not a type shape"))),
         };
         cursor.end()?;

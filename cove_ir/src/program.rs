@@ -390,6 +390,14 @@ impl Program {
             Some(Type::Option(t)) => format!("Option[{}]", name(t)),
             Some(Type::Task(t)) => format!("Task[{}]", name(t)),
             Some(Type::Channel(t)) => format!("Channel[{}]", name(t)),
+            Some(Type::Func(params, result)) => {
+                let params: Vec<String> = params.iter().map(&mut name).collect();
+                if self.types.get(result.0 as usize) == Some(&Type::Unit) {
+                    format!("fn({})", params.join(", "))
+                } else {
+                    format!("fn({}) -> {}", params.join(", "), name(result))
+                }
+            }
             Some(Type::Struct(s)) => self
                 .structs
                 .get(s.0 as usize)
@@ -399,6 +407,79 @@ impl Program {
                 .get(e.0 as usize)
                 .map_or_else(|| format!("<enum {}>", e.0), |d| d.name.clone()),
         }
+    }
+}
+
+/// The most functions a closure can name: a closure object's header keeps
+/// its function in 24 bits.
+pub const MAX_CLOSURE_FUNCTION: u32 = 1 << 24;
+
+/// What a closure of one function is: the signature its callers see and
+/// the struct its captures are laid out as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClosureShape {
+    /// The parameters a caller passes (the environment left out).
+    pub params: Vec<TypeId>,
+    /// The result.
+    pub result: TypeId,
+    /// The environment struct, when the closure captures anything: the
+    /// function's last parameter.
+    pub env: Option<StructId>,
+}
+
+impl Program {
+    /// The shape of a closure of `func` that captures `captures` values, or
+    /// why there can be none: with captures, the function's last parameter
+    /// must be a struct of exactly that many fields (see `new.closure`).
+    pub fn closure_shape(&self, func: FunctionId, captures: u16) -> Result<ClosureShape, String> {
+        let f = self
+            .functions
+            .get(func.index())
+            .ok_or_else(|| format!("there is no function {func}"))?;
+        if func.0 >= MAX_CLOSURE_FUNCTION {
+            return Err(format!(
+                "a closure can name only the first {MAX_CLOSURE_FUNCTION} functions"
+            ));
+        }
+        if captures == 0 {
+            return Ok(ClosureShape {
+                params: f.params.clone(),
+                result: f.result,
+                env: None,
+            });
+        }
+        let env = match f.params.last().and_then(|t| self.types.get(t.0 as usize)) {
+            Some(Type::Struct(s)) => *s,
+            _ => {
+                return Err(format!(
+                    "{} captures {captures} values but its last parameter is not a struct",
+                    f.qualified
+                ));
+            }
+        };
+        let fields = self
+            .structs
+            .get(env.0 as usize)
+            .map_or(0, |d| d.fields.len());
+        if fields != usize::from(captures) {
+            return Err(format!(
+                "{}'s environment has {fields} fields, not {captures}",
+                f.qualified
+            ));
+        }
+        Ok(ClosureShape {
+            params: f.params[..f.params.len() - 1].to_vec(),
+            result: f.result,
+            env: Some(env),
+        })
+    }
+
+    /// The type `fn(params) -> result` in the type table, if it is there.
+    pub fn func_type(&self, params: &[TypeId], result: TypeId) -> Option<TypeId> {
+        self.types
+            .iter()
+            .position(|t| matches!(t, Type::Func(p, r) if p == params && *r == result))
+            .map(|i| TypeId(i as u32))
     }
 }
 

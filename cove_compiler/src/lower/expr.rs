@@ -216,6 +216,8 @@ impl FnCx<'_> {
                 self.break_value(value, &e.span);
                 Val::none(NEVER)
             }
+            ExprKind::Func(fe) => self.func_expr(fe, &e.span, expected, want),
+            ExprKind::Tuple(items) => self.tuple_literal(items, expected, want),
         }
     }
 
@@ -251,6 +253,18 @@ impl FnCx<'_> {
     }
 
     fn name(&mut self, name: &str, span: &Span, expected: Option<TypeId>, want: Want) -> Val {
+        if let Some((cell, inner)) = self.cell_of(name)
+            && let Some((obj, _, _)) = self.var(name)
+        {
+            let dst = self.dst(want, self.is_ref(inner));
+            self.e.emit(Instr::GetField {
+                dst,
+                obj,
+                ty: cell,
+                field: 0,
+            });
+            return self.done(dst, inner, want);
+        }
         if let Some((reg, ty, _)) = self.var(name) {
             return Val {
                 reg: Some(reg),
@@ -282,6 +296,11 @@ impl FnCx<'_> {
         }
         if let Some(v) = self.constant_use(self.module, name, span, want) {
             return v;
+        }
+        if let Some(&func) = self.scopes[self.module].functions.get(name)
+            && !self.scopes[self.module].broken.contains(name)
+        {
+            return self.function_value(func, want);
         }
         let scope = &self.scopes[self.module];
         let (message, label, help) = if scope.functions.contains_key(name) {
@@ -341,7 +360,7 @@ impl FnCx<'_> {
         } else if matches!(name, "str" | "string" | "to_string" | "format") {
             d = d.help("make text with interpolation: \"{x}\"");
         } else if name == "self" || name == "this" {
-            d = d.help("Cove v1 has no methods on user types; pass the value as a parameter");
+            d = d.help("`self` is the first parameter of a method, in an `impl` block: `fn name(self) { ... }`");
         }
         self.err(d);
     }
@@ -1476,6 +1495,31 @@ impl FnCx<'_> {
 
     fn return_expr(&mut self, value: Option<&Expr>, span: &Span) {
         let result = self.result_type();
+        if self.inferred.is_some() {
+            // A function expression whose result the body decides.
+            let ty = match value {
+                Some(v) => {
+                    let val = self.expr(v, None, Want::Any);
+                    let val = self.finish(val, Want::Any);
+                    self.release(val);
+                    match val.reg {
+                        Some(src) if val.ty != Program::UNIT => self.e.emit(Instr::Return { src }),
+                        _ => self.e.emit(Instr::ReturnUnit {}),
+                    }
+                    val.ty
+                }
+                None => {
+                    self.e.emit(Instr::ReturnUnit {});
+                    Program::UNIT
+                }
+            };
+            if ty != NEVER
+                && let Some(list) = self.inferred.as_mut()
+            {
+                list.push((ty, span.clone()));
+            }
+            return;
+        }
         match value {
             Some(v) if result == Program::UNIT => {
                 let val = self.expr(v, Some(Program::UNIT), Want::Discard);

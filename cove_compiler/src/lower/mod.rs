@@ -17,15 +17,21 @@
 //! `x = y + x` and `s = "{a}{s}"` are safe without a temporary.
 
 mod call;
+mod closure;
 mod compare;
 mod consts;
 mod equality;
 mod expr;
 mod format;
+mod list_fns;
 mod literal;
 mod loop_expr;
 mod matching;
+mod methods;
+mod tuples;
 mod warnings;
+
+pub(crate) use tuples::tuple_type;
 
 use std::collections::HashMap;
 
@@ -104,6 +110,9 @@ struct Var {
     used: std::cell::Cell<bool>,
     /// Whether it was assigned after its declaration.
     assigned: bool,
+    /// For a `var` a closure captures: the cell struct its register
+    /// points at, and the type of the value in it (see `closure.rs`).
+    cell: Option<(cove_ir::types::StructId, TypeId)>,
 }
 
 /// What declared a variable.
@@ -170,6 +179,15 @@ pub(crate) struct FnCx<'a> {
     in_loop: usize,
     /// Constants pinned in registers for operands inside loops: (type, bits).
     consts: Vec<((TypeId, u64), Reg)>,
+    /// The names function expressions in this body use: a `var` of one of
+    /// these names lives in a cell (see `closure.rs`).
+    boxed: std::collections::HashSet<String>,
+    /// In a function expression whose result type is to be inferred: the
+    /// type and place of each `return` value.
+    inferred: Option<Vec<(TypeId, Span)>>,
+    /// The parameter types for the function expression about to be
+    /// lowered, when only they are known (`xs.map(fn(x) { ... })`).
+    param_hint: Option<Vec<TypeId>>,
 }
 
 /// Checks and lowers the body of `decl` into function `id` of the program.
@@ -204,6 +222,9 @@ pub(crate) fn lower_function(
         skip_tests: false,
         in_loop: 0,
         consts: Vec::new(),
+        boxed: closure::captured_names(&decl.body),
+        inferred: None,
+        param_hint: None,
     };
     cx.set_line(&decl.name.span);
     cx.push_scope();
@@ -628,6 +649,7 @@ impl FnCx<'_> {
             at: None,
             used: std::cell::Cell::new(false),
             assigned: false,
+            cell: None,
         });
     }
 
@@ -656,7 +678,9 @@ impl FnCx<'_> {
         self.innermost(name).map(|j| {
             let v = &self.vars[j];
             v.used.set(true);
-            (v.reg, v.ty, v.mutable)
+            // A `var` in a cell: its register holds the cell, its type is
+            // the value's.
+            (v.reg, v.cell.map_or(v.ty, |(_, t)| t), v.mutable)
         })
     }
 
@@ -737,7 +761,11 @@ impl FnCx<'_> {
                     self.e.emit(Instr::LoadInt { dst: r, value: 0 });
                     r
                 });
-                self.declare(&name.name, ty, reg, *mutable, true);
+                if *mutable {
+                    self.declare_var(&name.name, ty, reg);
+                } else {
+                    self.declare(&name.name, ty, reg, false, true);
+                }
                 self.declared_at(&name.span);
                 self.e.line = old;
             }
@@ -755,6 +783,12 @@ impl FnCx<'_> {
                 self.while_loop(cond, body);
             }
             Stmt::For { name, iter, body } => self.for_loop(name, iter, body),
+            Stmt::LetTuple {
+                mutable,
+                names,
+                value,
+            } => self.let_tuple(*mutable, names, value),
+            Stmt::ForTuple { names, iter, body } => self.for_tuple(names, iter, body),
         }
     }
 
@@ -802,6 +836,21 @@ impl FnCx<'_> {
                             )
                             .help(help),
                         );
+                    }
+                    if let Some((cell, inner)) = self.cell_of(name) {
+                        let v = self.expr(rhs, Some(inner), Want::Any);
+                        self.check(inner, v.ty, &rhs.span);
+                        let v = self.finish(v, Want::Any);
+                        if let Some(src) = v.reg {
+                            self.e.emit(Instr::SetField {
+                                obj: reg,
+                                ty: cell,
+                                field: 0,
+                                src,
+                            });
+                        }
+                        self.release(v);
+                        return;
                     }
                     let v = self.expr(rhs, Some(ty), Want::Into(reg));
                     self.check(ty, v.ty, &rhs.span);
