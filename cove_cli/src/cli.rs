@@ -108,13 +108,14 @@ pub enum Command {
     ))]
     Run(RunArgs),
 
-    /// Compile a program and report every error, running nothing.
+    /// Compile a program and report every error and warning, running nothing.
     #[command(after_help = concat!(
         "Examples:\n",
         "  cove check examples/hello.cove      # silent, exit 0\n",
-        "  cove check broken.cove              # every error with file:line:col, exit 1",
+        "  cove check broken.cove              # every error with file:line:col, exit 1\n",
+        "  cove check --deny-warnings p.cove   # warnings (unused names, ...) exit 1 too",
     ))]
-    Check(CheckArgs),
+    Check(CheckOptions),
 
     /// Print the IR of every function, with the source lines interleaved.
     #[command(after_help = concat!(
@@ -384,6 +385,18 @@ pub struct LimitArgs {
     /// Collect garbage at every allocation (slow; finds collector bugs).
     #[arg(long)]
     pub gc_stress: bool,
+}
+
+/// `cove check`: the program, and whether its warnings fail the check.
+#[derive(Debug, Args)]
+pub struct CheckOptions {
+    /// The program.
+    #[command(flatten)]
+    pub program: CheckArgs,
+
+    /// Exit 1 when the program has warnings, as when it has errors.
+    #[arg(long)]
+    pub deny_warnings: bool,
 }
 
 /// `cove check` and `cove disasm`: a file and nothing else.

@@ -25,6 +25,12 @@ use crate::style::Style;
 /// The program `file` is the entry of, or [`Status::CompileError`] after
 /// every diagnostic has been printed to stderr.
 pub fn compile(file: &Path) -> Result<Program, Status> {
+    compile_with_warnings(file).map(|(program, _)| program)
+}
+
+/// The program `file` is the entry of and its warnings, not yet printed;
+/// or [`Status::CompileError`] after every error has been printed.
+pub fn compile_with_warnings(file: &Path) -> Result<(Program, cove_compiler::Diagnostics), Status> {
     let compiled = if file == Path::new(STDIN) {
         let mut source = String::new();
         if let Err(why) = std::io::stdin().read_to_string(&mut source) {
@@ -34,12 +40,14 @@ pub fn compile(file: &Path) -> Result<Program, Status> {
             ));
             return Err(Status::IoError);
         }
-        cove_compiler::compile_module(STDIN_MODULE, &source).map(|mut program| {
-            if let Some(module) = program.modules.last_mut() {
-                module.path = "<stdin>".to_string();
-            }
-            program
-        })
+        cove_compiler::compile_module_with_warnings(STDIN_MODULE, &source).map(
+            |(mut program, warnings)| {
+                if let Some(module) = program.modules.last_mut() {
+                    module.path = "<stdin>".to_string();
+                }
+                (program, warnings)
+            },
+        )
     } else {
         if let Err(why) = readable(file) {
             pipe::eprint(format_args!(
@@ -49,7 +57,7 @@ pub fn compile(file: &Path) -> Result<Program, Status> {
             ));
             return Err(Status::IoError);
         }
-        cove_compiler::compile_files(file)
+        cove_compiler::compile_files_with_warnings(file)
     };
     compiled.map_err(|diagnostics| {
         let text = diagnostics.render(Style::stderr().colored());

@@ -26,6 +26,22 @@ pub(crate) struct File {
     pub imports: Vec<Ident>,
     /// Functions, structs and enums, in order.
     pub items: Vec<Item>,
+    /// `const` declarations, in order: kept apart from `items` because
+    /// they are evaluated when the program is compiled, not lowered.
+    pub consts: Vec<ConstDecl>,
+}
+
+/// `const NAME: Type = value` at the top level of a module.
+#[derive(Debug, Clone)]
+pub struct ConstDecl {
+    /// Whether it is `export`ed.
+    pub exported: bool,
+    /// Its name.
+    pub name: Ident,
+    /// Its written type.
+    pub ty: TypeExpr,
+    /// Its value, a constant expression.
+    pub value: Expr,
 }
 
 /// A top-level declaration.
@@ -100,16 +116,39 @@ pub(crate) enum TypeExpr {
     },
     /// A type the parser could not read; already reported.
     Error(Span),
+    /// `(Int, String)`: a tuple of two or more types.
+    Tuple(Vec<TypeExpr>, Span),
+    /// `fn(Int, Int) -> Bool`; without `->` the result is `()`.
+    Fn {
+        /// The parameter types.
+        params: Vec<TypeExpr>,
+        /// The result type, `None` for `()`.
+        result: Option<Box<TypeExpr>>,
+        /// The whole type.
+        span: Span,
+    },
 }
 
 impl TypeExpr {
     /// Where it was written.
     pub(crate) fn span(&self) -> Span {
         match self {
-            TypeExpr::Unit(s) | TypeExpr::Error(s) => s.clone(),
-            TypeExpr::Named { span, .. } => span.clone(),
+            TypeExpr::Unit(s) | TypeExpr::Error(s) | TypeExpr::Tuple(_, s) => s.clone(),
+            TypeExpr::Named { span, .. } | TypeExpr::Fn { span, .. } => span.clone(),
         }
     }
+}
+
+/// A function expression, `fn(a: Int, b) -> Bool { a < b }`.
+#[derive(Debug, Clone)]
+pub struct FnExpr {
+    /// The parameters; a type left out is taken from the expected
+    /// function type.
+    pub params: Vec<(Ident, Option<TypeExpr>)>,
+    /// The result type, `None` when left out (it is the body's).
+    pub result: Option<TypeExpr>,
+    /// The body.
+    pub body: Block,
 }
 
 /// `{ statements }`; the value is the last statement if it is an expression.
@@ -164,6 +203,26 @@ pub(crate) enum Stmt {
     },
     /// An expression.
     Expr(Expr),
+    /// `let (a, b) = e` or `var (x, y) = e`: a tuple taken apart; `_`
+    /// binds nothing.
+    LetTuple {
+        /// `var`?
+        mutable: bool,
+        /// The names, in order.
+        names: Vec<Ident>,
+        /// The tuple.
+        value: Expr,
+    },
+    /// `for (a, b) in iter { body }`: each element, a tuple, taken apart;
+    /// over a map, its entries in insertion order.
+    ForTuple {
+        /// The names, in order.
+        names: Vec<Ident>,
+        /// A list of tuples, a map, or `list.enumerate()`.
+        iter: Expr,
+        /// The body.
+        body: Block,
+    },
 }
 
 /// A binary operator.
@@ -248,6 +307,8 @@ pub(crate) enum Piece {
     Text(String),
     /// `{expr}`.
     Expr(Expr),
+    /// `{expr:spec}`: the expression, its parsed spec, and the spec's span.
+    Formatted(Expr, cove_ir::format::FormatSpec, Span),
 }
 
 /// An expression and its span.
@@ -310,6 +371,15 @@ pub(crate) enum ExprKind {
     Assign(Box<Expr>, Option<BinOp>, Box<Expr>),
     /// Something the parser could not read; already reported.
     Error,
+    /// `loop { body }`: ends only by `break` or `return`.
+    Loop(Block),
+    /// `break value`, out of a `loop` with that value.
+    BreakValue(Box<Expr>),
+    /// `fn(params) -> T { body }`: a function value, closing over the
+    /// variables it names.
+    Func(Box<FnExpr>),
+    /// `(a, b)`: a tuple of two or more values.
+    Tuple(Vec<Expr>),
 }
 
 /// `pattern => body`.
@@ -317,6 +387,8 @@ pub(crate) enum ExprKind {
 pub(crate) struct Arm {
     /// The pattern.
     pub pattern: Pattern,
+    /// `if cond` after the pattern: the arm is taken only when it holds.
+    pub guard: Option<Expr>,
     /// The value.
     pub body: Expr,
 }
@@ -348,4 +420,6 @@ pub(crate) enum PatternKind {
     Variant(Vec<Ident>, Option<Vec<Pattern>>),
     /// A pattern the parser could not read; already reported.
     Error,
+    /// `A | B`: any of the alternatives (at the top of an arm only).
+    Or(Vec<Pattern>),
 }

@@ -28,6 +28,8 @@ use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
 use codespan_reporting::files::{Error as FilesError, Files, SimpleFiles};
 use codespan_reporting::term::{self, termcolor};
 
+use crate::lines::LineStarts;
+
 /// The most diagnostics one compile reports. Past this many, the rest are
 /// dropped and the rendering ends with the note "too many errors; stopping
 /// after 100": a hundred errors are more than anyone fixes before
@@ -62,9 +64,15 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// The error code, `E0001`: stable, so it can be searched for.
+    /// The error code, `E0001`: stable, so it can be searched for. A
+    /// warning's code starts with `W` (`W0001`).
     pub fn code(&self) -> &'static str {
         self.code
+    }
+
+    /// Whether it is a warning (code `W...`): the program still compiles.
+    pub fn is_warning(&self) -> bool {
+        self.code.starts_with('W')
     }
 
     /// The one-line message: `type mismatch: expected Int, found String`.
@@ -108,9 +116,14 @@ impl Diagnostic {
 /// an editor or a log wants (the snippet form is [`Diagnostics`]' Display).
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let severity = if self.is_warning() {
+            "warning"
+        } else {
+            "error"
+        };
         write!(
             f,
-            "{}:{}:{}: error[{}]: {}",
+            "{}:{}:{}: {severity}[{}]: {}",
             self.file, self.line, self.column, self.code, self.message
         )
     }
@@ -157,7 +170,7 @@ struct SourceFile {
     source: String,
     /// The byte offset each line starts at, to place a diagnostic in
     /// logarithmic time however many there are.
-    line_starts: Vec<usize>,
+    line_starts: LineStarts,
     /// The last diagnostic placed in this file: its byte offset and
     /// 1-based column. Diagnostics arrive sorted by position, so the next
     /// one on the same line counts characters from here, not from the
@@ -168,18 +181,15 @@ struct SourceFile {
 impl SourceFile {
     /// The 0-based line that byte `at` is on.
     fn line_index(&self, at: usize) -> usize {
-        match self.line_starts.binary_search(&at) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        }
+        self.line_starts.index_of(at)
     }
 
     /// The byte range of 0-based line `line`, without its line ending.
     fn line_range(&self, line: usize) -> Range<usize> {
-        let start = self.line_starts[line];
+        let start = self.line_starts.start(line).unwrap_or(0);
         let end = self
             .line_starts
-            .get(line + 1)
+            .start(line + 1)
             .map_or(self.source.len(), |next| next - 1);
         let text = &self.source[start..end];
         start..start + text.trim_end_matches('\r').len()
@@ -211,9 +221,7 @@ impl Diagnostics {
         self.files.push(SourceFile {
             path: path.to_string(),
             source: source.to_string(),
-            line_starts: std::iter::once(0)
-                .chain(source.match_indices('\n').map(|(i, _)| i + 1))
-                .collect(),
+            line_starts: LineStarts::new(source),
             cursor: (0, 1),
         });
         self.files.len() - 1
@@ -237,7 +245,7 @@ impl Diagnostics {
         self.seen.insert(key);
         let line_index = f.line_index(start);
         let line = line_index as u32 + 1;
-        let line_start = f.line_starts[line_index];
+        let line_start = f.line_starts.start(line_index).unwrap_or(0);
         let (from, column) = match f.cursor {
             (at, column) if line_start <= at && at <= start => (at, column),
             _ => (line_start, 1),
@@ -299,7 +307,12 @@ impl Diagnostics {
         };
         for (file, d) in &self.list {
             let report = |file_id, span| {
-                let report = Report::error()
+                let report = if d.is_warning() {
+                    Report::warning()
+                } else {
+                    Report::error()
+                };
+                let report = report
                     .with_code(d.code)
                     .with_message(&d.message)
                     .with_labels(vec![Label::primary(file_id, span).with_message(&d.label)]);

@@ -14,7 +14,9 @@
 //! 3. **Fill in types**: field and payload types are resolved.
 //! 4. **Declare functions**: parameter and result types, so bodies can
 //!    call any function regardless of order.
-//! 5. **Bodies**: each is checked and lowered ([`crate::lower`]).
+//! 5. **Constants**: every `const` is declared, then evaluated
+//!    ([`crate::consts`]), so a constant may name one declared anywhere.
+//! 6. **Bodies**: each is checked and lowered ([`crate::lower`]).
 //!
 //! Every pass runs even when an earlier one found errors in another item,
 //! so one run reports everything; a program is returned only if nothing
@@ -24,12 +26,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use cove_ir::program::EnumDef;
-use cove_ir::program::{Field, Function, Module, Program, StructDef, Variant};
+use cove_ir::program::{Field, Function, FunctionId, Module, Program, StructDef, Variant};
 use cove_ir::types::{EnumId, StructId, Type};
 
 use crate::ast::{File, Ident, Item};
 use crate::diagnostics::{Diagnostics, Pending};
-use crate::lower::{ConstIndex, line_starts, lower_function};
+use crate::lines::LineStarts;
+use crate::lower::lower_function;
 use crate::parser::parse_file;
 use crate::resolve::{ModuleScope, resolve_type};
 
@@ -40,6 +43,7 @@ pub(crate) struct Unit {
     pub source: String,
     pub ast: File,
     pub errors: Vec<Pending>,
+    pub warnings: Vec<Pending>,
 }
 
 impl Unit {
@@ -52,6 +56,7 @@ impl Unit {
             source,
             ast,
             errors,
+            warnings: Vec::new(),
         }
     }
 }
@@ -287,8 +292,43 @@ fn missing(import: &Ident, message: String, help: String) -> Pending {
 }
 
 /// Compiles the loaded units (dependencies first, entry last).
-pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Program, Diagnostics> {
+pub(crate) fn compile_units(units: Vec<Unit>, single: bool) -> Result<Program, Diagnostics> {
+    compile_units_warned(units, single).map(|(program, _)| program)
+}
+
+/// Compiles the loaded units (dependencies first, entry last) as
+/// [`compile_units`] does, with the warnings of a program that compiled:
+/// the passes of the module documentation, each a function below, in order.
+pub(crate) fn compile_units_warned(
+    mut units: Vec<Unit>,
+    single: bool,
+) -> Result<(Program, Diagnostics), Diagnostics> {
     let mut program = Program::new();
+    let scopes = &mut scope_modules(&mut program, &mut units, single);
+    declare_types(&mut program, scopes, &mut units);
+    fill_in_types(&mut program, scopes, &mut units);
+    let bodies = declare_functions(&mut program, scopes, &mut units);
+    crate::consts::declare_consts(&mut program, scopes, &mut units);
+    lower_bodies(&mut program, scopes, &mut units, bodies);
+    report(&mut units)?;
+    let mut warnings = Diagnostics::new();
+    for u in &mut units {
+        if u.warnings.is_empty() {
+            continue;
+        }
+        let file = warnings.add_file(&u.path, &u.source);
+        u.warnings.sort_by_key(|d| d.span.start);
+        for d in u.warnings.drain(..) {
+            warnings.push(file, d);
+        }
+    }
+    Ok((program, warnings))
+}
+
+/// Registers each unit as a module of `program` and makes its scope, with
+/// its imports resolved to units; a self-import, or (for a single module
+/// compiled from text) any import, is reported.
+fn scope_modules(program: &mut Program, units: &mut [Unit], single: bool) -> Vec<ModuleScope> {
     let index: HashMap<String, usize> = units
         .iter()
         .enumerate()
@@ -340,7 +380,12 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
         scopes.push(scope);
     }
 
-    // Types first, so that fields and signatures may name any of them.
+    scopes
+}
+
+/// Pass 2: gives every struct and enum of every module its id, so fields
+/// and signatures may name any of them.
+fn declare_types(program: &mut Program, scopes: &mut [ModuleScope], units: &mut [Unit]) {
     for (m, u) in units.iter_mut().enumerate() {
         for item in &u.ast.items {
             let (name, exported, is_struct, broken) = match item {
@@ -400,6 +445,10 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
             }
         }
     }
+}
+
+/// Pass 3: resolves the field and payload types of every struct and enum.
+fn fill_in_types(program: &mut Program, scopes: &[ModuleScope], units: &mut [Unit]) {
     for (m, u) in units.iter_mut().enumerate() {
         for item in &u.ast.items {
             match item {
@@ -423,7 +472,7 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                         } else {
                             &mut u.errors
                         };
-                        let t = resolve_type(&mut program, &scopes, m, fty, errors);
+                        let t = resolve_type(program, scopes, m, fty, errors);
                         if !names.insert(fname.name.as_str()) {
                             u.errors.push(Pending::new(
                                 "E0307",
@@ -463,7 +512,7 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
                                 } else {
                                     &mut u.errors
                                 };
-                                resolve_type(&mut program, &scopes, m, t, errors)
+                                resolve_type(program, scopes, m, t, errors)
                             })
                             .collect();
                         if !names.insert(vname.name.as_str()) {
@@ -503,8 +552,15 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
             }
         }
     }
+}
 
-    // Function signatures.
+/// Pass 4: declares every function with its parameter and result types,
+/// and returns the bodies to lower: (module, item, function).
+fn declare_functions(
+    program: &mut Program,
+    scopes: &mut [ModuleScope],
+    units: &mut [Unit],
+) -> Vec<(usize, usize, FunctionId)> {
     let entry = units.len() - 1;
     let mut bodies = Vec::new();
     for (m, u) in units.iter_mut().enumerate() {
@@ -513,10 +569,10 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
             let params: Vec<_> = f
                 .params
                 .iter()
-                .map(|(_, t)| resolve_type(&mut program, &scopes, m, t, &mut u.errors))
+                .map(|(_, t)| resolve_type(program, scopes, m, t, &mut u.errors))
                 .collect();
             let result = match &f.result {
-                Some(t) => resolve_type(&mut program, &scopes, m, t, &mut u.errors),
+                Some(t) => resolve_type(program, scopes, m, t, &mut u.errors),
                 None => Program::UNIT,
             };
             if scopes[m].functions.contains_key(&f.name.name) {
@@ -556,10 +612,17 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
             bodies.push((m, i, id));
         }
     }
+    bodies
+}
 
-    // Bodies.
-    let starts: Vec<Vec<usize>> = units.iter().map(|u| line_starts(&u.source)).collect();
-    let mut constants = ConstIndex::default();
+/// Pass 6: checks and lowers every body that parsed.
+fn lower_bodies(
+    program: &mut Program,
+    scopes: &[ModuleScope],
+    units: &mut [Unit],
+    bodies: Vec<(usize, usize, FunctionId)>,
+) {
+    let starts: Vec<LineStarts> = units.iter().map(|u| LineStarts::new(&u.source)).collect();
     for (m, i, id) in bodies {
         let u = &mut units[m];
         let Item::Fn(f) = &u.ast.items[i] else {
@@ -569,19 +632,22 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
             continue;
         }
         lower_function(
-            &mut program,
-            &mut constants,
-            &scopes,
+            program,
+            scopes,
             m,
             &starts[m],
             &mut u.errors,
+            &mut u.warnings,
             f,
             id,
         );
     }
+}
 
+/// Every unit's errors, sorted by position, as one report; `Ok` if none.
+fn report(units: &mut [Unit]) -> Result<(), Diagnostics> {
     let mut diags = Diagnostics::new();
-    for u in &mut units {
+    for u in units.iter_mut() {
         if u.errors.is_empty() {
             continue;
         }
@@ -594,7 +660,7 @@ pub(crate) fn compile_units(mut units: Vec<Unit>, single: bool) -> Result<Progra
     if !diags.is_empty() {
         return Err(diags);
     }
-    Ok(program)
+    Ok(())
 }
 
 /// Reports a declaration with more members than an instruction's operands

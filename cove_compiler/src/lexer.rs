@@ -53,6 +53,8 @@ fn starts_token(c: char) -> bool {
                 | '='
                 | '<'
                 | '>'
+                // Not Cove's, but lexed to say so (`x?`, E0032).
+                | '?'
         )
 }
 
@@ -134,6 +136,11 @@ pub(crate) enum Tok {
     StarEq,
     SlashEq,
     PercentEq,
+    AmpEq,
+    PipeEq,
+    CaretEq,
+    ShlEq,
+    ShrEq,
 }
 
 impl Tok {
@@ -202,6 +209,11 @@ impl Tok {
             Tok::StarEq => "*=",
             Tok::SlashEq => "/=",
             Tok::PercentEq => "%=",
+            Tok::AmpEq => "&=",
+            Tok::PipeEq => "|=",
+            Tok::CaretEq => "^=",
+            Tok::ShlEq => "<<=",
+            Tok::ShrEq => ">>=",
         };
         format!("`{text}`")
     }
@@ -235,6 +247,11 @@ impl Tok {
                 | Tok::StarEq
                 | Tok::SlashEq
                 | Tok::PercentEq
+                | Tok::AmpEq
+                | Tok::PipeEq
+                | Tok::CaretEq
+                | Tok::ShlEq
+                | Tok::ShrEq
                 | Tok::Comma
                 | Tok::Colon
                 | Tok::Dot
@@ -522,6 +539,94 @@ impl Lexer<'_, '_> {
     /// Characters that start no token, from `start` to the next one that
     /// does: one diagnostic for the whole run, so a line of garbage is one
     /// error, not one per character.
+    /// What other languages write and Cove does not: one error that
+    /// names the Cove way, and a token (or none) that lets the rest of the
+    /// line read on without a cascade. Whether it took the input at `c`.
+    fn not_in_cove(&mut self, c: u8) -> bool {
+        let start = self.pos;
+        let (code, len, message, label, help, tok) = match (c, self.peek(1)) {
+            (b'\'', _) => {
+                // `'a'`, `'\n'`: a character literal, read as the string.
+                let rest = &self.text[start + 1..self.end];
+                let Some(close) = rest
+                    .char_indices()
+                    .skip(1)
+                    .take(3)
+                    .find(|(_, ch)| *ch == '\'')
+                    .map(|(i, _)| i)
+                else {
+                    return false;
+                };
+                let inner = &rest[..close];
+                if inner.contains('\n') {
+                    return false;
+                }
+                let text = match inner {
+                    "\\n" => "\n".to_string(),
+                    "\\t" => "\t".to_string(),
+                    "\\r" => "\r".to_string(),
+                    "\\0" => "\0".to_string(),
+                    "\\\\" => "\\".to_string(),
+                    "\\'" => "'".to_string(),
+                    other => other.to_string(),
+                };
+                (
+                    "E0030",
+                    close + 2,
+                    "Cove has no character literals".to_string(),
+                    "a character literal",
+                    format!(
+                        "write a one-character string, \"{}\"; `s.chars()` gives a string's characters and `n.to_char()` the character of a code point",
+                        text.escape_default()
+                    ),
+                    Some(Tok::Str(vec![StrPart::Text(text)])),
+                )
+            }
+            (b'+', b'+') => (
+                "E0031",
+                2,
+                "Cove has no `++`".to_string(),
+                "an increment",
+                "write `x += 1`".to_string(),
+                None,
+            ),
+            (b'?', _) => {
+                // Read on as `.unwrap()`, so the value has the type the
+                // writer meant and the rest of the line reads without a
+                // cascade.
+                self.pos = start + 1;
+                self.report(
+                    Pending::new("E0032", start..self.pos, "Cove has no `?` operator", "an early return on None")
+                        .help("match the Option (`match x { Some(v) => ..., None => return ... }`), or `.unwrap()` / `.unwrap_or(default)` it"),
+                );
+                for tok in [
+                    Tok::Dot,
+                    Tok::Ident("unwrap".to_string()),
+                    Tok::LParen,
+                    Tok::RParen,
+                ] {
+                    self.push(tok, start);
+                }
+                return true;
+            }
+            (b':', b':') => (
+                "E0034",
+                2,
+                "Cove names paths with `.`, not `::`".to_string(),
+                "a `::` path",
+                "write `Token.Word` or `module.function`".to_string(),
+                Some(Tok::Dot),
+            ),
+            _ => return false,
+        };
+        self.pos = start + len;
+        self.report(Pending::new(code, start..self.pos, message, label).help(help));
+        if let Some(tok) = tok {
+            self.push(tok, start);
+        }
+        true
+    }
+
     fn stray(&mut self, start: usize) {
         // The first character is one (the caller saw it start no token).
         let mut len = 0;
@@ -584,8 +689,14 @@ impl Lexer<'_, '_> {
 
     fn punct(&mut self, c: u8) {
         let start = self.pos;
+        if self.not_in_cove(c) {
+            return;
+        }
         let two = [c, self.peek(1)];
+        let three = [c, self.peek(1), self.peek(2)];
         let (tok, len) = match &two {
+            b"<<" if &three == b"<<=" => (Tok::ShlEq, 3),
+            b">>" if &three == b">>=" => (Tok::ShrEq, 3),
             b"->" => (Tok::Arrow, 2),
             b"=>" => (Tok::FatArrow, 2),
             b".." => (Tok::DotDot, 2),
@@ -602,6 +713,9 @@ impl Lexer<'_, '_> {
             b"*=" => (Tok::StarEq, 2),
             b"/=" => (Tok::SlashEq, 2),
             b"%=" => (Tok::PercentEq, 2),
+            b"&=" => (Tok::AmpEq, 2),
+            b"|=" => (Tok::PipeEq, 2),
+            b"^=" => (Tok::CaretEq, 2),
             _ => {
                 let tok = match c {
                     b'(' => Tok::LParen,

@@ -41,11 +41,13 @@
 #![warn(unreachable_pub)]
 
 mod ast;
+mod consts;
 mod diagnostics;
 mod driver;
 mod emit;
 mod internal;
 mod lexer;
+mod lines;
 mod lower;
 mod parser;
 mod resolve;
@@ -95,12 +97,36 @@ pub fn compile_files(entry: &Path) -> Result<Program, Diagnostics> {
     })
 }
 
+/// Compiles the file at `entry` and every module it imports, as
+/// [`compile_files`] does, and gives the warnings of a program that
+/// compiles beside it: unused variables and parameters (`W0001`,
+/// `W0002`) and `var`s never assigned again (`W0003`). A name starting
+/// with `_` is exempt. [`Diagnostic::is_warning`] tells them from errors.
+pub fn compile_files_with_warnings(entry: &Path) -> Result<(Program, Diagnostics), Diagnostics> {
+    on_own_stack(|| {
+        let units = driver::load(entry)?;
+        driver::compile_units_warned(units, false)
+    })
+}
+
+/// Compiles one module, as [`compile_module`] does, with its warnings
+/// (see [`compile_files_with_warnings`]).
+pub fn compile_module_with_warnings(
+    name: &str,
+    source: &str,
+) -> Result<(Program, Diagnostics), Diagnostics> {
+    on_own_stack(|| {
+        let unit = driver::Unit::parse(name, &format!("{name}.cove"), source.to_string());
+        driver::compile_units_warned(vec![unit], true)
+    })
+}
+
 /// Runs the compiler on a thread with a stack of [`STACK_BYTES`] (on the
 /// caller's thread if no thread can be started); a bug that panics
 /// becomes an internal-error diagnostic, not a crash.
-fn on_own_stack(
-    work: impl FnOnce() -> Result<Program, Diagnostics> + Send,
-) -> Result<Program, Diagnostics> {
+fn on_own_stack<T: Send>(
+    work: impl FnOnce() -> Result<T, Diagnostics> + Send,
+) -> Result<T, Diagnostics> {
     let panicked = || {
         Err(internal::error(
             &Program::new(),

@@ -21,7 +21,10 @@
 
 use crate::ast::*;
 use crate::diagnostics::Pending;
+mod impls;
+
 use crate::lexer::{StrPart, Tok, Token, lex};
+use cove_ir::format::FormatSpec;
 
 /// How deeply expressions, blocks, types and patterns may nest.
 pub(crate) const MAX_DEPTH: usize = 200;
@@ -47,6 +50,7 @@ pub(crate) fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
         too_deep: false,
         no_struct: false,
         else_chain: 0,
+        impl_type: None,
     };
     let file = p.file();
     if p.too_deep {
@@ -74,6 +78,8 @@ struct Parser<'s, 'e> {
     no_struct: bool,
     /// The `else if` links of the chains being parsed.
     else_chain: usize,
+    /// Inside `impl T { ... }`: `T`, the type of a `self` parameter.
+    impl_type: Option<Ident>,
 }
 
 fn binop(tok: &Tok) -> Option<(BinOp, u8)> {
@@ -98,6 +104,50 @@ fn binop(tok: &Tok) -> Option<(BinOp, u8)> {
         Tok::Percent => (BinOp::Rem, 9),
         _ => return None,
     })
+}
+
+/// The assignment a token starts: `Some(None)` for `=`, `Some(Some(op))`
+/// for a compound `op=` (every binary operator but the comparisons and
+/// `&&`/`||` has one), `None` for any other token.
+fn assign_op(tok: &Tok) -> Option<Option<BinOp>> {
+    Some(match tok {
+        Tok::Assign => None,
+        Tok::PlusEq => Some(BinOp::Add),
+        Tok::MinusEq => Some(BinOp::Sub),
+        Tok::StarEq => Some(BinOp::Mul),
+        Tok::SlashEq => Some(BinOp::Div),
+        Tok::PercentEq => Some(BinOp::Rem),
+        Tok::AmpEq => Some(BinOp::BitAnd),
+        Tok::PipeEq => Some(BinOp::BitOr),
+        Tok::CaretEq => Some(BinOp::BitXor),
+        Tok::ShlEq => Some(BinOp::Shl),
+        Tok::ShrEq => Some(BinOp::Shr),
+        _ => return None,
+    })
+}
+
+/// The offset of the `:` that starts a format spec in the code of an
+/// interpolation: the first one outside brackets and string literals.
+fn spec_colon(code: &str) -> Option<usize> {
+    let bytes = code.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b':' if depth == 0 => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 fn is_capitalized(name: &str) -> bool {
@@ -273,6 +323,13 @@ impl Parser<'_, '_> {
                         break;
                     }
                 }
+                Tok::Ident(w) if depth == 0 && w == "const" => {
+                    let line_start = self.pos == 0
+                        || matches!(self.toks[self.pos - 1].tok, Tok::Newline | Tok::RBrace);
+                    if line_start {
+                        break;
+                    }
+                }
                 _ => {}
             }
             self.bump();
@@ -298,6 +355,12 @@ impl Parser<'_, '_> {
                     }
                     self.end_of_item();
                 }
+                Tok::Ident(word) if word == "impl" => {
+                    for m in self.impl_block() {
+                        file.items.push(Item::Fn(m));
+                    }
+                    self.end_of_item();
+                }
                 Tok::Export | Tok::Fn | Tok::Struct | Tok::Enum => {
                     let exported = self.eat(&Tok::Export);
                     match self.tok() {
@@ -316,7 +379,25 @@ impl Parser<'_, '_> {
                                 file.items.push(Item::Enum(e));
                             }
                         }
-                        _ => self.expected("`fn`, `struct` or `enum` after `export`"),
+                        Tok::Ident(w) if w == "const" => {
+                            if let Some(c) = self.const_decl(exported) {
+                                file.consts.push(c);
+                            }
+                        }
+                        _ => self.expected("`fn`, `struct`, `enum` or `const` after `export`"),
+                    }
+                    self.end_of_item();
+                }
+                Tok::Ident(w) if w == "trait" && matches!(self.nth(1), Tok::Ident(_)) => {
+                    let span = self.span();
+                    self.error(
+                        Pending::new("E0036", span, "Cove has no traits", "a trait declaration")
+                            .help("write a function for each type, or an enum with a variant per type and a `match` over it"),
+                    );
+                }
+                Tok::Ident(w) if w == "const" && matches!(self.nth(1), Tok::Ident(_)) => {
+                    if let Some(c) = self.const_decl(false) {
+                        file.consts.push(c);
                     }
                     self.end_of_item();
                 }
@@ -344,6 +425,51 @@ impl Parser<'_, '_> {
         file
     }
 
+    /// `const NAME: Type = value`, at `const` (a word, not a keyword, so
+    /// v1 programs that name a variable `const` keep compiling).
+    fn const_decl(&mut self, exported: bool) -> Option<ConstDecl> {
+        self.bump();
+        let name = self.ident("a constant name after `const`")?;
+        // A missing type is reported, and the constant still declared (its
+        // type taken from its value), so its uses are not unknown names.
+        let ty = if self.eat(&Tok::Colon) {
+            self.type_expr()
+        } else {
+            self.errors.push(
+                Pending::new(
+                    "E0700",
+                    name.span.clone(),
+                    format!("the constant `{}` needs a type", name.name),
+                    "no `: Type` after the name",
+                )
+                .help(format!("write `const {}: Int = ...`", name.name)),
+            );
+            TypeExpr::Error(name.span.clone())
+        };
+        if !self.at(&Tok::Assign) {
+            let d = Pending::new(
+                "E0010",
+                self.prev_end()..self.prev_end(),
+                format!(
+                    "expected `=` and a value for `{}`, found {}",
+                    name.name,
+                    self.tok().describe()
+                ),
+                "a constant needs a value when it is declared",
+            );
+            self.error(d);
+            return None;
+        }
+        self.bump();
+        let value = self.expr();
+        Some(ConstDecl {
+            exported,
+            name,
+            ty,
+            value,
+        })
+    }
+
     fn end_of_item(&mut self) {
         if self.panicking {
             return;
@@ -356,6 +482,7 @@ impl Parser<'_, '_> {
     fn function(&mut self, exported: bool) -> Option<FnDecl> {
         self.bump();
         let name = self.ident("a function name after `fn`")?;
+        let generic = self.at(&Tok::LBrack) && self.type_parameters();
         let mut params = Vec::new();
         // A header that does not parse still declares the function, marked
         // broken, so calls to it are not also reported as unknown names.
@@ -377,6 +504,16 @@ impl Parser<'_, '_> {
             let Some(pname) = self.ident("a parameter name") else {
                 return Some(broken(name, params, self.span()));
             };
+            if params.is_empty()
+                && !self.at(&Tok::Colon)
+                && let Some(ty) = self.self_type(&pname)
+            {
+                params.push((pname, ty));
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+                continue;
+            }
             if !self.expect(Tok::Colon, "`:` and the parameter's type") {
                 return Some(broken(name, params, self.span()));
             }
@@ -400,6 +537,15 @@ impl Parser<'_, '_> {
             return Some(broken(name, params, self.span()));
         }
         let body = self.block();
+        if generic {
+            // Already reported; its types name parameters that do not exist,
+            // so it is declared but not checked, like a broken header.
+            let params = params
+                .into_iter()
+                .map(|(p, t)| (p, TypeExpr::Error(t.span())))
+                .collect();
+            return Some(broken(name, params, body.span));
+        }
         Some(FnDecl {
             exported,
             name,
@@ -408,6 +554,69 @@ impl Parser<'_, '_> {
             body,
             broken: false,
         })
+    }
+
+    /// `[T, U]` after a function's name: Cove has no user generics. Reports
+    /// it and skips the brackets; true.
+    fn type_parameters(&mut self) -> bool {
+        let start = self.span().start;
+        let mut depth = 0usize;
+        loop {
+            match self.tok() {
+                Tok::LBrack => depth += 1,
+                Tok::RBrack => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.bump();
+                        break;
+                    }
+                }
+                Tok::Eof | Tok::Newline | Tok::LBrace => break,
+                _ => {}
+            }
+            self.bump();
+        }
+        self.errors.push(
+            Pending::new(
+                "E0035",
+                start..self.prev_end(),
+                "Cove has no user generics",
+                "type parameters",
+            )
+            .help("write the function for the types it is used with; List, Map and Option are Cove's generic types"),
+        );
+        true
+    }
+
+    /// `|x| body` or `|| body`: Cove writes closures as `fn(x) { ... }`.
+    /// Reports it once, reads past the parameters and the body, and gives
+    /// an expression already in error, so nothing else is said about it.
+    fn closure_syntax(&mut self) -> Expr {
+        let start = self.span().start;
+        if !self.eat(&Tok::OrOr) {
+            self.bump();
+            while !matches!(
+                self.tok(),
+                Tok::Pipe | Tok::Newline | Tok::Eof | Tok::RBrace | Tok::RParen | Tok::RBrack
+            ) {
+                self.bump();
+            }
+            self.eat(&Tok::Pipe);
+        }
+        let head = start..self.prev_end();
+        self.errors.push(
+            Pending::new(
+                "E0033",
+                head,
+                "Cove writes closures as `fn(x) { ... }`",
+                "closure parameters between bars",
+            )
+            .help("write `fn(x) { x * 2 }`; parameter types may be left out where the function type is known"),
+        );
+        if self.starts_expr() {
+            let _ = self.expr();
+        }
+        self.error_expr(start..self.prev_end())
     }
 
     fn struct_decl(&mut self, exported: bool) -> Option<StructDecl> {
@@ -504,12 +713,31 @@ impl Parser<'_, '_> {
     }
 
     fn type_inner(&mut self, start: usize) -> TypeExpr {
+        if self.at(&Tok::Fn) {
+            return self.fn_type(start);
+        }
         if self.at(&Tok::LParen) {
             self.bump();
-            if self.expect(Tok::RParen, "`)`: the only type in parentheses is `()`") {
+            if self.eat(&Tok::RParen) {
                 return TypeExpr::Unit(start..self.prev_end());
             }
-            return TypeExpr::Error(start..self.prev_end());
+            // `(A, B)`: a tuple type; `(A)` is `A`.
+            let mut parts = Vec::new();
+            loop {
+                parts.push(self.type_expr());
+                if self.panicking || !self.eat(&Tok::Comma) || self.at(&Tok::RParen) {
+                    break;
+                }
+            }
+            if self.panicking || !self.expect(Tok::RParen, "`)` to close the tuple type") {
+                return TypeExpr::Error(start..self.prev_end());
+            }
+            if parts.len() == 1 {
+                return parts
+                    .pop()
+                    .unwrap_or(TypeExpr::Error(start..self.prev_end()));
+            }
+            return TypeExpr::Tuple(parts, start..self.prev_end());
         }
         let Tok::Ident(_) = self.tok() else {
             self.expected("a type");
@@ -544,6 +772,119 @@ impl Parser<'_, '_> {
         TypeExpr::Named {
             path,
             args,
+            span: start..self.prev_end(),
+        }
+    }
+
+    /// `(a, b, _)`, the names a tuple is taken apart into, from its `(`.
+    fn tuple_names(&mut self) -> Option<Vec<Ident>> {
+        self.bump();
+        let mut names = Vec::new();
+        while !self.at(&Tok::RParen) {
+            names.push(self.ident("a variable name")?);
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if !self.expect(Tok::RParen, "`)` to close the names") {
+            return None;
+        }
+        if names.len() < 2 {
+            let span = self.prev_end()..self.prev_end();
+            self.error(Pending::new(
+                "E0018",
+                span,
+                "a tuple is taken apart into two or more names",
+                "fewer than two names",
+            ));
+            // One name goes on as a plain variable, so its uses are not
+            // reported too.
+            self.panicking = false;
+            if names.is_empty() {
+                return None;
+            }
+        }
+        Some(names)
+    }
+
+    /// `fn(T, U) -> R`, from its `fn`.
+    fn fn_type(&mut self, start: usize) -> TypeExpr {
+        self.bump();
+        if !self.expect(
+            Tok::LParen,
+            "`(` and the parameter types of a function type",
+        ) {
+            return TypeExpr::Error(start..self.prev_end());
+        }
+        let mut params = Vec::new();
+        while !self.at(&Tok::RParen) {
+            params.push(self.type_expr());
+            if self.panicking {
+                return TypeExpr::Error(start..self.prev_end());
+            }
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if !self.expect(Tok::RParen, "`)` to close the parameter types") {
+            return TypeExpr::Error(start..self.prev_end());
+        }
+        let result = if self.eat(&Tok::Arrow) {
+            Some(Box::new(self.type_expr()))
+        } else {
+            None
+        };
+        TypeExpr::Fn {
+            params,
+            result,
+            span: start..self.prev_end(),
+        }
+    }
+
+    /// `fn(a: Int, b) -> R { body }`, from its `fn`: a function expression.
+    fn fn_expr(&mut self) -> Expr {
+        let start = self.span().start;
+        self.bump();
+        if !self.expect(
+            Tok::LParen,
+            "`(` and the parameters of a function expression",
+        ) {
+            return self.error_expr(start..self.prev_end());
+        }
+        let mut params = Vec::new();
+        while !self.at(&Tok::RParen) {
+            let Some(name) = self.ident("a parameter name") else {
+                return self.error_expr(start..self.prev_end());
+            };
+            let ty = if self.eat(&Tok::Colon) {
+                Some(self.type_expr())
+            } else {
+                None
+            };
+            params.push((name, ty));
+            if self.panicking || !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        if !self.expect(Tok::RParen, "`)` to close the parameters") {
+            return self.error_expr(start..self.prev_end());
+        }
+        let result = if self.eat(&Tok::Arrow) {
+            Some(self.type_expr())
+        } else {
+            None
+        };
+        if !self.at(&Tok::LBrace) {
+            self.expected("`{` to start the function's body");
+            return self.error_expr(start..self.prev_end());
+        }
+        let body = self.block();
+        Expr {
+            kind: ExprKind::Func(Box::new(FnExpr {
+                params,
+                result,
+                body,
+            })),
             span: start..self.prev_end(),
         }
     }
@@ -644,6 +985,28 @@ impl Parser<'_, '_> {
 
     fn statement(&mut self) -> Option<Stmt> {
         match self.tok() {
+            Tok::Let | Tok::Var if matches!(self.nth(1), Tok::LParen) => {
+                let mutable = matches!(self.bump().tok, Tok::Var);
+                let names = self.tuple_names()?;
+                if !self.expect(Tok::Assign, "`=` and the tuple to take apart") {
+                    return None;
+                }
+                let value = self.expr();
+                if names.len() == 1 {
+                    let name = names.into_iter().next()?;
+                    return Some(Stmt::Let {
+                        mutable,
+                        name,
+                        ty: None,
+                        value,
+                    });
+                }
+                Some(Stmt::LetTuple {
+                    mutable,
+                    names,
+                    value,
+                })
+            }
             Tok::Let | Tok::Var => {
                 let mutable = matches!(self.bump().tok, Tok::Var);
                 let name = self.ident("a variable name")?;
@@ -686,6 +1049,27 @@ impl Parser<'_, '_> {
                 let body = self.block();
                 Some(Stmt::While { cond, body })
             }
+            Tok::For if matches!(self.nth(1), Tok::LParen) => {
+                self.bump();
+                let names = self.tuple_names()?;
+                if !self.expect(Tok::In, "`in`") {
+                    return None;
+                }
+                let saved = std::mem::replace(&mut self.no_struct, true);
+                let iter = self.expr();
+                self.no_struct = saved;
+                self.brace_on_next_line();
+                if !self.at(&Tok::LBrace) {
+                    self.expected("`{` to start the loop body");
+                    return None;
+                }
+                let body = self.block();
+                if names.len() == 1 {
+                    let name = names.into_iter().next()?;
+                    return Some(Stmt::For { name, iter, body });
+                }
+                Some(Stmt::ForTuple { names, iter, body })
+            }
             Tok::For => {
                 self.bump();
                 let name = self.ident("a loop variable after `for`")?;
@@ -703,6 +1087,7 @@ impl Parser<'_, '_> {
                 let body = self.block();
                 Some(Stmt::For { name, iter, body })
             }
+            Tok::Fn if matches!(self.nth(1), Tok::LParen) => Some(Stmt::Expr(self.expr())),
             Tok::Fn => {
                 let span = self.span();
                 self.error(
@@ -732,14 +1117,8 @@ impl Parser<'_, '_> {
             }
             _ => {
                 let target = self.expr();
-                let op = match self.tok() {
-                    Tok::Assign => None,
-                    Tok::PlusEq => Some(BinOp::Add),
-                    Tok::MinusEq => Some(BinOp::Sub),
-                    Tok::StarEq => Some(BinOp::Mul),
-                    Tok::SlashEq => Some(BinOp::Div),
-                    Tok::PercentEq => Some(BinOp::Rem),
-                    _ => return Some(Stmt::Expr(target)),
+                let Some(op) = assign_op(self.tok()) else {
+                    return Some(Stmt::Expr(target));
                 };
                 self.bump();
                 let value = self.expr();
@@ -865,6 +1244,25 @@ impl Parser<'_, '_> {
         loop {
             let start = e.span.start;
             match self.tok() {
+                Tok::Dot if matches!(self.nth(1), Tok::Int(_) | Tok::Float(_)) => {
+                    // `t.0`, and `t.0.1`, which lexes as `t` `.` `0.1`.
+                    self.bump();
+                    let span = self.span();
+                    self.bump();
+                    let text = &self.source[span.clone()];
+                    for (i, part) in text.split('.').enumerate() {
+                        let at = span.start
+                            + text.split('.').take(i).map(|p| p.len() + 1).sum::<usize>();
+                        let name = Ident {
+                            name: part.to_string(),
+                            span: at..at + part.len(),
+                        };
+                        e = Expr {
+                            span: start..name.span.end,
+                            kind: ExprKind::Field(Box::new(e), name),
+                        };
+                    }
+                }
                 Tok::Dot => {
                     self.bump();
                     let Some(name) = self.ident("a field or method name after `.`") else {
@@ -1121,7 +1519,7 @@ impl Parser<'_, '_> {
                     span,
                 }
             }
-            Tok::Ident(name) => {
+            Tok::Ident(name) if !(name == "loop" && self.nth(1) == &Tok::LBrace) => {
                 self.bump();
                 if matches!(name.as_str(), "List" | "Map" | "Channel") && self.at(&Tok::LBrack) {
                     self.pos -= 1;
@@ -1158,6 +1556,23 @@ impl Parser<'_, '_> {
                 }
                 let saved = std::mem::replace(&mut self.no_struct, false);
                 let mut e = self.expr();
+                if self.at(&Tok::Comma) {
+                    // `(a, b)`: a tuple.
+                    let mut items = vec![e];
+                    while self.eat(&Tok::Comma) {
+                        self.skip_newlines();
+                        if self.at(&Tok::RParen) || self.panicking {
+                            break;
+                        }
+                        items.push(self.expr());
+                    }
+                    self.no_struct = saved;
+                    self.expect(Tok::RParen, "`)` to close the tuple");
+                    return Expr {
+                        kind: ExprKind::Tuple(items),
+                        span: start..self.prev_end(),
+                    };
+                }
                 self.no_struct = saved;
                 self.expect(Tok::RParen, "`)` to close the parenthesis");
                 e.span = start..self.prev_end();
@@ -1179,6 +1594,8 @@ impl Parser<'_, '_> {
             }
             Tok::If => self.if_expr(),
             Tok::Match => self.match_expr(),
+            Tok::Pipe | Tok::OrOr => self.closure_syntax(),
+            Tok::Fn => self.fn_expr(),
             Tok::Return => {
                 self.bump();
                 let value = if self.starts_expr() {
@@ -1193,9 +1610,26 @@ impl Parser<'_, '_> {
             }
             Tok::Break => {
                 self.bump();
+                if self.starts_expr() && !self.at(&Tok::FatArrow) {
+                    let value = self.expr();
+                    return Expr {
+                        span: start..value.span.end,
+                        kind: ExprKind::BreakValue(Box::new(value)),
+                    };
+                }
                 Expr {
                     kind: ExprKind::Break,
                     span,
+                }
+            }
+            // `loop {`: a word, not a keyword, so a v1 variable named
+            // `loop` still compiles.
+            Tok::Ident(w) if w == "loop" && self.nth(1) == &Tok::LBrace => {
+                self.bump();
+                let body = self.block();
+                Expr {
+                    span: start..body.span.end,
+                    kind: ExprKind::Loop(body),
                 }
             }
             Tok::Continue => {
@@ -1233,6 +1667,14 @@ impl Parser<'_, '_> {
             match part {
                 StrPart::Text(t) => pieces.push(Piece::Text(t)),
                 StrPart::Code(range) => {
+                    // `{x:>8.3}`: the spec after a top-level `:` is not code.
+                    let (range, spec) = match spec_colon(&self.source[range.clone()]) {
+                        Some(at) => {
+                            let colon = range.start + at;
+                            (range.start..colon, Some(colon + 1..range.end))
+                        }
+                        None => (range, None),
+                    };
                     let tokens = lex(self.source, range.clone(), self.errors);
                     let saved_toks = std::mem::replace(&mut self.toks, tokens);
                     let saved_pos = std::mem::replace(&mut self.pos, 0);
@@ -1253,7 +1695,29 @@ impl Parser<'_, '_> {
                     self.no_struct = saved_struct;
                     // An error inside the string must not swallow what follows it.
                     self.panicking = false;
-                    pieces.push(Piece::Expr(e));
+                    match spec {
+                        None => pieces.push(Piece::Expr(e)),
+                        Some(at) => match FormatSpec::parse(&self.source[at.clone()]) {
+                            Ok(s) => pieces.push(Piece::Formatted(e, s, at)),
+                            Err(why) => {
+                                let shown = if at.is_empty() {
+                                    at.start - 1..at.start
+                                } else {
+                                    at.clone()
+                                };
+                                self.errors.push(
+                                    Pending::new(
+                                        "E0800",
+                                        shown,
+                                        format!("this format spec is not valid: {why}"),
+                                        "the spec after `:`",
+                                    )
+                                    .help("a spec is [[fill]align][sign][0][width][.precision][type], as in `{x:>8.3}` or `{n:05}`"),
+                                );
+                                pieces.push(Piece::Expr(e));
+                            }
+                        },
+                    }
                 }
             }
         }
@@ -1338,13 +1802,22 @@ impl Parser<'_, '_> {
                 break;
             }
             let before = self.pos;
-            let pattern = self.pattern();
+            let pattern = self.arm_pattern();
+            let guard = if !self.panicking && self.eat(&Tok::If) {
+                Some(self.head_expr())
+            } else {
+                None
+            };
             if !self.panicking {
                 self.expect(Tok::FatArrow, "`=>` after the pattern");
             }
             if !self.panicking {
                 let body = self.arm_body();
-                arms.push(Arm { pattern, body });
+                arms.push(Arm {
+                    pattern,
+                    guard,
+                    body,
+                });
             }
             if !self.panicking
                 && !self.eat(&Tok::Comma)
@@ -1360,6 +1833,7 @@ impl Parser<'_, '_> {
                         kind: PatternKind::Error,
                         span: self.span(),
                     },
+                    guard: None,
                     body: self.error_expr(self.span()),
                 });
                 self.sync_statement();
@@ -1388,20 +1862,32 @@ impl Parser<'_, '_> {
     /// An arm's body: an expression, or an assignment (`total += v`).
     fn arm_body(&mut self) -> Expr {
         let target = self.expr();
-        let op = match self.tok() {
-            Tok::Assign => None,
-            Tok::PlusEq => Some(BinOp::Add),
-            Tok::MinusEq => Some(BinOp::Sub),
-            Tok::StarEq => Some(BinOp::Mul),
-            Tok::SlashEq => Some(BinOp::Div),
-            Tok::PercentEq => Some(BinOp::Rem),
-            _ => return target,
+        let Some(op) = assign_op(self.tok()) else {
+            return target;
         };
         self.bump();
         let value = self.expr();
         Expr {
             span: target.span.start..value.span.end,
             kind: ExprKind::Assign(Box::new(target), op, Box::new(value)),
+        }
+    }
+
+    /// An arm's pattern: one pattern, or alternatives `A | B | C`.
+    fn arm_pattern(&mut self) -> Pattern {
+        let first = self.pattern();
+        if !self.at(&Tok::Pipe) {
+            return first;
+        }
+        let start = first.span.start;
+        let mut alts = vec![first];
+        while !self.panicking && self.eat(&Tok::Pipe) {
+            self.skip_newlines();
+            alts.push(self.pattern());
+        }
+        Pattern {
+            span: start..self.prev_end(),
+            kind: PatternKind::Or(alts),
         }
     }
 

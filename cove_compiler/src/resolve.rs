@@ -39,6 +39,8 @@ pub(crate) struct ModuleScope {
     /// Imports that named no module (reported at the `import`): their
     /// uses are not reported again as unknown names.
     pub missing_imports: std::collections::HashSet<String>,
+    /// Top-level constants → their types and values.
+    pub consts: HashMap<String, crate::consts::ConstDef>,
 }
 
 /// The Cove spelling of a type, including the checker's own two.
@@ -81,6 +83,30 @@ pub(crate) fn resolve_type(
         TypeExpr::Unit(_) => return Program::UNIT,
         TypeExpr::Error(_) => return ERROR,
         TypeExpr::Named { path, args, span } => (path, args, span.clone()),
+        TypeExpr::Tuple(parts, _) => {
+            let mut elems = Vec::with_capacity(parts.len());
+            for p in parts {
+                elems.push(resolve_type(program, scopes, module, p, errors));
+            }
+            if elems.contains(&ERROR) {
+                return ERROR;
+            }
+            return crate::lower::tuple_type(program, &elems);
+        }
+        TypeExpr::Fn { params, result, .. } => {
+            let mut ps = Vec::with_capacity(params.len());
+            for p in params {
+                ps.push(resolve_type(program, scopes, module, p, errors));
+            }
+            let r = match result {
+                Some(r) => resolve_type(program, scopes, module, r, errors),
+                None => Program::UNIT,
+            };
+            if ps.contains(&ERROR) || r == ERROR {
+                return ERROR;
+            }
+            return program.intern_type(Type::Func(ps, r));
+        }
     };
     let mut resolved = Vec::with_capacity(args.len());
     for a in args {

@@ -34,10 +34,22 @@ pub const MAX_ITEMS: usize = 100;
 /// How many characters of a string a rendering shows.
 pub const MAX_STRING: usize = 200;
 
-/// The Cove spelling of `ty`, or `?` when the type is not known.
+/// The Cove spelling of `ty`, or `?` when the type is not known. A
+/// captured `var` lives in a cell, a one-field struct the compiler makes;
+/// it is spelled as the variable's own type.
 pub fn type_name(program: &Program, ty: Option<TypeId>) -> String {
     match ty {
-        Some(ty) => program.type_name(ty),
+        Some(ty) => match program.types.get(ty.0 as usize) {
+            Some(Type::Struct(s))
+                if program
+                    .structs
+                    .get(s.0 as usize)
+                    .is_some_and(|d| d.name == "<cell>" && d.fields.len() == 1) =>
+            {
+                program.type_name(program.structs[s.0 as usize].fields[0].ty)
+            }
+            _ => program.type_name(ty),
+        },
         None => "?".to_string(),
     }
 }
@@ -150,6 +162,20 @@ fn write_value(
             write_value(out, program, inner, kids.element(), depth + 1);
             out.push(')');
         }
+        // The cell a captured `var` lives in shows as its value.
+        Value::Struct { name, fields } if name == "<cell>" && fields.len() == 1 => {
+            write_value(out, program, &fields[0].1, kids.field(0), depth + 1);
+        }
+        Value::Struct { name, fields } if name.starts_with('(') => {
+            out.push('(');
+            for (i, (_, v)) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_value(out, program, v, kids.field(i), depth + 1);
+            }
+            out.push(')');
+        }
         Value::Struct { name, fields } => {
             let _ = write!(out, "{name} {{ ");
             for (i, (field, v)) in fields.iter().enumerate() {
@@ -182,6 +208,20 @@ fn write_value(
         Value::Channel(_) => out.push_str("<channel>"),
         Value::Raw(bits) => {
             let _ = write!(out, "<raw {bits:#x}>");
+        }
+        Value::Closure { function, captures } => {
+            let _ = write!(out, "fn {function}");
+            if !captures.is_empty() {
+                out.push_str(" capturing { ");
+                for (i, (name, v)) in captures.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    let _ = write!(out, "{name}: ");
+                    write_value(out, program, v, None, depth + 1);
+                }
+                out.push_str(" }");
+            }
         }
     }
 }

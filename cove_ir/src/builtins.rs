@@ -239,6 +239,7 @@ catalogue! {
     /// The value inside, or the default.
     OptionUnwrapOr = "Option.unwrap_or", Some(Opt(&T)), [T] -> T;
 
+
     // ---- tasks ----------------------------------------------------------
     /// Waits for the task and returns its result; an error in the task is
     /// an error here.
@@ -251,6 +252,53 @@ catalogue! {
     ChannelRecv = "Channel.recv", Some(Channel(&T)), [] -> Opt(&T);
     /// Closes the channel: receivers see `None` after what was sent.
     ChannelClose = "Channel.close", Some(Channel(&T)), [] -> Unit;
+
+    // ---- format specs (`"{x:>8.3}"`; no Cove name reaches these) -------
+    /// The Int as the packed spec writes it (see `cove_ir::format`); a
+    /// value that packs no spec is a runtime error.
+    FormatInt = "format.int", None, [Int, Int] -> Str;
+    /// The Float as the packed spec writes it.
+    FormatFloat = "format.float", None, [Float, Int] -> Str;
+    /// The text as the packed spec writes it.
+    FormatStr = "format.str", None, [Str, Int] -> Str;
+
+    // ---- text, lists, numbers and input of Cove 1.1 ---------------------
+    /// The Unicode scalar values, each a one-character string.
+    StrChars = "String.chars", Some(Str), [] -> List(&Str);
+    /// The bytes, each 0 to 255.
+    StrBytes = "String.bytes", Some(Str), [] -> List(&Int);
+    /// The pieces between runs of Unicode white space, none empty.
+    StrSplitWhitespace = "String.split_whitespace", Some(Str), [] -> List(&Str);
+    /// The one-character string of the code point; a number that is not a
+    /// Unicode scalar value is a runtime error.
+    IntToChar = "Int.to_char", Some(Int), [] -> Str;
+    /// The integer raised to a power; a negative exponent or an overflow
+    /// is a runtime error.
+    IntPow = "Int.pow", Some(Int), [Int] -> Int;
+    /// The float raised to a float power.
+    FloatPow = "Float.pow", Some(Float), [Float] -> Float;
+    /// The nearest integer, half way rounding away from zero, as a float.
+    FloatRound = "Float.round", Some(Float), [] -> Float;
+    /// The smallest integer not less than it, as a float.
+    FloatCeil = "Float.ceil", Some(Float), [] -> Float;
+    /// Whether it is NaN.
+    FloatIsNan = "Float.is_nan", Some(Float), [] -> Bool;
+    /// A new list of the elements repeated the count of times (the
+    /// elements themselves, not copies of them); a negative count is a
+    /// runtime error.
+    ListRepeat = "List.repeat", Some(List(&T)), [Int] -> List(&T);
+    /// A new list of the same elements.
+    ListCopy = "List.copy", Some(List(&T)), [] -> List(&T);
+    /// Reverses the list in place.
+    ListReverse = "List.reverse", Some(List(&T)), [] -> Unit;
+    /// Sorts the floats ascending in place, stably, by IEEE total order
+    /// (`-0.0` before `0.0`, NaN last).
+    ListSortFloat = "List.sort", Some(List(&Float)), [] -> Unit;
+    /// The next line of standard input without its line ending, `None` at
+    /// the end of the input.
+    ReadLine = "read_line", None, [] -> Opt(&Str);
+    /// The rest of standard input.
+    ReadStdin = "read_stdin", None, [] -> Str;
 }
 
 impl Builtin {

@@ -48,6 +48,7 @@
 #![warn(unreachable_pub)]
 
 pub mod builtins;
+pub mod format;
 pub mod op;
 pub mod parse;
 pub mod print;

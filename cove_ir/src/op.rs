@@ -587,6 +587,35 @@ instruction_set! {
     Spawn = "spawn" { dst: DstRef, func: Func, base: Base, count: Count }
     /// `dst` = a new `Channel[ty]`.
     NewChannel = "new.channel" { dst: DstRef, ty: Type }
+
+    // ---- structural equality ---------------------------------------------
+
+    /// `dst = a == b` on two values of type `ty` (a struct, enum, list,
+    /// map or option): equal parts, deeply; a Float part compares as IEEE
+    /// does; a cycle met again counts as equal. `!=` is this and `not.bool`.
+    EqValue = "eq.value" { dst: DstNum, a: SrcRef, b: SrcRef, ty: Type }
+
+    // ---- function values -------------------------------------------------
+
+    /// `dst` = a closure of `func` that captured the `count` registers from
+    /// `base`: a heap object holding the function and copies of the
+    /// registers (a captured `var` is a reference to its cell, so the copy
+    /// shares it). With no captures `func` is any function, and the value
+    /// has the type `fn(params) -> result` of its signature. With captures,
+    /// `func`'s last parameter is its *environment*, a struct whose fields
+    /// are the captures in order, and the value's type leaves that
+    /// parameter out: a call passes the closure object itself there, laid
+    /// out as that struct after its header, so the body reads a capture
+    /// with `get.field`.
+    NewClosure = "new.closure" { dst: DstRef, func: Func, base: Base, count: Count }
+    /// Calls the closure in `callee`, of type `fn(T0, ..) -> R` with
+    /// `count` parameters, on the `count` registers from `base`, and writes
+    /// its result to `dst`: as `call`, with the callee read from the
+    /// closure object instead of the instruction, and no check of its
+    /// type (the verifier proved every closure of this type has this
+    /// signature). The closure itself is written to `base + count`, a ref
+    /// register, where a function with captures finds its environment.
+    CallClosure = "call.closure" { dst: DstAny, callee: SrcRef, base: Base, count: Count }
 }
 
 impl Instr {
@@ -714,6 +743,8 @@ const fn ends_stretch(op: Opcode) -> bool {
             | NewList
             | NewMap
             | NewChannel
+            | NewClosure
+            | CallClosure
     )
 }
 

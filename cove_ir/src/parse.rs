@@ -56,15 +56,11 @@ impl std::error::Error for ParseError {}
 
 /// Reads a program in the printed form.
 pub fn program(text: &str) -> Result<Program, ParseError> {
+    // The printed form lists every type, the basic five too.
+    let mut program = Program::new();
+    program.types.clear();
     let mut parser = Parser {
-        program: Program {
-            modules: Vec::new(),
-            functions: Vec::new(),
-            constants: Vec::new(),
-            types: Vec::new(),
-            structs: Vec::new(),
-            enums: Vec::new(),
-        },
+        program,
         section: Section::None,
         fixups: Vec::new(),
         saw_type: false,
@@ -328,6 +324,14 @@ impl Parser {
             "Channel" => Type::Channel(t(cursor)?),
             "Struct" => Type::Struct(StructId(cursor.number_with("s", "a struct, `s0`")?)),
             "Enum" => Type::Enum(EnumId(cursor.number_with("e", "an enum, `e0`")?)),
+            "Fn" => {
+                let count: u32 = cursor.number_with("", "a parameter count")?;
+                let mut params = Vec::new();
+                for _ in 0..count.min(u16::MAX as u32) {
+                    params.push(t(cursor)?);
+                }
+                Type::Func(params, t(cursor)?)
+            }
             other => return Err(cursor.error_before(format!("`{other}` is not a type shape"))),
         };
         cursor.end()?;

@@ -315,6 +315,13 @@ pub fn program(program: &Program) -> String {
             Type::Enum(e) => format!("Enum e{}", e.0),
             Type::Task(e) => format!("Task {e}"),
             Type::Channel(e) => format!("Channel {e}"),
+            Type::Func(params, result) => {
+                let mut text = format!("Fn {}", params.len());
+                for p in params {
+                    text.push_str(&format!(" {p}"));
+                }
+                format!("{text} {result}")
+            }
         };
         let line = format!("type t{t} {shape}");
         match ty {

@@ -13,6 +13,10 @@ use std::ops::Range;
 use crate::op::{Instr, Reg};
 use crate::types::{EnumId, StructId, Type, TypeId};
 
+mod constant_index;
+
+use constant_index::ConstantIndex;
+
 /// A function of a [`Program`]: an index into [`Program::functions`].
 ///
 /// Ordered by index, which is the order the compiler emitted the functions
@@ -241,6 +245,8 @@ pub struct Program {
     pub structs: Vec<StructDef>,
     /// The user enums.
     pub enums: Vec<EnumDef>,
+    /// Where each constant of the pool is, for [`Program::intern_constant`].
+    constant_index: ConstantIndex,
 }
 
 impl Default for Program {
@@ -270,6 +276,7 @@ impl Program {
             types: vec![Type::Unit, Type::Bool, Type::Int, Type::Float, Type::Str],
             structs: Vec::new(),
             enums: Vec::new(),
+            constant_index: ConstantIndex::default(),
         }
     }
 
@@ -333,15 +340,7 @@ impl Program {
 
     /// The id of `constant`, adding it to the pool if it is new.
     pub fn intern_constant(&mut self, constant: Constant) -> ConstId {
-        let same = |c: &Constant| match (c, &constant) {
-            (Constant::Float(a), Constant::Float(b)) => a.to_bits() == b.to_bits(),
-            (a, b) => a == b,
-        };
-        if let Some(i) = self.constants.iter().position(same) {
-            return ConstId(i as u32);
-        }
-        self.constants.push(constant);
-        ConstId(self.constants.len() as u32 - 1)
+        self.constant_index.intern(&mut self.constants, constant)
     }
 
     /// Adds a function and returns its id.
@@ -391,6 +390,14 @@ impl Program {
             Some(Type::Option(t)) => format!("Option[{}]", name(t)),
             Some(Type::Task(t)) => format!("Task[{}]", name(t)),
             Some(Type::Channel(t)) => format!("Channel[{}]", name(t)),
+            Some(Type::Func(params, result)) => {
+                let params: Vec<String> = params.iter().map(&mut name).collect();
+                if self.types.get(result.0 as usize) == Some(&Type::Unit) {
+                    format!("fn({})", params.join(", "))
+                } else {
+                    format!("fn({}) -> {}", params.join(", "), name(result))
+                }
+            }
             Some(Type::Struct(s)) => self
                 .structs
                 .get(s.0 as usize)
@@ -400,6 +407,79 @@ impl Program {
                 .get(e.0 as usize)
                 .map_or_else(|| format!("<enum {}>", e.0), |d| d.name.clone()),
         }
+    }
+}
+
+/// The most functions a closure can name: a closure object's header keeps
+/// its function in 24 bits.
+pub const MAX_CLOSURE_FUNCTION: u32 = 1 << 24;
+
+/// What a closure of one function is: the signature its callers see and
+/// the struct its captures are laid out as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClosureShape {
+    /// The parameters a caller passes (the environment left out).
+    pub params: Vec<TypeId>,
+    /// The result.
+    pub result: TypeId,
+    /// The environment struct, when the closure captures anything: the
+    /// function's last parameter.
+    pub env: Option<StructId>,
+}
+
+impl Program {
+    /// The shape of a closure of `func` that captures `captures` values, or
+    /// why there can be none: with captures, the function's last parameter
+    /// must be a struct of exactly that many fields (see `new.closure`).
+    pub fn closure_shape(&self, func: FunctionId, captures: u16) -> Result<ClosureShape, String> {
+        let f = self
+            .functions
+            .get(func.index())
+            .ok_or_else(|| format!("there is no function {func}"))?;
+        if func.0 >= MAX_CLOSURE_FUNCTION {
+            return Err(format!(
+                "a closure can name only the first {MAX_CLOSURE_FUNCTION} functions"
+            ));
+        }
+        if captures == 0 {
+            return Ok(ClosureShape {
+                params: f.params.clone(),
+                result: f.result,
+                env: None,
+            });
+        }
+        let env = match f.params.last().and_then(|t| self.types.get(t.0 as usize)) {
+            Some(Type::Struct(s)) => *s,
+            _ => {
+                return Err(format!(
+                    "{} captures {captures} values but its last parameter is not a struct",
+                    f.qualified
+                ));
+            }
+        };
+        let fields = self
+            .structs
+            .get(env.0 as usize)
+            .map_or(0, |d| d.fields.len());
+        if fields != usize::from(captures) {
+            return Err(format!(
+                "{}'s environment has {fields} fields, not {captures}",
+                f.qualified
+            ));
+        }
+        Ok(ClosureShape {
+            params: f.params[..f.params.len() - 1].to_vec(),
+            result: f.result,
+            env: Some(env),
+        })
+    }
+
+    /// The type `fn(params) -> result` in the type table, if it is there.
+    pub fn func_type(&self, params: &[TypeId], result: TypeId) -> Option<TypeId> {
+        self.types
+            .iter()
+            .position(|t| matches!(t, Type::Func(p, r) if p == params && *r == result))
+            .map(|i| TypeId(i as u32))
     }
 }
 

@@ -54,6 +54,9 @@ pub enum Type {
     Task(TypeId),
     /// `Channel[T]`: a handle to a queue shared between tasks.
     Channel(TypeId),
+    /// `fn(A, B) -> R`: a function value, a closure object in the heap
+    /// (its function and the values it captured; see `new.closure`).
+    Func(Vec<TypeId>, TypeId),
 }
 
 impl Type {

@@ -61,6 +61,11 @@
 //! - a `call-builtin` passes exactly the catalogue's arity, and every
 //!   argument and result whose catalogue type is concrete (`Int`, `String`,
 //!   `List[_]`, ...) is of that type's class.
+//! - a `new.closure` of a function with captures names one whose last
+//!   parameter is a struct of exactly that many fields (its environment),
+//!   each capture of its field's class, and a function below 2^24 (the
+//!   closure's header keeps it in 24 bits); a `call.closure`'s register
+//!   after its arguments lies in the frame and is a ref register.
 //!
 //! Then, for every function that passed all of the above, a second pass
 //! (a dataflow over the code, in `verify/flow.rs`) follows the Cove type
@@ -80,6 +85,13 @@
 //!   `List.push` is the list's element type), and each argument and the
 //!   result register are of the class the bound signature gives — so a
 //!   value typed by `T` never lands in a register of the other class.
+//! - a `call.closure`'s callee holds a function value, `fn(T0, ..) -> R`,
+//!   of exactly `count` parameters; each argument is of its parameter's
+//!   type (and class) and the result register of `R`'s class; the value a
+//!   `new.closure` makes is of the type of its function's signature
+//!   (without the environment), which is in the type table. So every
+//!   closure a register of type `fn(..) -> R` can hold has that arity and
+//!   those classes, and the VM calls it without looking at its type.
 //!
 //! Together: every register access the VM makes is in bounds, every pc it
 //! reaches holds an instruction, every table index it follows is in range,
@@ -355,6 +367,7 @@ impl<'p> Checker<'p> {
             let parts: Vec<crate::types::TypeId> = match ty {
                 Type::List(t) | Type::Option(t) | Type::Task(t) | Type::Channel(t) => vec![*t],
                 Type::Map(k, v) => vec![*k, *v],
+                Type::Func(params, result) => params.iter().chain([result]).copied().collect(),
                 Type::Struct(s) => {
                     if s.0 as usize >= p.structs.len() {
                         self.fail_program(format!(
@@ -860,6 +873,47 @@ impl<'p> Checker<'p> {
                     );
                 }
                 vec![]
+            }
+            Instr::NewClosure {
+                func, base, count, ..
+            } => match p.closure_shape(func, count) {
+                Ok(shape) => match shape.env {
+                    Some(env) => {
+                        let def = &p.structs[env.0 as usize];
+                        let classes = def.fields.iter().map(|fd| self.type_class(fd.ty)).collect();
+                        run(
+                            base,
+                            classes,
+                            &format!("capture of {}", p.function_name(func)),
+                        )
+                    }
+                    None => vec![],
+                },
+                Err(message) => {
+                    self.fail(at, message);
+                    vec![]
+                }
+            },
+            Instr::CallClosure { base, count, .. } => {
+                // The arity and classes depend on the callee's type, which
+                // the second pass follows; here only the environment slot.
+                let slot = u32::from(base.0) + u32::from(count);
+                if slot >= u32::from(f.registers) {
+                    self.fail(
+                        at,
+                        format!(
+                            "the closure's slot r{slot} after the arguments is past the frame's {} registers",
+                            f.registers
+                        ),
+                    );
+                    vec![]
+                } else {
+                    vec![(
+                        Reg(slot as u16),
+                        Some(true),
+                        "the closure's slot after the arguments".to_string(),
+                    )]
+                }
             }
             // `return` and the guarded returns.
             _ => match instr.returned() {

@@ -61,6 +61,15 @@ pub enum Value {
     /// A register whose Cove type the debug information does not record,
     /// as its raw bits (a debugger's view only).
     Raw(u64),
+    /// A function value: the function's qualified name
+    /// (`m.main.<closure@12>`) and what it captured, by name, in order (a
+    /// captured `var` as its cell, a struct with one field `value`).
+    Closure {
+        /// The function, as reports name it.
+        function: String,
+        /// Each capture's name and value.
+        captures: Vec<(String, Value)>,
+    },
 }
 
 impl Value {

@@ -65,7 +65,7 @@ pub fn variable(program: &Program, v: &Variable) -> String {
     format!(
         "{}: {} = {}",
         v.name,
-        program.type_name(v.ty),
+        render::type_name(program, Some(v.ty)),
         render::one_line(program, &v.value, Some(v.ty))
     )
 }

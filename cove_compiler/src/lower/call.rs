@@ -23,7 +23,7 @@ use crate::diagnostics::Pending;
 use crate::resolve::{ERROR, NEVER, ty_of};
 
 /// What a call's arguments are checked against and how its result is made.
-enum Callee {
+pub(crate) enum Callee {
     User(FunctionId),
     Variant(TypeId, EnumId, u16),
 }
@@ -83,6 +83,15 @@ impl FnCx<'_> {
                     self.discard_args(args);
                     return Val::none(ERROR);
                 }
+                // `Point.new(1, 2)`: a function of the type's `impl`.
+                if let Some((fid, module)) = self.static_method(base, name) {
+                    if !self.method_visible(fid, module, name) {
+                        self.discard_args(args);
+                        return Val::none(ERROR);
+                    }
+                    let label = self.program.functions[fid.index()].name.clone();
+                    return self.call_user(fid, &label, args, span, want);
+                }
                 match self.variant_of(base, name) {
                     Some((ty, eid, index, _)) => self.call_with(
                         Callee::Variant(ty, eid, index),
@@ -100,24 +109,23 @@ impl FnCx<'_> {
             }
             ExprKind::Field(base, name) => self.method_call(base, name, args, span, want),
             ExprKind::Name(n) => {
-                self.err(Pending::new(
-                    "E0210",
-                    callee.span.clone(),
-                    format!("`{n}` is a variable, not a function"),
-                    "cannot be called",
-                ));
-                self.discard_args(args);
-                Val::none(ERROR)
+                let f = self.expr(callee, None, Want::Any);
+                if !matches!(ty_of(self.program, f.ty), Some(Type::Func(..))) && f.ty != ERROR {
+                    self.release(f);
+                    self.err(Pending::new(
+                        "E0210",
+                        callee.span.clone(),
+                        format!("`{n}` is a variable, not a function"),
+                        "cannot be called",
+                    ));
+                    self.discard_args(args);
+                    return Val::none(ERROR);
+                }
+                self.call_value(f, args, span, want)
             }
             _ => {
-                self.err(Pending::new(
-                    "E0210",
-                    callee.span.clone(),
-                    "this expression cannot be called",
-                    "not a function",
-                ));
-                self.discard_args(args);
-                Val::none(ERROR)
+                let f = self.expr(callee, None, Want::Any);
+                self.call_value(f, args, span, want)
             }
         }
     }
@@ -306,7 +314,7 @@ impl FnCx<'_> {
 
     /// Checks the arguments of a call against the parameters and emits it.
     /// `receiver` is an already evaluated receiver of a method.
-    fn call_with(
+    pub(crate) fn call_with(
         &mut self,
         callee: Callee,
         name: &str,
@@ -340,6 +348,11 @@ impl FnCx<'_> {
                     .clone(),
                 *ty,
             ),
+        };
+        // A method's receiver is its first parameter.
+        let params = match (&callee, &receiver) {
+            (Callee::User(_), Some(_)) => params[1..].to_vec(),
+            _ => params,
         };
         if params.len() != args.len() {
             let what = match callee {
@@ -619,7 +632,7 @@ impl FnCx<'_> {
         self.builtin_emit(b, &params, result, None, args, want)
     }
 
-    fn builtin_emit(
+    pub(crate) fn builtin_emit(
         &mut self,
         b: Builtin,
         params: &[TypeId],
@@ -654,6 +667,27 @@ impl FnCx<'_> {
             self.discard_args(args);
             return Val::none(ERROR);
         }
+        let recv = match self.user_method_call(recv, name, args, span, want) {
+            Ok(done) => return done,
+            Err(recv) => recv,
+        };
+        // `x.to_string()`: the text form, as interpolation makes it.
+        if name.name == "to_string" && args.is_empty() {
+            let text = self.text_of(recv, span);
+            return self.finish(text, want);
+        }
+        let recv = match self.list_fn_call(recv, name, args, span, want) {
+            Ok(done) => return done,
+            Err(recv) => recv,
+        };
+        let recv = if args.is_empty() {
+            match self.tuple_list(recv, name, span, want) {
+                Ok(done) => return done,
+                Err(recv) => recv,
+            }
+        } else {
+            recv
+        };
         let Some((b, params, result)) = self.resolve_method(recv.ty, name) else {
             self.release(recv);
             self.discard_args(args);
@@ -753,7 +787,10 @@ impl FnCx<'_> {
                         name.name, name.name
                     ));
                 } else {
-                    d = d.help("Cove v1 has no methods on user types: write a function that takes the value");
+                    d = d.help(format!(
+                        "declare it in an `impl {t}` block: `fn {}(self) {{ ... }}`",
+                        name.name
+                    ));
                 }
             } else if name.name == "to_string" {
                 d = d.help("make text with interpolation: \"{x}\"");
@@ -951,8 +988,10 @@ fn may_assign(e: &Expr) -> bool {
         ExprKind::StructLit(_, fields) => fields.iter().any(|(_, v)| may_assign(v)),
         ExprKind::Str(pieces) => pieces
             .iter()
-            .any(|p| matches!(p, Piece::Expr(e) if may_assign(e))),
+            .any(|p| matches!(p, Piece::Expr(e) | Piece::Formatted(e, ..) if may_assign(e))),
         ExprKind::Return(v) => v.as_deref().is_some_and(may_assign),
+        ExprKind::Loop(_) => true,
+        ExprKind::BreakValue(v) => may_assign(v),
         _ => false,
     }
 }

@@ -11,6 +11,8 @@ use cove_ir::op::{Instr, Reg};
 use cove_ir::program::{Constant, Program};
 use cove_ir::types::{StructId, Type, TypeId};
 
+use super::compare::{IntRhs, jump_int};
+use super::literal::signed_int;
 use super::literal_bits;
 use super::{FnCx, Val, Want};
 use crate::ast::*;
@@ -209,16 +211,18 @@ impl FnCx<'_> {
                 Val::none(Program::UNIT)
             }
             ExprKind::Error => Val::none(ERROR),
+            ExprKind::Loop(body) => self.loop_expr(body, expected, want, &e.span),
+            ExprKind::BreakValue(value) => {
+                self.break_value(value, &e.span);
+                Val::none(NEVER)
+            }
+            ExprKind::Func(fe) => self.func_expr(fe, &e.span, expected, want),
+            ExprKind::Tuple(items) => self.tuple_literal(items, expected, want),
         }
     }
 
     fn int_literal(&mut self, v: Option<u64>, negated: bool, span: &Span, want: Want) -> Val {
-        let value = match v {
-            Some(v) if negated && v == 1u64 << 63 => Some(i64::MIN),
-            Some(v) if v <= i64::MAX as u64 => Some(if negated { -(v as i64) } else { v as i64 }),
-            _ => None,
-        };
-        let Some(value) = value else {
+        let Some(value) = v.and_then(|v| signed_int(v, negated)) else {
             self.err(
                 Pending::new(
                     "E0109",
@@ -249,6 +253,18 @@ impl FnCx<'_> {
     }
 
     fn name(&mut self, name: &str, span: &Span, expected: Option<TypeId>, want: Want) -> Val {
+        if let Some((cell, inner)) = self.cell_of(name)
+            && let Some((obj, _, _)) = self.var(name)
+        {
+            let dst = self.dst(want, self.is_ref(inner));
+            self.e.emit(Instr::GetField {
+                dst,
+                obj,
+                ty: cell,
+                field: 0,
+            });
+            return self.done(dst, inner, want);
+        }
         if let Some((reg, ty, _)) = self.var(name) {
             return Val {
                 reg: Some(reg),
@@ -277,6 +293,14 @@ impl FnCx<'_> {
                     Val::none(ERROR)
                 }
             };
+        }
+        if let Some(v) = self.constant_use(self.module, name, span, want) {
+            return v;
+        }
+        if let Some(&func) = self.scopes[self.module].functions.get(name)
+            && !self.scopes[self.module].broken.contains(name)
+        {
+            return self.function_value(func, want);
         }
         let scope = &self.scopes[self.module];
         let (message, label, help) = if scope.functions.contains_key(name) {
@@ -336,7 +360,7 @@ impl FnCx<'_> {
         } else if matches!(name, "str" | "string" | "to_string" | "format") {
             d = d.help("make text with interpolation: \"{x}\"");
         } else if name == "self" || name == "this" {
-            d = d.help("Cove v1 has no methods on user types; pass the value as a parameter");
+            d = d.help("`self` is the first parameter of a method, in an `impl` block: `fn name(self) { ... }`");
         }
         self.err(d);
     }
@@ -648,6 +672,13 @@ impl FnCx<'_> {
             Some((i, if cmp { Program::BOOL } else { lt }))
         };
         let probe = instr(Reg(0));
+        if probe.is_none()
+            && matches!(op, BinOp::Eq | BinOp::Ne)
+            && self.is_ref(lt)
+            && self.has_equality(lt)
+        {
+            return self.structural_eq(op == BinOp::Ne, a, b, lt, want);
+        }
         let Some((_, ty)) = probe else {
             let t = self.tname(lt);
             let what = match op {
@@ -658,7 +689,9 @@ impl FnCx<'_> {
                 BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => {
                     "bitwise operators work on Int"
                 }
-                BinOp::Eq | BinOp::Ne => "`==` and `!=` compare Int, Float, Bool and String",
+                BinOp::Eq | BinOp::Ne => {
+                    "`==` and `!=` compare values whose parts all have equality (not Task or Channel)"
+                }
                 _ => "ordering compares Int, Float and String",
             };
             let mut d = Pending::new(
@@ -814,42 +847,7 @@ impl FnCx<'_> {
             && let Some(n) = self.small_int(b)
         {
             self.release(l);
-            let t = 0;
-            self.e.jump(
-                match op {
-                    BinOp::Eq => Instr::JumpEqIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    BinOp::Ne => Instr::JumpNeIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    BinOp::Lt => Instr::JumpLtIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    BinOp::Le => Instr::JumpLeIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    BinOp::Gt => Instr::JumpGtIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                    _ => Instr::JumpGeIntImm {
-                        a: x,
-                        value: n,
-                        target: t,
-                    },
-                },
-                target,
-            );
+            self.e.jump(jump_int(op, x, IntRhs::Imm(n)), target);
             return;
         }
         let r = self.operand(b, Some(l.ty));
@@ -868,42 +866,7 @@ impl FnCx<'_> {
             return;
         }
         let Some(y) = r.reg else { return };
-        let t = 0;
-        self.e.jump(
-            match op {
-                BinOp::Eq => Instr::JumpEqInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                BinOp::Ne => Instr::JumpNeInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                BinOp::Lt => Instr::JumpLtInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                BinOp::Le => Instr::JumpLeInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                BinOp::Gt => Instr::JumpGtInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-                _ => Instr::JumpGeInt {
-                    a: x,
-                    b: y,
-                    target: t,
-                },
-            },
-            target,
-        );
+        self.e.jump(jump_int(op, x, IntRhs::Reg(y)), target);
     }
 
     // ---- strings ------------------------------------------------------------------
@@ -962,6 +925,7 @@ impl FnCx<'_> {
                     let v = self.expr(e, None, Want::Any);
                     self.text_of(v, &e.span)
                 }
+                Piece::Formatted(e, spec, at) => self.formatted(e, spec, at),
             };
             acc = match acc {
                 None if last => return p,
@@ -1319,7 +1283,10 @@ impl FnCx<'_> {
             ExprKind::Float(_) => Some(Program::FLOAT),
             ExprKind::Bool(_) => Some(Program::BOOL),
             ExprKind::Str(_) => Some(Program::STR),
-            ExprKind::Name(n) => self.var(n).map(|(_, t, _)| t).filter(|t| *t != ERROR),
+            ExprKind::Name(n) => match self.var(n) {
+                Some((_, t, _)) => Some(t).filter(|t| *t != ERROR),
+                None => self.constant_type(n).filter(|t| *t != ERROR),
+            },
             ExprKind::Unary(UnOp::Neg, inner) => self.static_type(inner),
             _ => None,
         }
@@ -1456,6 +1423,9 @@ impl FnCx<'_> {
     // ---- fields and variants -----------------------------------------------------
 
     fn field(&mut self, base: &Expr, field: &Ident, span: &Span, want: Want) -> Val {
+        if let Some(v) = self.qualified_constant(base, field, span, want) {
+            return v;
+        }
         if self.names_module_or_type(base) {
             // `Token.End`, `lexer.Token.End`, or a misuse of `module.item`.
             if let Some((ty, eid, index, arity)) = self.variant_of(base, field) {
@@ -1525,6 +1495,31 @@ impl FnCx<'_> {
 
     fn return_expr(&mut self, value: Option<&Expr>, span: &Span) {
         let result = self.result_type();
+        if self.inferred.is_some() {
+            // A function expression whose result the body decides.
+            let ty = match value {
+                Some(v) => {
+                    let val = self.expr(v, None, Want::Any);
+                    let val = self.finish(val, Want::Any);
+                    self.release(val);
+                    match val.reg {
+                        Some(src) if val.ty != Program::UNIT => self.e.emit(Instr::Return { src }),
+                        _ => self.e.emit(Instr::ReturnUnit {}),
+                    }
+                    val.ty
+                }
+                None => {
+                    self.e.emit(Instr::ReturnUnit {});
+                    Program::UNIT
+                }
+            };
+            if ty != NEVER
+                && let Some(list) = self.inferred.as_mut()
+            {
+                list.push((ty, span.clone()));
+            }
+            return;
+        }
         match value {
             Some(v) if result == Program::UNIT => {
                 let val = self.expr(v, Some(Program::UNIT), Want::Discard);
@@ -1666,10 +1661,9 @@ fn literal_goes_right(a: &Expr, b: &Expr) -> bool {
 /// The value of an integer literal, negated or not, that fits an Int.
 pub(crate) fn int_literal_value(e: &Expr) -> Option<i64> {
     match &e.kind {
-        ExprKind::Int(Some(v)) => i64::try_from(*v).ok(),
+        ExprKind::Int(Some(v)) => signed_int(*v, false),
         ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
-            ExprKind::Int(Some(v)) if v == 1u64 << 63 => Some(i64::MIN),
-            ExprKind::Int(Some(v)) => i64::try_from(v).ok().map(|x| -x),
+            ExprKind::Int(Some(v)) => signed_int(v, true),
             _ => None,
         },
         _ => None,

@@ -21,6 +21,7 @@ use cove_ir::op::{Instr, Reg};
 use cove_ir::program::{Constant, Program};
 use cove_ir::types::{Type, TypeId};
 
+use super::literal::signed_int;
 use super::{FnCx, Val, Want};
 use crate::ast::*;
 use crate::diagnostics::Pending;
@@ -78,9 +79,11 @@ impl FnCx<'_> {
         let tag = match s.reg {
             Some(obj)
                 if is_enum
-                    && arms
-                        .iter()
-                        .any(|a| matches!(a.pattern.kind, PatternKind::Variant(..))) =>
+                    && arms.iter().any(|a| {
+                        alternatives(&a.pattern)
+                            .iter()
+                            .any(|p| matches!(p.kind, PatternKind::Variant(..)))
+                    }) =>
             {
                 let t = self.e.alloc(false);
                 self.e.emit(Instr::Tag { dst: t, obj });
@@ -90,12 +93,16 @@ impl FnCx<'_> {
         };
         // When the arms are exhaustive, a value that reaches the last arm
         // matches it: its tests are left out (its bindings are not).
+        // A guarded arm covers nothing: its guard may fail.
         let view: Vec<Vec<Pat>> = arms
             .iter()
-            .map(|a| vec![self.pat_view(&a.pattern, sty)])
+            .filter(|a| a.guard.is_none())
+            .flat_map(|a| alternatives(&a.pattern))
+            .map(|p| vec![self.pat_view(p, sty)])
             .collect();
-        let last_always_matches =
-            sty != ERROR && !arms.is_empty() && !self.useful(&view, &[Pat::Wild], &[sty]);
+        let last_always_matches = sty != ERROR
+            && arms.last().is_some_and(|a| a.guard.is_none())
+            && !self.useful(&view, &[Pat::Wild], &[sty]);
         let mut rows = Vec::with_capacity(arms.len());
         // Whether some arm ends without diverging: a discarded match whose
         // arms are all `()` is `()`, not `Never`, so an enclosing arm still
@@ -106,9 +113,15 @@ impl FnCx<'_> {
             self.push_scope();
             let old = self.set_line(&arm.pattern.span);
             self.skip_tests = last_always_matches && i + 1 == arms.len();
-            let pat = self.pattern(&arm.pattern, s.reg, sty, next, tag, false);
+            let pats = match &arm.pattern.kind {
+                PatternKind::Or(alts) => self.alternatives_test(alts, s.reg, sty, next, tag),
+                _ => vec![self.pattern(&arm.pattern, s.reg, sty, next, tag, false)],
+            };
             self.skip_tests = false;
-            rows.push(vec![pat]);
+            match &arm.guard {
+                Some(guard) => self.cond(guard, false, next),
+                None => rows.extend(pats.into_iter().map(|p| vec![p])),
+            }
             let body_want = match want {
                 Want::Discard | Want::Return => want,
                 _ => result.map_or(Want::Any, Want::Into),
@@ -187,6 +200,44 @@ impl FnCx<'_> {
             ty,
             temp: want == Want::Any && result.is_some(),
         }
+    }
+
+    /// Emits the tests of alternatives `A | B | C`: each alternative that
+    /// fails tries the next, the last one fails to `fail`. An alternative
+    /// may not bind names (which would be unset when another matched).
+    fn alternatives_test(
+        &mut self,
+        alts: &[Pattern],
+        reg: Option<Reg>,
+        ty: TypeId,
+        fail: Label,
+        tag: Option<Reg>,
+    ) -> Vec<Pat> {
+        let matched = self.e.label();
+        let mut pats = Vec::with_capacity(alts.len());
+        for (i, alt) in alts.iter().enumerate() {
+            let last = i + 1 == alts.len();
+            let next = if last { fail } else { self.e.label() };
+            let before = self.vars.len();
+            pats.push(self.pattern(alt, reg, ty, next, tag, false));
+            if self.vars.len() > before {
+                self.err(
+                    Pending::new(
+                        "E0510",
+                        alt.span.clone(),
+                        "an alternative of a `|` pattern cannot bind a name",
+                        "this binds a name",
+                    )
+                    .help("write an arm of its own for each alternative that binds a name"),
+                );
+            }
+            if !last {
+                self.e.jump(Instr::Jump { target: 0 }, matched);
+                self.e.bind(next);
+            }
+        }
+        self.e.bind(matched);
+        pats
     }
 
     /// Declares the names a pattern binds with the error type, so a pattern
@@ -269,16 +320,9 @@ impl FnCx<'_> {
                     self.pattern_mismatch(p, "Int values", ty);
                     return Pat::Wild;
                 }
-                let value = match v {
-                    Some(v) if *neg && *v == 1u64 << 63 => i64::MIN,
-                    Some(v) if *v <= i64::MAX as u64 => {
-                        if *neg {
-                            -(*v as i64)
-                        } else {
-                            *v as i64
-                        }
-                    }
-                    _ => {
+                let value = match (*v).and_then(|v| signed_int(v, *neg)) {
+                    Some(value) => value,
+                    None => {
                         self.err(Pending::new(
                             "E0109",
                             p.span.clone(),
@@ -354,6 +398,10 @@ impl FnCx<'_> {
             }
             PatternKind::Variant(path, subs) => {
                 self.variant_pattern(p, path, subs.as_deref(), reg, ty, fail, tag)
+            }
+            PatternKind::Or(alts) => {
+                self.alternatives_test(alts, reg, ty, fail, tag);
+                Pat::Wild
             }
         }
     }
@@ -586,16 +634,7 @@ impl FnCx<'_> {
     fn pat_view(&self, p: &Pattern, ty: TypeId) -> Pat {
         match &p.kind {
             PatternKind::Int(Some(v), neg) => {
-                let value = if *neg {
-                    if *v == 1u64 << 63 {
-                        Some(i64::MIN)
-                    } else {
-                        i64::try_from(*v).ok().map(|x| -x)
-                    }
-                } else {
-                    i64::try_from(*v).ok()
-                };
-                value.map_or(Pat::Wild, |v| Pat::Ctor(Ctor::Int(v), Vec::new()))
+                signed_int(*v, *neg).map_or(Pat::Wild, |v| Pat::Ctor(Ctor::Int(v), Vec::new()))
             }
             PatternKind::Bool(b) => Pat::Ctor(Ctor::Bool(*b), Vec::new()),
             PatternKind::Str(s) => Pat::Ctor(Ctor::Str(s.clone()), Vec::new()),
@@ -906,5 +945,14 @@ impl FnCx<'_> {
                 }
             }
         }
+    }
+}
+
+/// The alternatives of an arm's pattern: `A | B` gives both, any other
+/// pattern itself.
+fn alternatives(p: &Pattern) -> &[Pattern] {
+    match &p.kind {
+        PatternKind::Or(alts) => alts,
+        _ => std::slice::from_ref(p),
     }
 }

@@ -17,8 +17,21 @@
 //! `x = y + x` and `s = "{a}{s}"` are safe without a temporary.
 
 mod call;
+mod closure;
+mod compare;
+mod consts;
+mod equality;
 mod expr;
+mod format;
+mod list_fns;
+mod literal;
+mod loop_expr;
 mod matching;
+mod methods;
+mod tuples;
+mod warnings;
+
+pub(crate) use tuples::tuple_type;
 
 use std::collections::HashMap;
 
@@ -29,7 +42,9 @@ use cove_ir::types::TypeId;
 use crate::ast::*;
 use crate::diagnostics::Pending;
 use crate::emit::{Emitter, Label};
+use crate::lines::LineStarts;
 use crate::resolve::{ERROR, ModuleScope, NEVER, is_ref, resolve_type, type_name};
+pub(crate) use literal::signed_int;
 
 /// The most fields a struct, variants or payload values an enum, and
 /// parameters a function may have.
@@ -89,6 +104,15 @@ struct Var {
     /// `FnCx::vars`) when that one has debug information, so the hidden
     /// one's live range can start again when this one's scope ends.
     hides: Option<usize>,
+    /// Where its name was written, for its warnings (`None`: no warnings).
+    at: Option<Span>,
+    /// Whether an expression read it.
+    used: std::cell::Cell<bool>,
+    /// Whether it was assigned after its declaration.
+    assigned: bool,
+    /// For a `var` a closure captures: the cell struct its register
+    /// points at, and the type of the value in it (see `closure.rs`).
+    cell: Option<(cove_ir::types::StructId, TypeId)>,
 }
 
 /// What declared a variable.
@@ -108,17 +132,35 @@ pub(crate) enum Origin {
 struct LoopCx {
     brk: Label,
     cont: Label,
+    /// Whether a `break` leaves this loop: one that none leaves does not
+    /// fall through.
+    broke: bool,
+    /// For a `loop`, where its `break` values go; `None` for `while` and
+    /// `for`, which have no value.
+    value: Option<loop_expr::LoopValue>,
+}
+
+impl LoopCx {
+    fn new(brk: Label, cont: Label) -> LoopCx {
+        LoopCx {
+            brk,
+            cont,
+            broke: false,
+            value: None,
+        }
+    }
 }
 
 /// The state of lowering one function.
 pub(crate) struct FnCx<'a> {
     pub program: &'a mut Program,
-    constants: &'a mut ConstIndex,
     pub scopes: &'a [ModuleScope],
     pub module: usize,
     pub errors: &'a mut Vec<Pending>,
+    /// The warnings found, reported only when there are no errors.
+    pub warnings: &'a mut Vec<Pending>,
     pub e: Emitter,
-    line_starts: &'a [usize],
+    line_starts: &'a LineStarts,
     vars: Vec<Var>,
     /// Per name, the indices in `vars` of the variables of that name,
     /// innermost last: a name is looked up in constant time, where a scan
@@ -137,58 +179,26 @@ pub(crate) struct FnCx<'a> {
     in_loop: usize,
     /// Constants pinned in registers for operands inside loops: (type, bits).
     consts: Vec<((TypeId, u64), Reg)>,
-}
-
-/// The byte offsets at which each line of `source` starts.
-pub(crate) fn line_starts(source: &str) -> Vec<usize> {
-    std::iter::once(0)
-        .chain(source.match_indices('\n').map(|(i, _)| i + 1))
-        .collect()
-}
-
-/// The constant pool's index: `Program::intern_constant` searches the pool
-/// linearly, which is quadratic over a program with thousands of string
-/// literals; this finds a constant in one hash lookup.
-#[derive(Debug, Default)]
-pub(crate) struct ConstIndex(std::collections::HashMap<ConstKey, cove_ir::program::ConstId>);
-
-/// A constant as a hashable key (a Float by its bits).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum ConstKey {
-    Int(i64),
-    Float(u64),
-    Str(String),
-}
-
-impl ConstIndex {
-    /// The id of `c` in `program`'s pool, adding it if it is new.
-    pub(crate) fn intern(
-        &mut self,
-        program: &mut Program,
-        c: cove_ir::program::Constant,
-    ) -> cove_ir::program::ConstId {
-        use cove_ir::program::{ConstId, Constant};
-        let key = match &c {
-            Constant::Int(i) => ConstKey::Int(*i),
-            Constant::Float(f) => ConstKey::Float(f.to_bits()),
-            Constant::Str(s) => ConstKey::Str(s.clone()),
-        };
-        *self.0.entry(key).or_insert_with(|| {
-            program.constants.push(c);
-            ConstId(program.constants.len() as u32 - 1)
-        })
-    }
+    /// The names function expressions in this body use: a `var` of one of
+    /// these names lives in a cell (see `closure.rs`).
+    boxed: std::collections::HashSet<String>,
+    /// In a function expression whose result type is to be inferred: the
+    /// type and place of each `return` value.
+    inferred: Option<Vec<(TypeId, Span)>>,
+    /// The parameter types for the function expression about to be
+    /// lowered, when only they are known (`xs.map(fn(x) { ... })`).
+    param_hint: Option<Vec<TypeId>>,
 }
 
 /// Checks and lowers the body of `decl` into function `id` of the program.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lower_function(
     program: &mut Program,
-    constants: &mut ConstIndex,
     scopes: &[ModuleScope],
     module: usize,
-    line_starts: &[usize],
+    line_starts: &LineStarts,
     errors: &mut Vec<Pending>,
+    warnings: &mut Vec<Pending>,
     decl: &FnDecl,
     id: FunctionId,
 ) {
@@ -196,10 +206,10 @@ pub(crate) fn lower_function(
     let result = program.functions[id.index()].result;
     let mut cx = FnCx {
         program,
-        constants,
         scopes,
         module,
         errors,
+        warnings,
         e: Emitter::new(),
         line_starts,
         vars: Vec::new(),
@@ -212,6 +222,9 @@ pub(crate) fn lower_function(
         skip_tests: false,
         in_loop: 0,
         consts: Vec::new(),
+        boxed: closure::captured_names(&decl.body),
+        inferred: None,
+        param_hint: None,
     };
     cx.set_line(&decl.name.span);
     cx.push_scope();
@@ -228,6 +241,7 @@ pub(crate) fn lower_function(
         }
         cx.declare(&name.name, ty, reg, false, true);
         cx.declared_by(Origin::Parameter);
+        cx.declared_at(&name.span);
     }
     let unit = result == Program::UNIT;
     let (expected, want) = if unit {
@@ -339,7 +353,7 @@ impl FnCx<'_> {
 
     /// The id of a constant in the pool.
     pub(crate) fn constant(&mut self, c: cove_ir::program::Constant) -> cove_ir::program::ConstId {
-        self.constants.intern(self.program, c)
+        self.program.intern_constant(c)
     }
 
     pub(crate) fn err(&mut self, d: Pending) {
@@ -360,10 +374,7 @@ impl FnCx<'_> {
     }
 
     pub(crate) fn line_of(&self, at: usize) -> u32 {
-        match self.line_starts.binary_search(&at) {
-            Ok(i) => i as u32 + 1,
-            Err(i) => i as u32,
-        }
+        self.line_starts.line_of(at)
     }
 
     /// Makes `span`'s line the line of the next instructions; returns the
@@ -558,6 +569,9 @@ impl FnCx<'_> {
         let mut kept = false;
         let ended: Vec<Var> = self.vars.drain(mark..).collect();
         for v in &ended {
+            self.warn_unused(v);
+        }
+        for v in &ended {
             if let Some(indices) = self.by_name.get_mut(&v.name) {
                 indices.pop();
             }
@@ -632,6 +646,10 @@ impl FnCx<'_> {
             owned,
             debug,
             hides,
+            at: None,
+            used: std::cell::Cell::new(false),
+            assigned: false,
+            cell: None,
         });
     }
 
@@ -659,7 +677,10 @@ impl FnCx<'_> {
     pub(crate) fn var(&self, name: &str) -> Option<(Reg, TypeId, bool)> {
         self.innermost(name).map(|j| {
             let v = &self.vars[j];
-            (v.reg, v.ty, v.mutable)
+            v.used.set(true);
+            // A `var` in a cell: its register holds the cell, its type is
+            // the value's.
+            (v.reg, v.cell.map_or(v.ty, |(_, t)| t), v.mutable)
         })
     }
 
@@ -688,6 +709,15 @@ impl FnCx<'_> {
         for (i, s) in b.stmts.iter().enumerate() {
             match s {
                 Stmt::Expr(e) if i + 1 == n => value = Some(self.expr(e, expected, want)),
+                // `while true` that no `break` leaves never falls through,
+                // so a body may end in one (its `return`s give the value).
+                Stmt::While { cond, body }
+                    if i + 1 == n && matches!(cond.kind, ExprKind::Bool(true)) =>
+                {
+                    if !self.while_loop(cond, body) {
+                        value = Some(Val::none(NEVER));
+                    }
+                }
                 _ => self.stmt(s),
             }
         }
@@ -731,7 +761,12 @@ impl FnCx<'_> {
                     self.e.emit(Instr::LoadInt { dst: r, value: 0 });
                     r
                 });
-                self.declare(&name.name, ty, reg, *mutable, true);
+                if *mutable {
+                    self.declare_var(&name.name, ty, reg);
+                } else {
+                    self.declare(&name.name, ty, reg, false, true);
+                }
+                self.declared_at(&name.span);
                 self.e.line = old;
             }
             Stmt::Assign {
@@ -744,8 +779,16 @@ impl FnCx<'_> {
                 self.assign(target, *op, value, span);
                 self.e.line = old;
             }
-            Stmt::While { cond, body } => self.while_loop(cond, body),
+            Stmt::While { cond, body } => {
+                self.while_loop(cond, body);
+            }
             Stmt::For { name, iter, body } => self.for_loop(name, iter, body),
+            Stmt::LetTuple {
+                mutable,
+                names,
+                value,
+            } => self.let_tuple(*mutable, names, value),
+            Stmt::ForTuple { names, iter, body } => self.for_tuple(names, iter, body),
         }
     }
 
@@ -763,7 +806,7 @@ impl FnCx<'_> {
             }
         };
         match &target.kind {
-            ExprKind::Name(name) => match self.var(name) {
+            ExprKind::Name(name) => match self.assigned_var(name) {
                 Some((reg, ty, mutable)) => {
                     if !mutable {
                         let (why, help) = match self.origin_of(name) {
@@ -794,11 +837,40 @@ impl FnCx<'_> {
                             .help(help),
                         );
                     }
+                    if let Some((cell, inner)) = self.cell_of(name) {
+                        let v = self.expr(rhs, Some(inner), Want::Any);
+                        self.check(inner, v.ty, &rhs.span);
+                        let v = self.finish(v, Want::Any);
+                        if let Some(src) = v.reg {
+                            self.e.emit(Instr::SetField {
+                                obj: reg,
+                                ty: cell,
+                                field: 0,
+                                src,
+                            });
+                        }
+                        self.release(v);
+                        return;
+                    }
                     let v = self.expr(rhs, Some(ty), Want::Into(reg));
                     self.check(ty, v.ty, &rhs.span);
                 }
                 None => {
-                    self.unknown_name(name, &target.span);
+                    if self.constant_type(name).is_some() {
+                        self.err(
+                            Pending::new(
+                                "E0404",
+                                target.span.clone(),
+                                format!("cannot assign to `{name}`: it is a constant"),
+                                "assigned here",
+                            )
+                            .help(format!(
+                                "to change it, copy it into a variable: `var x = {name}`"
+                            )),
+                        );
+                    } else {
+                        self.unknown_name(name, &target.span);
+                    }
                     let v = self.expr(value, None, Want::Discard);
                     self.release(v);
                 }
@@ -913,7 +985,8 @@ impl FnCx<'_> {
         }
     }
 
-    fn while_loop(&mut self, cond: &Expr, body: &Block) {
+    /// Lowers `while cond { body }`; returns whether a `break` leaves it.
+    fn while_loop(&mut self, cond: &Expr, body: &Block) -> bool {
         let old = self.set_line(&cond.span);
         let top = self.e.label();
         let check = self.e.label();
@@ -923,20 +996,18 @@ impl FnCx<'_> {
             self.e.jump(Instr::Jump { target: 0 }, check);
         }
         self.e.bind(top);
-        self.loops.push(LoopCx {
-            brk: exit,
-            cont: check,
-        });
+        self.loops.push(LoopCx::new(exit, check));
         self.in_loop += 1;
         let v = self.block(body, None, Want::Discard);
         self.release(v);
-        self.loops.pop();
+        let broke = self.loops.pop().is_some_and(|l| l.broke);
         self.e.bind(check);
         self.set_line(&cond.span);
         self.cond(cond, true, top);
         self.in_loop -= 1;
         self.e.bind(exit);
         self.e.line = old;
+        broke
     }
 
     fn for_loop(&mut self, name: &Ident, iter: &Expr, body: &Block) {
@@ -993,7 +1064,8 @@ impl FnCx<'_> {
             self.e.bind(top);
             self.declare(&name.name, Program::INT, i, false, true);
             self.declared_by(Origin::Loop);
-            self.loops.push(LoopCx { brk: exit, cont });
+            self.declared_at(&name.span);
+            self.loops.push(LoopCx::new(exit, cont));
             self.in_loop += 1;
             let v = self.block(body, None, Want::Discard);
             self.in_loop -= 1;
@@ -1086,7 +1158,8 @@ impl FnCx<'_> {
             }
             self.declare(&name.name, elem, x, false, true);
             self.declared_by(Origin::Loop);
-            self.loops.push(LoopCx { brk: exit, cont });
+            self.declared_at(&name.span);
+            self.loops.push(LoopCx::new(exit, cont));
             self.in_loop += 1;
             let v = self.block(body, None, Want::Discard);
             self.in_loop -= 1;
@@ -1168,9 +1241,9 @@ impl FnCx<'_> {
     /// The value of an integer literal that fits an immediate.
     pub(crate) fn small_int(&self, e: &Expr) -> Option<i32> {
         match &e.kind {
-            ExprKind::Int(Some(v)) => i32::try_from(*v).ok(),
+            ExprKind::Int(Some(v)) => signed_int(*v, false).and_then(|x| i32::try_from(x).ok()),
             ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
-                ExprKind::Int(Some(v)) if v <= i32::MAX as u64 => Some(-(v as i32)),
+                ExprKind::Int(Some(v)) => signed_int(v, true).and_then(|x| i32::try_from(x).ok()),
                 _ => None,
             },
             _ => None,
@@ -1179,7 +1252,12 @@ impl FnCx<'_> {
 
     pub(crate) fn enter_loop_target(&mut self, is_break: bool, span: &Span) -> Option<Label> {
         match self.loops.last() {
-            Some(l) => Some(if is_break { l.brk } else { l.cont }),
+            Some(l) if is_break => {
+                let brk = l.brk;
+                self.note_bare_break(span);
+                Some(brk)
+            }
+            Some(l) => Some(l.cont),
             None => {
                 let word = if is_break { "break" } else { "continue" };
                 self.err(Pending::new(
@@ -1201,13 +1279,11 @@ impl FnCx<'_> {
 /// The type and bits of an Int or Float literal (negated or not).
 pub(crate) fn literal_bits(e: &Expr) -> Option<(TypeId, u64)> {
     match &e.kind {
-        ExprKind::Int(Some(v)) if *v <= i64::MAX as u64 => Some((Program::INT, *v)),
+        ExprKind::Int(Some(v)) => signed_int(*v, false).map(|x| (Program::INT, x as u64)),
         ExprKind::Float(f) => Some((Program::FLOAT, f.to_bits())),
         ExprKind::Bool(b) => Some((Program::BOOL, u64::from(*b))),
         ExprKind::Unary(UnOp::Neg, inner) => match inner.kind {
-            ExprKind::Int(Some(v)) if v <= 1u64 << 63 => {
-                Some((Program::INT, (v as i64).wrapping_neg() as u64))
-            }
+            ExprKind::Int(Some(v)) => signed_int(v, true).map(|x| (Program::INT, x as u64)),
             ExprKind::Float(f) => Some((Program::FLOAT, (-f).to_bits())),
             _ => None,
         },

@@ -44,7 +44,7 @@ use std::collections::HashMap;
 
 use crate::builtins::Sig;
 use crate::op::{Instr, OperandKind, Reg};
-use crate::program::{Function, Program};
+use crate::program::{Function, FunctionId, Program};
 use crate::types::{Type, TypeId};
 
 /// A type interned in [`Types`]: equal types have equal ids.
@@ -66,6 +66,9 @@ enum Shape {
     Enum(u16),
     Task(Ty),
     Channel(Ty),
+    /// A function type, by the index in `Program::types` of the first
+    /// entry of its structure (so two spellings of one type are one shape).
+    Func(u32),
 }
 
 /// Structural types, interned: the program's own, and those the code
@@ -88,7 +91,16 @@ impl<'p> Types<'p> {
             ids: HashMap::new(),
             of_program: Vec::new(),
         };
-        for ty in &program.types {
+        let mut funcs: HashMap<(Vec<Ty>, Ty), u32> = HashMap::new();
+        for (index, ty) in program.types.iter().enumerate() {
+            if let Type::Func(params, result) = ty {
+                let part = |t: &TypeId| types.of_program[t.0 as usize];
+                let key = (params.iter().map(part).collect(), part(result));
+                let first = *funcs.entry(key).or_insert(index as u32);
+                let id = types.intern(Shape::Func(first));
+                types.of_program.push(id);
+                continue;
+            }
             let part = |t: &TypeId| types.of_program[t.0 as usize];
             let shape = match ty {
                 Type::Unit => Shape::Unit,
@@ -103,6 +115,7 @@ impl<'p> Types<'p> {
                 Type::Enum(e) => Shape::Enum(e.0),
                 Type::Task(t) => Shape::Task(part(t)),
                 Type::Channel(t) => Shape::Channel(part(t)),
+                Type::Func(..) => unreachable!("function types are interned above"),
             };
             let id = types.intern(shape);
             types.of_program.push(id);
@@ -150,6 +163,7 @@ impl<'p> Types<'p> {
             Shape::Channel(e) => format!("Channel[{}]", self.name(e)),
             Shape::Struct(s) => self.program.structs[s as usize].name.clone(),
             Shape::Enum(e) => self.program.enums[e as usize].name.clone(),
+            Shape::Func(t) => self.program.type_name(TypeId(t)),
         }
     }
 }
@@ -182,6 +196,8 @@ enum Want {
     AnyOption,
     AnyEnum,
     AnyList,
+    /// A function value, of any function type.
+    AnyFunc,
 }
 
 /// What an instruction does with the types: what it reads, what it
@@ -346,6 +362,7 @@ impl<'p> Flow<'p> {
             Want::AnyOption => "an Option".to_string(),
             Want::AnyEnum => "an enum value".to_string(),
             Want::AnyList => "a List".to_string(),
+            Want::AnyFunc => "a function value".to_string(),
         };
         let t = match val {
             Val::Null => return None,
@@ -362,6 +379,7 @@ impl<'p> Flow<'p> {
             Want::AnyOption => matches!(self.types.shape(t), Shape::Option(_)),
             Want::AnyEnum => matches!(self.types.shape(t), Shape::Enum(_)),
             Want::AnyList => matches!(self.types.shape(t), Shape::List(_)),
+            Want::AnyFunc => matches!(self.types.shape(t), Shape::Func(_)),
         };
         (!ok).then(|| {
             format!(
@@ -369,6 +387,98 @@ impl<'p> Flow<'p> {
                 self.types.name(t)
             )
         })
+    }
+
+    /// `new.closure`: the captures are of the environment's field types,
+    /// and the value is of the function type of the closure's signature,
+    /// which must be in the program's type table.
+    fn new_closure(&mut self, e: &mut Effect, dst: Reg, func: FunctionId, base: Reg, count: u16) {
+        let p = self.types.program;
+        let Ok(shape) = p.closure_shape(func, count) else {
+            return;
+        };
+        if let Some(env) = shape.env {
+            let def = &p.structs[env.0 as usize];
+            for (i, field) in def.fields.iter().enumerate() {
+                e.needs.push((
+                    Reg(base.0 + i as u16),
+                    Want::Exactly(self.types.of(field.ty)),
+                    format!("capture `{}` of {}", field.name, p.function_name(func)),
+                ));
+            }
+        }
+        match p.func_type(&shape.params, shape.result) {
+            Some(t) => e.writes.push((dst, Val::Known(self.types.of(t)))),
+            None => e.faults.push(format!(
+                "the type of a closure of {} is not in the type table",
+                p.function_name(func)
+            )),
+        }
+    }
+
+    /// `call.closure`: the callee is a function value whose type has
+    /// `count` parameters, the arguments and the result register are of
+    /// its types' classes, and the call lends the registers from `base` up
+    /// as `call` does.
+    fn call_closure(
+        &mut self,
+        e: &mut Effect,
+        state: &[Val],
+        dst: Reg,
+        callee: Reg,
+        base: Reg,
+        count: u16,
+    ) {
+        let p = self.types.program;
+        let lent = usize::from(base.0)..usize::from(self.f.registers);
+        let args = usize::from(count);
+        let mut result = Val::Mixed;
+        e.needs
+            .push((callee, Want::AnyFunc, "`call.closure`".to_string()));
+        // A closure not yet written (the VM stops at it), or not a function
+        // value (reported by the need above): no signature to check.
+        if let Val::Known(t) = state[callee.0 as usize]
+            && let Shape::Func(index) = self.types.shape(t)
+        {
+            let Type::Func(params, res) = &p.types[index as usize] else {
+                unreachable!("a Func shape names a function type");
+            };
+            if params.len() != args {
+                e.faults.push(format!(
+                    "{callee} is a {}, which takes {} arguments, not {count}",
+                    self.types.name(t),
+                    params.len()
+                ));
+            } else {
+                for (i, param) in params.iter().enumerate() {
+                    let r = Reg(base.0 + i as u16);
+                    let class = p.ty(*param).is_ref();
+                    if self.f.is_ref(r) != class {
+                        e.faults.push(format!(
+                            "argument {i} in {r} is not of the class of the parameter's type {}",
+                            p.type_name(*param)
+                        ));
+                    }
+                    e.needs.push((
+                        r,
+                        Want::Exactly(self.types.of(*param)),
+                        format!("parameter {i} of a {}", self.types.name(t)),
+                    ));
+                }
+                if self.f.is_ref(dst) != p.ty(*res).is_ref() {
+                    e.faults.push(format!(
+                        "{dst} is not of the class of the result type {}",
+                        p.type_name(*res)
+                    ));
+                }
+                result = Val::Known(self.types.of(*res));
+            }
+        }
+        for (i, r) in lent.enumerate() {
+            let after = if i < args { Val::Mixed } else { Val::Null };
+            e.writes.push((Reg(r as u16), after));
+        }
+        e.writes.push((dst, result));
     }
 
     fn effect(&mut self, instr: &Instr, state: &[Val]) -> Effect {
@@ -402,6 +512,13 @@ impl<'p> Flow<'p> {
             Instr::ToStrInt { dst, .. } | Instr::ToStrFloat { dst, .. } => {
                 let s = self.types.intern(Shape::Str);
                 e.writes.push((dst, known(s)));
+            }
+            Instr::EqValue { a, b, ty, .. } => {
+                let want = self.types.of(ty);
+                e.needs
+                    .push((a, Want::Exactly(want), "`eq.value`".to_string()));
+                e.needs
+                    .push((b, Want::Exactly(want), "`eq.value`".to_string()));
             }
             Instr::ToStr { dst, src, ty } => {
                 let s = self.types.intern(Shape::Str);
@@ -454,6 +571,18 @@ impl<'p> Flow<'p> {
             } => {
                 self.builtin(&mut e, dst, builtin, base, state);
             }
+            Instr::NewClosure {
+                dst,
+                func,
+                base,
+                count,
+            } => self.new_closure(&mut e, dst, func, base, count),
+            Instr::CallClosure {
+                dst,
+                callee,
+                base,
+                count,
+            } => self.call_closure(&mut e, state, dst, callee, base, count),
             Instr::NewStruct { dst, ty, base, .. } => {
                 let def = &p.structs[ty.0 as usize];
                 for (i, field) in def.fields.iter().enumerate() {

@@ -291,6 +291,25 @@ impl<'a> Report<'a> {
         }
     }
 
+    /// The functions the call at `pc` of `function` reached, by name,
+    /// `<closure>` if the profile saw none.
+    fn reached(&self, function: FunctionId, pc: u32) -> String {
+        let mut names: Vec<&str> = self
+            .tasks
+            .iter()
+            .flat_map(|t| t.sites.iter())
+            .filter(|((caller, at, _), _)| *caller == function && *at == pc)
+            .map(|((_, _, callee), _)| self.program.function_name(*callee))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        if names.is_empty() {
+            "<closure>".to_string()
+        } else {
+            names.join(", ")
+        }
+    }
+
     /// This report, recording what it is a profile of: `program` run from
     /// `entry` with `args` (see [`Subject`]).
     pub fn with_subject(mut self, entry: &str, args: &[String]) -> Report<'a> {
@@ -419,6 +438,9 @@ impl<'a> Report<'a> {
                         Some(Instr::Spawn { func, .. }) => {
                             (2, self.program.function_name(func).to_string())
                         }
+                        // A call through a function value: the functions
+                        // its call sites reached.
+                        Some(Instr::CallClosure { .. }) => (3, self.reached(row.function, row.pc)),
                         _ => continue,
                     };
                     per.entry(key).or_default().add(&row.cost);
@@ -426,7 +448,8 @@ impl<'a> Report<'a> {
                 per.into_iter()
                     .map(|((kind, name), cost)| Row {
                         label: name,
-                        place: ["call", "call-builtin", "spawn"][kind as usize].to_string(),
+                        place: ["call", "call-builtin", "spawn", "call.closure"][kind as usize]
+                            .to_string(),
                         cost,
                         inclusive: None,
                         calls: None,

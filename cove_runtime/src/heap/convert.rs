@@ -32,6 +32,8 @@ enum Out {
     Some,
     Struct(StructId),
     Variant(EnumId, usize),
+    /// A closure of this function, with this many captures, at these bits.
+    Closure(cove_ir::program::FunctionId, usize, u64),
 }
 
 /// One step of [`Memory::put_value`]'s walk: a value to copy in, or a
@@ -58,6 +60,10 @@ impl Memory {
     pub(crate) fn to_value(&self, program: &Program, ty: TypeId, bits: u64) -> Faulty<Value> {
         let mut work = vec![Out::Visit(ty, bits)];
         let mut done: Vec<Value> = Vec::new();
+        // The closures being copied: one met again inside itself (a closure
+        // that captured the `var` it is stored in) is a cycle, which a
+        // `Value` tree cannot hold; it is copied without its captures.
+        let mut open: std::collections::HashSet<u64> = std::collections::HashSet::new();
         let mut words = 0u64;
         let mut steps = 0u32;
         let take = |done: &mut Vec<Value>, n: usize| done.split_off(done.len() - n);
@@ -99,6 +105,18 @@ impl Memory {
                     done.push(Value::Struct {
                         name: def.name.clone(),
                         fields,
+                    });
+                    continue;
+                }
+                Out::Closure(func, n, at) => {
+                    open.remove(&at);
+                    let values = take(&mut done, n);
+                    let names = closure_env(program, func)
+                        .map(|d| &d.fields[..])
+                        .unwrap_or(&[]);
+                    done.push(Value::Closure {
+                        function: program.function(func).qualified.clone(),
+                        captures: names.iter().map(|f| f.name.clone()).zip(values).collect(),
                     });
                     continue;
                 }
@@ -192,6 +210,22 @@ impl Memory {
                     }
                     continue;
                 }
+                Type::Func(..) => {
+                    let header = self.header(bits);
+                    let func = cove_ir::program::FunctionId(super::a_of(header));
+                    let n = b_of(header) as usize;
+                    if !open.insert(bits) {
+                        work.push(Out::Closure(func, 0, 0));
+                        continue;
+                    }
+                    work.push(Out::Closure(func, n, bits));
+                    if let Some(env) = closure_env(program, func) {
+                        for (i, field) in env.fields.iter().enumerate().take(n).rev() {
+                            work.push(Out::Visit(field.ty, self.word(bits + 1 + i as u64)));
+                        }
+                    }
+                    continue;
+                }
                 Type::Enum(e) => {
                     let def = program.enum_def(*e);
                     let index = b_of(self.header(bits)) as usize;
@@ -222,6 +256,7 @@ impl Memory {
                 1 + program.enum_def(*e).variants[index].fields.len() as u64
             }
             Type::Task(_) | Type::Channel(_) => 2,
+            Type::Func(..) => 1 + u64::from(b_of(self.header(bits))),
             _ => 0,
         }
     }
@@ -295,6 +330,27 @@ impl Memory {
                                 let (Some((_, v)), None) = (given.next(), given.next()) else {
                                     return Err(mismatch(program, ty, value));
                                 };
+                                work.push(In::Visit(field.ty, v));
+                            }
+                            continue;
+                        }
+                        (Type::Func(..), Value::Closure { function, captures }) => {
+                            // The function by its qualified name, the
+                            // captures in its environment's order.
+                            let Some(func) = program
+                                .functions
+                                .iter()
+                                .position(|f| f.qualified == *function)
+                            else {
+                                return Err(mismatch(program, ty, value));
+                            };
+                            let func = cove_ir::program::FunctionId(func as u32);
+                            let fields = closure_env(program, func).map_or(&[][..], |d| &d.fields);
+                            if fields.len() != captures.len() {
+                                return Err(mismatch(program, ty, value));
+                            }
+                            work.push(In::Build(ty, value));
+                            for (field, (_, v)) in fields.iter().zip(captures).rev() {
                                 work.push(In::Visit(field.ty, v));
                             }
                             continue;
@@ -388,6 +444,15 @@ impl Memory {
                 let bits = parts(done, fields.len());
                 self.alloc_object(kind::STRUCT, u32::from(s.0), bits.len() as u32, &bits)
             }
+            (Type::Func(..), Value::Closure { function, captures }) => {
+                let func = program
+                    .functions
+                    .iter()
+                    .position(|f| f.qualified == *function)
+                    .unwrap_or(0);
+                let bits = parts(done, captures.len());
+                self.alloc_object(kind::CLOSURE, func as u32, bits.len() as u32, &bits)
+            }
             (
                 Type::Enum(e),
                 Value::Variant {
@@ -447,9 +512,26 @@ pub(crate) fn words_of(value: &Value) -> u64 {
                 stack.extend(fields);
                 1 + fields.len() as u64
             }
+            Value::Closure { captures, .. } => {
+                stack.extend(captures.iter().map(|(_, v)| v));
+                1 + captures.len() as u64
+            }
             Value::Task(_) | Value::Channel(_) => 2,
             _ => 1,
         };
     }
     words
+}
+
+/// The environment struct of a closure of `func`, when it has one: its
+/// last parameter's struct (see `new.closure`).
+pub(crate) fn closure_env(
+    program: &Program,
+    func: cove_ir::program::FunctionId,
+) -> Option<&cove_ir::program::StructDef> {
+    let f = program.functions.get(func.index())?;
+    match program.types.get(f.params.last()?.0 as usize)? {
+        Type::Struct(s) => program.structs.get(s.0 as usize),
+        _ => None,
+    }
 }

@@ -36,7 +36,7 @@ impl Copier<'_> {
         match kind_of(header) {
             kind::STR => 1 + words_for(b_of(header) as usize),
             kind::LIST => 3,
-            kind::ARRAY | kind::STRUCT => 1 + b_of(header) as usize,
+            kind::ARRAY | kind::STRUCT | kind::CLOSURE => 1 + b_of(header) as usize,
             kind::VARIANT => {
                 1 + self.layouts.variants[a_of(header) as usize][b_of(header) as usize].len()
             }
@@ -112,6 +112,14 @@ impl Memory {
                 kind::STRUCT => {
                     let refs = &copier.layouts.structs[a_of(header) as usize];
                     for (i, is_ref) in refs.iter().enumerate() {
+                        if *is_ref {
+                            copier.forward_slot(scan + 1 + i);
+                        }
+                    }
+                }
+                kind::CLOSURE => {
+                    let refs = &copier.layouts.closures[a_of(header) as usize];
+                    for (i, is_ref) in refs.iter().enumerate().take(b_of(header) as usize) {
                         if *is_ref {
                             copier.forward_slot(scan + 1 + i);
                         }

@@ -25,6 +25,7 @@
 //! | some | 2 | `a` = the value is a ref, `b` = its type; the value |
 //! | map | 2 | `a` = values are refs, and key type << 1, `b` = value type; the index of its table (below) |
 //! | task, channel | 2 | `b` = result or element type; the index of its handle (below) |
+//! | closure | 1 + captures | `a` = function id, `b` = capture count; the captures, as the environment struct's fields |
 //!
 //! # Appending to a string
 //!
@@ -78,6 +79,7 @@
 
 pub(crate) mod convert;
 mod entries;
+mod equal;
 mod gc;
 pub(crate) mod hash;
 mod render;
@@ -109,6 +111,9 @@ pub(crate) mod kind {
     /// The bytes behind string views: `b` = the capacity in bytes (a
     /// multiple of 8), then the bytes used so far, then the bytes.
     pub(crate) const STR_BUF: u8 = 11;
+    /// A function value: `a` = its function, `b` = how many captures; the
+    /// captures, laid out as its environment struct's fields.
+    pub(crate) const CLOSURE: u8 = 12;
     /// A from-space header the collector has replaced by the new address.
     pub(crate) const FORWARD: u8 = 0xff;
 }
@@ -174,6 +179,9 @@ fn str_in(space: &[u64], r: u64) -> &[u8] {
 pub(crate) struct Layouts {
     pub(crate) structs: Vec<Vec<bool>>,
     pub(crate) variants: Vec<Vec<Vec<bool>>>,
+    /// Per function, which captures of a closure of it are references:
+    /// its environment struct's layout (empty for a function without one).
+    pub(crate) closures: Vec<Vec<bool>>,
 }
 
 impl Layouts {
@@ -195,6 +203,20 @@ impl Layouts {
                         .map(|v| v.fields.iter().map(is_ref).collect())
                         .collect()
                 })
+                .collect(),
+            closures: program
+                .functions
+                .iter()
+                .map(
+                    |f| match f.params.last().map(|t| program.types.get(t.0 as usize)) {
+                        Some(Some(Type::Struct(s))) => program
+                            .structs
+                            .get(s.0 as usize)
+                            .map(|d| d.fields.iter().map(|f| is_ref(&f.ty)).collect())
+                            .unwrap_or_default(),
+                        _ => Vec::new(),
+                    },
+                )
                 .collect(),
         }
     }

@@ -59,6 +59,8 @@ enum Key<'m> {
 enum Parts<'p> {
     Struct(&'p [Field]),
     Variant(&'p [TypeId]),
+    /// A tuple's fields, written without their names.
+    Tuple(&'p [Field]),
 }
 
 impl<'p> Parts<'p> {
@@ -67,6 +69,7 @@ impl<'p> Parts<'p> {
         match self {
             Parts::Struct(fields) => fields.get(i).map(|f| (Some(f.name.as_str()), f.ty)),
             Parts::Variant(types) => types.get(i).map(|ty| (None, *ty)),
+            Parts::Tuple(fields) => fields.get(i).map(|f| (None, f.ty)),
         }
     }
 }
@@ -275,6 +278,18 @@ impl Memory {
             }
             Type::Struct(s) => {
                 let def = program.struct_def(*s);
+                // A tuple (a struct the compiler named as its type is
+                // written) prints as one: `(1, "a")`.
+                if def.name.starts_with('(') {
+                    out.push(b'(');
+                    work.push(Step::Fields {
+                        parts: Parts::Tuple(&def.fields),
+                        bits,
+                        next: 0,
+                        close: ")",
+                    });
+                    return;
+                }
                 let _ = write!(out, "{} {{ ", def.name);
                 work.push(Step::Fields {
                     parts: Parts::Struct(&def.fields),
@@ -299,6 +314,10 @@ impl Memory {
             }
             Type::Task(_) => out.extend_from_slice(b"<task>"),
             Type::Channel(_) => out.extend_from_slice(b"<channel>"),
+            Type::Func(..) => {
+                let func = cove_ir::program::FunctionId(super::a_of(self.header(bits)));
+                let _ = write!(out, "<fn {}>", program.function_name(func));
+            }
         }
     }
 }

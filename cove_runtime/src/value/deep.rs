@@ -29,6 +29,7 @@ fn children(value: &Value) -> Box<dyn DoubleEndedIterator<Item = &Value> + '_> {
         Value::Option(Some(inner)) => Box::new(std::iter::once(&**inner)),
         Value::Struct { fields, .. } => Box::new(fields.iter().map(|(_, v)| v)),
         Value::Variant { fields, .. } => Box::new(fields.iter()),
+        Value::Closure { captures, .. } => Box::new(captures.iter().map(|(_, v)| v)),
         _ => Box::new(std::iter::empty()),
     }
 }
@@ -42,6 +43,7 @@ fn is_container(value: &Value) -> bool {
             | Value::Option(Some(_))
             | Value::Struct { .. }
             | Value::Variant { .. }
+            | Value::Closure { .. }
     )
 }
 
@@ -62,7 +64,8 @@ fn leaf(value: &Value) -> Value {
         | Value::Map(_)
         | Value::Option(Some(_))
         | Value::Struct { .. }
-        | Value::Variant { .. } => Value::Unit,
+        | Value::Variant { .. }
+        | Value::Closure { .. } => Value::Unit,
     }
 }
 
@@ -107,6 +110,10 @@ impl Clone for Value {
                             enum_name: enum_name.clone(),
                             variant: variant.clone(),
                             fields: parts.collect(),
+                        },
+                        Value::Closure { function, captures } => Value::Closure {
+                            function: function.clone(),
+                            captures: captures.iter().map(|(n, _)| n.clone()).zip(parts).collect(),
                         },
                         other => leaf(other),
                     };
@@ -164,6 +171,20 @@ impl PartialEq for Value {
                 (Value::Task(x), Value::Task(y)) => x == y,
                 (Value::Channel(x), Value::Channel(y)) => x == y,
                 (Value::Raw(x), Value::Raw(y)) => x == y,
+                (
+                    Value::Closure { function, captures },
+                    Value::Closure {
+                        function: other_function,
+                        captures: other_captures,
+                    },
+                ) => {
+                    function == other_function
+                        && captures.len() == other_captures.len()
+                        && captures
+                            .iter()
+                            .zip(other_captures)
+                            .all(|((f, _), (g, _))| f == g)
+                }
                 _ => false,
             };
             if !same {
@@ -223,6 +244,12 @@ pub(super) fn display(f: &mut fmt::Formatter<'_>, value: &Value) -> fmt::Result 
             Value::Option(Some(inner)) => {
                 pieces.extend([Piece::Text("Some("), Piece::Value(inner), Piece::Text(")")]);
             }
+            // A tuple: a struct the compiler named as its type is written.
+            Value::Struct { name, fields } if name.starts_with('(') => {
+                pieces.push(Piece::Text("("));
+                separated(&mut pieces, fields.iter().map(|(_, v)| v));
+                pieces.push(Piece::Text(")"));
+            }
             Value::Struct { name, fields } => {
                 pieces.extend([Piece::Text(name), Piece::Text(" { ")]);
                 for (i, (field, v)) in fields.iter().enumerate() {
@@ -232,6 +259,9 @@ pub(super) fn display(f: &mut fmt::Formatter<'_>, value: &Value) -> fmt::Result 
                     pieces.extend([Piece::Text(field), Piece::Text(": "), Piece::Value(v)]);
                 }
                 pieces.push(Piece::Text(" }"));
+            }
+            Value::Closure { function, .. } => {
+                pieces.extend([Piece::Text("<fn "), Piece::Text(function), Piece::Text(">")]);
             }
             Value::Variant {
                 enum_name,
@@ -312,9 +342,10 @@ fn take_children(value: &mut Value, stack: &mut Vec<Value>) {
                 stack.push(*inner);
             }
         }
-        Value::Struct { fields, .. } => {
-            stack.extend(fields.drain(..).map(|(_, v)| v).filter(is_container))
-        }
+        Value::Struct { fields, .. }
+        | Value::Closure {
+            captures: fields, ..
+        } => stack.extend(fields.drain(..).map(|(_, v)| v).filter(is_container)),
         _ => {}
     }
 }

@@ -12,9 +12,10 @@
 //! Strings are UTF-8 and indexed by byte. Output goes through the writers
 //! the embedder installed on the `Vm`.
 
-use std::io::Write as _;
+use std::io::{BufRead as _, Read as _, Write as _};
 
 use cove_ir::builtins::Builtin;
+use cove_ir::format::FormatSpec;
 
 use crate::error::{ErrorKind, Fault, Faulty};
 use crate::heap::{INT_ENTRY_WORDS, Table, a_of, b_of, str_entry_words};
@@ -686,6 +687,160 @@ impl Machine<'_> {
                 let handle = self.heap.channel(arg(0)).clone();
                 self.shared.scheduler.close(&handle);
                 0
+            }
+
+            // ---- format specs -------------------------------------------
+            Builtin::FormatInt | Builtin::FormatFloat | Builtin::FormatStr => {
+                let Some(spec) = FormatSpec::unpack(int(1)) else {
+                    return Err(invalid(format!("{} is not a packed format spec", int(1))));
+                };
+                let out = match builtin {
+                    Builtin::FormatInt => spec.int(int(0)),
+                    Builtin::FormatFloat => spec.float(float(0)),
+                    _ => spec.text(text(self.heap.str_bytes(arg(0)))),
+                };
+                self.heap.alloc_str(out.as_bytes())?
+            }
+
+            // ---- text, lists, numbers and input of Cove 1.1 -------------
+            Builtin::StrChars => {
+                let s = arg(0);
+                let ranges: Vec<(usize, usize)> = text(self.heap.str_bytes(s))
+                    .char_indices()
+                    .map(|(i, c)| (i, i + c.len_utf8()))
+                    .collect();
+                self.pieces(s, &ranges)?
+            }
+            Builtin::StrBytes => {
+                let items: Vec<u64> = self
+                    .heap
+                    .str_bytes(arg(0))
+                    .iter()
+                    .map(|b| u64::from(*b))
+                    .collect();
+                self.heap.words_fit(items.len() as u64 + 4)?;
+                self.heap
+                    .alloc_list(false, cove_ir::program::Program::INT.0, &items)?
+            }
+            Builtin::StrSplitWhitespace => {
+                let s = arg(0);
+                let t = text(self.heap.str_bytes(s));
+                let base = t.as_ptr() as usize;
+                let ranges: Vec<(usize, usize)> = t
+                    .split_whitespace()
+                    .map(|w| {
+                        let start = w.as_ptr() as usize - base;
+                        (start, start + w.len())
+                    })
+                    .collect();
+                self.pieces(s, &ranges)?
+            }
+            Builtin::IntToChar => {
+                let n = int(0);
+                let Some(c) = u32::try_from(n).ok().and_then(char::from_u32) else {
+                    return Err(invalid(format!("{n} is not a Unicode scalar value")));
+                };
+                self.heap.alloc_str(c.encode_utf8(&mut [0; 4]).as_bytes())?
+            }
+            Builtin::IntPow => {
+                let (n, k) = (int(0), int(1));
+                let Ok(k) = u32::try_from(k) else {
+                    return Err(invalid(format!(
+                        "the exponent {k} is negative or too large"
+                    )));
+                };
+                match n.checked_pow(k) {
+                    Some(v) => v as u64,
+                    None => {
+                        return Err(Fault::new(ErrorKind::Overflow, "integer overflow in pow"));
+                    }
+                }
+            }
+            Builtin::FloatPow => float(0).powf(float(1)).to_bits(),
+            Builtin::FloatRound => float(0).round().to_bits(),
+            Builtin::FloatCeil => float(0).ceil().to_bits(),
+            Builtin::FloatIsNan => bool_bits(float(0).is_nan()),
+            Builtin::ListRepeat => {
+                let list = arg(0);
+                let n = int(1);
+                if n < 0 {
+                    return Err(invalid(format!("repeat count {n} is negative")));
+                }
+                let len = self.heap.list_len(list) as u64;
+                let total = len
+                    .checked_mul(n as u64)
+                    .filter(|t| *t <= u64::from(u32::MAX));
+                let Some(total) = total else {
+                    return Err(Fault::new(
+                        ErrorKind::HeapLimit,
+                        "the repeated list is longer than a list may be",
+                    ));
+                };
+                self.heap.words_fit(total + 4)?;
+                let items = self.heap.list_items(list).repeat(n as usize);
+                let (is_ref, ty) = self.heap.list_elem(list);
+                self.heap.alloc_list(is_ref, ty, &items)?
+            }
+            Builtin::ListCopy => {
+                let list = arg(0);
+                let items = self.heap.list_items(list).to_vec();
+                let (is_ref, ty) = self.heap.list_elem(list);
+                self.heap.alloc_list(is_ref, ty, &items)?
+            }
+            Builtin::ListReverse => {
+                self.heap.list_items_mut(arg(0)).reverse();
+                0
+            }
+            Builtin::ListSortFloat => {
+                self.pay_for_sort(self.heap.list_len(arg(0)))?;
+                let interrupt = &self.shared.interrupt;
+                let mut polls = Poll::default();
+                self.heap.list_items_mut(arg(0)).sort_by(|a, b| {
+                    if polls.stopped(interrupt) {
+                        return std::cmp::Ordering::Equal;
+                    }
+                    f64::from_bits(*a).total_cmp(&f64::from_bits(*b))
+                });
+                if polls.stop {
+                    return Err(crate::vm::tasks::stopped(interrupt));
+                }
+                0
+            }
+            Builtin::ReadLine => {
+                let mut line = Vec::new();
+                let read = self.shared.input.lock().read_until(b'\n', &mut line);
+                match read {
+                    Err(e) => {
+                        return Err(Fault::new(
+                            ErrorKind::Io,
+                            format!("cannot read standard input: {e}"),
+                        ));
+                    }
+                    Ok(0) => 0,
+                    Ok(_) => {
+                        if line.last() == Some(&b'\n') {
+                            line.pop();
+                            if line.last() == Some(&b'\r') {
+                                line.pop();
+                            }
+                        }
+                        let s = String::from_utf8_lossy(&line).into_owned();
+                        let r = self.heap.alloc_str(s.as_bytes())?;
+                        self.heap
+                            .alloc_some(true, cove_ir::program::Program::STR.0, r)?
+                    }
+                }
+            }
+            Builtin::ReadStdin => {
+                let mut all = Vec::new();
+                if let Err(e) = self.shared.input.lock().read_to_end(&mut all) {
+                    return Err(Fault::new(
+                        ErrorKind::Io,
+                        format!("cannot read standard input: {e}"),
+                    ));
+                }
+                let s = String::from_utf8_lossy(&all).into_owned();
+                self.heap.alloc_str(s.as_bytes())?
             }
         })
     }

@@ -70,7 +70,7 @@
 
 use std::thread::Scope;
 
-use cove_ir::op::Instr;
+use cove_ir::op::{Instr, Reg};
 use cove_ir::program::FunctionId;
 #[cfg(doc)]
 use cove_ir::verify::Verified;
@@ -441,6 +441,81 @@ impl<'env> Machine<'env> {
         // Only a loop that stops at stretches keeps it.
         let mut fresh = true;
 
+        // Pushes the frame of a call of `callee` on the `count` registers
+        // from `args` and enters it: the one call path of `call` and
+        // `call.closure`. Registers of the new frame from `count + extra`
+        // on are cleared (`extra` is 1 for a closure, whose slot after the
+        // arguments holds the closure itself).
+        macro_rules! enter {
+            ($dst:expr, $callee:expr, $args:expr, $count:expr, $extra:expr) => {{
+                let (dst, callee, args): (Reg, FunctionId, Reg) = ($dst, $callee, $args);
+                // The depth limit is checked only when the frame stack
+                // has no room: see `Machine::room`.
+                let depth = self.frames.len();
+                if depth >= self.room {
+                    attempt!(self.grow_frames());
+                }
+                // The frame stack's pointer, read once: the stores below
+                // go through raw pointers, and the compiler would
+                // otherwise read `self.frames` again after them.
+                let frames = self.frames.as_mut_ptr();
+                // SAFETY: *tables*: the callee exists (a `call`'s operand,
+                // or the function a `new.closure` named), and the table has
+                // an entry for every function.
+                let target = unsafe { *self.callees.get_unchecked(callee.index()) };
+                let at = at!();
+                // SAFETY: the loop runs only while the entry frame is
+                // on the stack, so there is a caller, at `depth - 1`.
+                let caller = unsafe { &mut *frames.add(depth - 1) };
+                caller.at = at;
+                // The callee's frame starts at its first argument: the
+                // arguments are already its first registers, and
+                // nothing is copied. The frame overlaps the caller's
+                // registers from `args` up, which the compiler keeps
+                // free at a call (see `ret!` for what that leaves
+                // behind in the caller).
+                let callee_base = caller.base as usize + usize::from(args.0);
+                // A closure's slot after the arguments is in the window even
+                // when the callee has no register there.
+                let top = callee_base
+                    + if $extra == 0 {
+                        target.registers as usize
+                    } else {
+                        (target.registers as usize).max(usize::from($count) + $extra)
+                    };
+                if top > self.stack.len() {
+                    attempt!(self.grow_stack(top));
+                }
+                let count = usize::from($count);
+                let clear_from = count + $extra;
+                // SAFETY: *arity* and *frame*: `count` is the callee's
+                // parameter count (for a closure, every closure of the
+                // register's type has it), within its registers, and its
+                // window was just made to fit in the stack.
+                unsafe {
+                    let window = self.stack.as_mut_ptr().add(callee_base);
+                    // After the arguments, up to the last ref register
+                    // only: see `Callee::clear_to`.
+                    clear(window.add(clear_from), window.add(target.clear_to as usize));
+                    #[cfg(debug_assertions)]
+                    self.poison(callee, window, clear_from);
+                    regs = window;
+                    // SAFETY: `room` is at most the capacity, and the
+                    // depth was below it, checked above.
+                    frames.add(depth).write(CallFrame {
+                        func: callee,
+                        at: 0,
+                        base: callee_base as u32,
+                        dst: dst.0,
+                        lent: args.0.wrapping_add(count as u16),
+                    });
+                    self.frames.set_len(depth + 1);
+                }
+                code = target.code;
+                ip = code;
+                poll!();
+            }};
+        }
         loop {
             if !POLLED && remaining == 0 {
                 safepoint!();
@@ -596,6 +671,10 @@ impl<'env> Machine<'env> {
                     set!(dst, r);
                     gc_point!();
                 }
+                Instr::EqValue { dst, a, b, ty } => {
+                    let v = attempt!(self.heap.equal(program, ty, reg!(a), reg!(b)));
+                    set!(dst, u64::from(v))
+                }
                 Instr::EqStr { dst, a, b } => {
                     let v = self.heap.str_bytes(reg!(a)) == self.heap.str_bytes(reg!(b));
                     set!(dst, u64::from(v))
@@ -691,61 +770,37 @@ impl<'env> Machine<'env> {
                     base: args,
                     count,
                 } => {
-                    // The depth limit is checked only when the frame stack
-                    // has no room: see `Machine::room`.
-                    let depth = self.frames.len();
-                    if depth >= self.room {
-                        attempt!(self.grow_frames());
-                    }
-                    // The frame stack's pointer, read once: the stores below
-                    // go through raw pointers, and the compiler would
-                    // otherwise read `self.frames` again after them.
-                    let frames = self.frames.as_mut_ptr();
-                    // SAFETY: *tables*: the callee exists, and the table
-                    // has an entry for every function.
-                    let target = unsafe { *self.callees.get_unchecked(callee.index()) };
-                    let at = at!();
-                    // SAFETY: the loop runs only while the entry frame is
-                    // on the stack, so there is a caller, at `depth - 1`.
-                    let caller = unsafe { &mut *frames.add(depth - 1) };
-                    caller.at = at;
-                    // The callee's frame starts at its first argument: the
-                    // arguments are already its first registers, and
-                    // nothing is copied. The frame overlaps the caller's
-                    // registers from `args` up, which the compiler keeps
-                    // free at a call (see `ret!` for what that leaves
-                    // behind in the caller).
-                    let callee_base = caller.base as usize + usize::from(args.0);
-                    let top = callee_base + target.registers as usize;
-                    if top > self.stack.len() {
-                        attempt!(self.grow_stack(top));
-                    }
-                    let count = usize::from(count);
-                    // SAFETY: *arity* and *frame*: `count` is the callee's
-                    // parameter count, within its registers, and its
-                    // window was just made to fit in the stack.
-                    unsafe {
-                        let window = self.stack.as_mut_ptr().add(callee_base);
-                        // After the arguments, up to the last ref register
-                        // only: see `Callee::clear_to`.
-                        clear(window.add(count), window.add(target.clear_to as usize));
-                        #[cfg(debug_assertions)]
-                        self.poison(callee, window, count);
-                        regs = window;
-                        // SAFETY: `room` is at most the capacity, and the
-                        // depth was below it, checked above.
-                        frames.add(depth).write(CallFrame {
-                            func: callee,
-                            at: 0,
-                            base: callee_base as u32,
-                            dst: dst.0,
-                            lent: args.0.wrapping_add(count as u16),
-                        });
-                        self.frames.set_len(depth + 1);
-                    }
-                    code = target.code;
-                    ip = code;
-                    poll!();
+                    enter!(dst, callee, args, count, 0);
+                }
+                Instr::CallClosure {
+                    dst,
+                    callee,
+                    base: args,
+                    count,
+                } => {
+                    // The function is in the closure's header: no check of
+                    // its type, which the verifier proved is the one of
+                    // every closure this register can hold.
+                    let closure = object!(callee, "`call.closure`");
+                    let func = FunctionId(crate::heap::a_of(self.heap.word(closure)));
+                    set!(Reg(args.0 + count), closure);
+                    enter!(dst, func, args, count, 1);
+                }
+                Instr::NewClosure {
+                    dst,
+                    func,
+                    base: captures,
+                    count,
+                } => {
+                    let captures = window!(captures, count);
+                    let r = attempt!(self.heap.alloc_object(
+                        kind::CLOSURE,
+                        func.0,
+                        u32::from(count),
+                        captures
+                    ));
+                    set!(dst, r);
+                    gc_point!();
                 }
                 Instr::CallBuiltin {
                     dst,

@@ -194,6 +194,8 @@ pub(crate) struct Shared<'env> {
     pub(crate) interrupt: InterruptHandle,
     pub(crate) out: Mutex<Box<dyn Write + Send>>,
     pub(crate) err: Mutex<Box<dyn Write + Send>>,
+    /// What `read_line` and `read_stdin` read.
+    pub(crate) input: Mutex<Box<dyn std::io::BufRead + Send>>,
     pub(crate) args: Vec<String>,
     pub(crate) scheduler: Scheduler,
 }

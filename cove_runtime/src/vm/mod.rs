@@ -69,6 +69,7 @@ pub struct Vm<'a, D: Debugger + ?Sized = dyn Debugger + 'a> {
     interrupt: InterruptHandle,
     output: Box<dyn Write + Send>,
     error_output: Box<dyn Write + Send>,
+    input: Box<dyn std::io::BufRead + Send>,
     args: Vec<String>,
     instructions: u64,
     /// The proof that the program may run, with what the machine digests
@@ -146,6 +147,7 @@ impl<'a> Vm<'a> {
             interrupt: InterruptHandle::default(),
             output: Box::new(std::io::BufWriter::new(std::io::stdout())),
             error_output: Box::new(std::io::stderr()),
+            input: Box::new(std::io::BufReader::new(std::io::stdin())),
             args: Vec::new(),
             instructions: 0,
             proven,
@@ -183,6 +185,7 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
             interrupt: self.interrupt,
             output: self.output,
             error_output: self.error_output,
+            input: self.input,
             args: self.args,
             instructions: self.instructions,
             proven: self.proven,
@@ -214,6 +217,15 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
     /// Where `eprintln` writes.
     pub fn with_error_output(mut self, output: Box<dyn Write + Send>) -> Vm<'a, D> {
         self.error_output = output;
+        self
+    }
+
+    /// What `read_line()` and `read_stdin()` read: the process's standard
+    /// input unless this is called. The input is consumed by the runs of
+    /// this `Vm` in turn (a second run reads on where the first stopped);
+    /// spawned tasks read the same input.
+    pub fn with_input(mut self, input: Box<dyn std::io::BufRead + Send>) -> Vm<'a, D> {
+        self.input = input;
         self
     }
 
@@ -302,6 +314,10 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
                 &mut self.error_output,
                 Box::new(std::io::sink()),
             )),
+            input: Mutex::new(std::mem::replace(
+                &mut self.input,
+                Box::new(std::io::empty()),
+            )),
             args: self.args.clone(),
             scheduler: Scheduler::default(),
         };
@@ -340,6 +356,7 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
         let mut err = shared.err.into_inner();
         let _ = err.flush();
         self.error_output = err;
+        self.input = shared.input.into_inner();
         let (mut result, executed) = outcome;
         builtins::flushed(&mut result, flushed);
         tasks::settle_result(&mut result, failure, unjoined);

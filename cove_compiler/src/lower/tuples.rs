@@ -1,0 +1,475 @@
+//! Tuples: `(Int, String)` types, `(1, "a")` values, `t.0`, `let (a, b) =
+//! t`, `for (k, v) in map`, `for (i, x) in xs.enumerate()`, and the lists
+//! `map.entries()` and `xs.enumerate()`.
+//!
+//! A tuple type is a struct the compiler makes on first use, one per list
+//! of element types, named as the type is written (`(Int, String)`) with
+//! fields `0`, `1`, ...: the IR, the verifier, the collector and the
+//! debugger already know structs, so a tuple costs them nothing new, and
+//! `t.0` is a field access. (The runtime prints a struct whose name starts
+//! with `(` as a tuple.) The obvious other shape, a tuple kind in the IR,
+//! would add an object kind, opcodes and verifier rules for what a struct
+//! already is.
+//!
+//! The loops are rewritten into the loops Cove already has, with the
+//! iterated value held in a hidden variable (`__cove_*`, a name no warning
+//! reports and no program is expected to use): a map's entries are its
+//! keys and a lookup each (insertion order, no list of pairs made), and an
+//! enumeration is a counted loop over the list, with no tuples made at all.
+
+use cove_ir::op::{Instr, Reg};
+use cove_ir::program::{Field, Program, StructDef};
+use cove_ir::types::{StructId, Type, TypeId};
+
+use super::{FnCx, Val, Want};
+use crate::ast::*;
+use crate::diagnostics::Pending;
+use crate::resolve::{ERROR, NEVER, ty_of, type_name};
+
+/// The tuple type of `elems`, made on first use.
+pub(crate) fn tuple_type(program: &mut Program, elems: &[TypeId]) -> TypeId {
+    let found = program.structs.iter().position(|s| {
+        s.name.starts_with('(')
+            && s.fields.len() == elems.len()
+            && s.fields.iter().zip(elems).all(|(f, t)| f.ty == *t)
+    });
+    let sid = match found {
+        Some(i) => StructId(i as u16),
+        None => {
+            let names: Vec<String> = elems.iter().map(|t| type_name(program, *t)).collect();
+            program.structs.push(StructDef {
+                name: format!("({})", names.join(", ")),
+                module: String::new(),
+                exported: true,
+                fields: elems
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| Field {
+                        name: i.to_string(),
+                        ty: *t,
+                    })
+                    .collect(),
+            });
+            StructId(program.structs.len() as u16 - 1)
+        }
+    };
+    program.intern_type(Type::Struct(sid))
+}
+
+/// The element types of a tuple type, if `ty` is one.
+pub(crate) fn tuple_elems(program: &Program, ty: TypeId) -> Option<(StructId, Vec<TypeId>)> {
+    match ty_of(program, ty)? {
+        Type::Struct(s) => {
+            let def = program.struct_def(*s);
+            def.name
+                .starts_with('(')
+                .then(|| (*s, def.fields.iter().map(|f| f.ty).collect()))
+        }
+        _ => None,
+    }
+}
+
+fn name_expr(name: &str, span: &Span) -> Expr {
+    Expr {
+        kind: ExprKind::Name(name.to_string()),
+        span: span.clone(),
+    }
+}
+
+fn call_expr(callee: Expr, args: Vec<Expr>, span: &Span) -> Expr {
+    Expr {
+        kind: ExprKind::Call(Box::new(callee), args),
+        span: span.clone(),
+    }
+}
+
+fn method_expr(recv: Expr, name: &str, args: Vec<Expr>, span: &Span) -> Expr {
+    let field = Expr {
+        kind: ExprKind::Field(
+            Box::new(recv),
+            Ident {
+                name: name.to_string(),
+                span: span.clone(),
+            },
+        ),
+        span: span.clone(),
+    };
+    call_expr(field, args, span)
+}
+
+fn let_stmt(name: &Ident, value: Expr) -> Stmt {
+    Stmt::Let {
+        mutable: false,
+        name: name.clone(),
+        ty: None,
+        value,
+    }
+}
+
+impl FnCx<'_> {
+    /// `(a, b, ...)`.
+    pub(crate) fn tuple_literal(
+        &mut self,
+        items: &[Expr],
+        expected: Option<TypeId>,
+        want: Want,
+    ) -> Val {
+        let hint = expected
+            .and_then(|t| tuple_elems(self.program, t))
+            .filter(|(_, e)| e.len() == items.len())
+            .map(|(_, e)| e);
+        let mut vals = Vec::with_capacity(items.len());
+        let mut types = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let want_ty = hint.as_ref().map(|h| h[i]);
+            let v = self.expr(item, want_ty, Want::Any);
+            if let Some(t) = want_ty {
+                self.check(t, v.ty, &item.span);
+            }
+            let v = self.finish(v, Want::Any);
+            types.push(want_ty.unwrap_or(v.ty));
+            vals.push(v);
+        }
+        if types.iter().any(|t| *t == ERROR || *t == NEVER) {
+            for v in vals {
+                self.release(v);
+            }
+            return Val::none(ERROR);
+        }
+        let ty = tuple_type(self.program, &types);
+        let Some((sid, _)) = tuple_elems(self.program, ty) else {
+            return Val::none(ERROR);
+        };
+        let classes: Vec<bool> = types.iter().map(|t| self.is_ref(*t)).collect();
+        let base = self.e.alloc_window(&classes);
+        for (i, v) in vals.iter().enumerate() {
+            let r = Reg(base.0.wrapping_add(i as u16));
+            if let Some(src) = v.reg
+                && src != r
+            {
+                self.e.emit(Instr::Move { dst: r, src });
+            }
+        }
+        for v in vals {
+            self.release(v);
+        }
+        for i in 0..classes.len() {
+            self.e.free(Reg(base.0.wrapping_add(i as u16)));
+        }
+        let dst = self.dst(want, true);
+        self.e.emit(Instr::NewStruct {
+            dst,
+            ty: sid,
+            base,
+            count: classes.len() as u16,
+        });
+        self.done(dst, ty, want)
+    }
+
+    /// `let (a, b) = value` (or `var`): each name bound to its part.
+    pub(crate) fn let_tuple(&mut self, mutable: bool, names: &[Ident], value: &Expr) {
+        let old = self.set_line(&value.span);
+        let v = self.expr(value, None, Want::Any);
+        let v = self.finish(v, Want::Any);
+        self.bind_parts(mutable, names, v, &value.span);
+        self.e.line = old;
+    }
+
+    /// Binds `names` to the parts of the tuple `v`, then releases `v`.
+    fn bind_parts(&mut self, mutable: bool, names: &[Ident], v: Val, span: &Span) {
+        let parts = tuple_elems(self.program, v.ty);
+        let Some((sid, elems)) = parts.filter(|(_, e)| e.len() == names.len()) else {
+            if v.ty != ERROR && v.ty != NEVER {
+                let t = self.tname(v.ty);
+                self.err(
+                    Pending::new(
+                        "E0109",
+                        span.clone(),
+                        format!("{t} cannot be taken apart into {} names", names.len()),
+                        format!("this is {t}"),
+                    )
+                    .help("take apart a tuple of as many parts as there are names"),
+                );
+            }
+            self.release(v);
+            for n in names {
+                let r = self.e.alloc(false);
+                self.e.emit(Instr::LoadInt { dst: r, value: 0 });
+                self.declare(&n.name, ERROR, r, mutable, true);
+            }
+            return;
+        };
+        let mut bound = Vec::new();
+        for (i, (n, t)) in names.iter().zip(&elems).enumerate() {
+            if n.name == "_" {
+                continue;
+            }
+            let r = self.e.alloc(self.is_ref(*t));
+            if let Some(obj) = v.reg {
+                self.e.emit(Instr::GetField {
+                    dst: r,
+                    obj,
+                    ty: sid,
+                    field: i as u16,
+                });
+            }
+            bound.push((n, *t, r));
+        }
+        self.release(v);
+        for (n, t, r) in bound {
+            if mutable {
+                self.declare_var(&n.name, t, r);
+            } else {
+                self.declare(&n.name, t, r, false, true);
+            }
+        }
+    }
+
+    /// `for (a, b) in iter { body }`.
+    pub(crate) fn for_tuple(&mut self, names: &[Ident], iter: &Expr, body: &Block) {
+        let span = iter.span.clone();
+        self.push_scope();
+        // `for (i, x) in xs.enumerate()`: a counted loop, no tuples.
+        if let ExprKind::Call(callee, args) = &iter.kind
+            && args.is_empty()
+            && let ExprKind::Field(list, m) = &callee.kind
+            && m.name == "enumerate"
+            && names.len() == 2
+        {
+            let l = self.expr(list, None, Want::Any);
+            if matches!(ty_of(self.program, l.ty), Some(Type::List(_))) {
+                self.hold("__cove_list", l);
+                let i = Ident {
+                    name: "__cove_index".to_string(),
+                    span: span.clone(),
+                };
+                let len = method_expr(name_expr("__cove_list", &span), "length", vec![], &span);
+                let range = Expr {
+                    kind: ExprKind::Range(
+                        Box::new(Expr {
+                            kind: ExprKind::Int(Some(0)),
+                            span: span.clone(),
+                        }),
+                        Box::new(len),
+                    ),
+                    span: span.clone(),
+                };
+                let mut stmts = Vec::new();
+                if names[0].name != "_" {
+                    stmts.push(let_stmt(&names[0], name_expr("__cove_index", &span)));
+                }
+                if names[1].name != "_" {
+                    let item = Expr {
+                        kind: ExprKind::Index(
+                            Box::new(name_expr("__cove_list", &span)),
+                            Box::new(name_expr("__cove_index", &span)),
+                        ),
+                        span: span.clone(),
+                    };
+                    stmts.push(let_stmt(&names[1], item));
+                }
+                stmts.extend(body.stmts.iter().cloned());
+                let body = Block {
+                    stmts,
+                    span: body.span.clone(),
+                };
+                self.stmt(&Stmt::For {
+                    name: i,
+                    iter: range,
+                    body,
+                });
+                self.pop_scope(None);
+                return;
+            }
+            self.release(l);
+            self.err(Pending::new(
+                "E0406",
+                list.span.clone(),
+                "`enumerate` is a method of lists",
+                "not a list",
+            ));
+            self.pop_scope(None);
+            return;
+        }
+        let v = self.expr(iter, None, Want::Any);
+        let is_map = matches!(ty_of(self.program, v.ty), Some(Type::Map(..)));
+        let key = Ident {
+            name: "__cove_key".to_string(),
+            span: span.clone(),
+        };
+        if is_map && names.len() == 2 {
+            // `for (k, v) in map`: its keys in order, and a lookup each.
+            self.hold("__cove_map", v);
+            let keys = method_expr(name_expr("__cove_map", &span), "keys", vec![], &span);
+            let mut stmts = Vec::new();
+            if names[0].name != "_" {
+                stmts.push(let_stmt(&names[0], name_expr("__cove_key", &span)));
+            }
+            if names[1].name != "_" {
+                let get = method_expr(
+                    name_expr("__cove_map", &span),
+                    "get",
+                    vec![name_expr("__cove_key", &span)],
+                    &span,
+                );
+                let value = method_expr(get, "unwrap", vec![], &span);
+                stmts.push(let_stmt(&names[1], value));
+            }
+            stmts.extend(body.stmts.iter().cloned());
+            self.stmt(&Stmt::For {
+                name: key,
+                iter: keys,
+                body: Block {
+                    stmts,
+                    span: body.span.clone(),
+                },
+            });
+        } else {
+            // A list of tuples: each taken apart.
+            let elem = match ty_of(self.program, v.ty) {
+                Some(Type::List(t)) => Some(*t),
+                _ => None,
+            };
+            if elem.and_then(|t| tuple_elems(self.program, t)).is_none() && v.ty != ERROR {
+                let t = self.tname(v.ty);
+                self.err(
+                    Pending::new(
+                        "E0406",
+                        iter.span.clone(),
+                        format!("`for ({}, ...)` cannot loop over {t}", names[0].name),
+                        format!("this is {t}"),
+                    )
+                    .help("loop over a list of tuples, a map, or `list.enumerate()`"),
+                );
+                self.release(v);
+                self.pop_scope(None);
+                return;
+            }
+            self.hold("__cove_tuples", v);
+            let mut stmts = vec![Stmt::LetTuple {
+                mutable: false,
+                names: names.to_vec(),
+                value: name_expr("__cove_item", &span),
+            }];
+            stmts.extend(body.stmts.iter().cloned());
+            self.stmt(&Stmt::For {
+                name: Ident {
+                    name: "__cove_item".to_string(),
+                    span: span.clone(),
+                },
+                iter: name_expr("__cove_tuples", &span),
+                body: Block {
+                    stmts,
+                    span: body.span.clone(),
+                },
+            });
+        }
+        self.pop_scope(None);
+    }
+
+    /// Keeps `v` in a hidden variable of the current scope.
+    fn hold(&mut self, name: &str, v: Val) {
+        let ty = if v.ty == NEVER { ERROR } else { v.ty };
+        let reg = self.owned(v).unwrap_or_else(|| {
+            let r = self.e.alloc(false);
+            self.e.emit(Instr::LoadInt { dst: r, value: 0 });
+            r
+        });
+        self.declare(name, ty, reg, false, true);
+    }
+
+    /// `map.entries()` and `xs.enumerate()` as values: a new list of
+    /// tuples; `Err(recv)` when `recv` is of neither kind.
+    pub(crate) fn tuple_list(
+        &mut self,
+        recv: Val,
+        name: &Ident,
+        span: &Span,
+        want: Want,
+    ) -> Result<Val, Val> {
+        let (parts, source) = match (name.name.as_str(), ty_of(self.program, recv.ty)) {
+            ("entries", Some(Type::Map(k, v))) => (vec![*k, *v], true),
+            ("enumerate", Some(Type::List(t))) => (vec![Program::INT, *t], false),
+            _ => return Err(recv),
+        };
+        let tuple = tuple_type(self.program, &parts);
+        let list_ty = self.program.intern_type(Type::List(tuple));
+        self.push_scope();
+        self.hold("__cove_src", recv);
+        let out = self.e.alloc(true);
+        self.e.emit(Instr::NewList {
+            dst: out,
+            ty: tuple,
+            base: Reg(0),
+            count: 0,
+        });
+        self.declare("__cove_out", list_ty, out, false, false);
+        let src = || name_expr("__cove_src", span);
+        let push = |item: Expr| {
+            Stmt::Expr(method_expr(
+                name_expr("__cove_out", span),
+                "push",
+                vec![item],
+                span,
+            ))
+        };
+        let ident = |n: &str| Ident {
+            name: n.to_string(),
+            span: span.clone(),
+        };
+        let lp = if source {
+            let k = name_expr("__cove_k", span);
+            let value = method_expr(
+                method_expr(src(), "get", vec![k.clone()], span),
+                "unwrap",
+                vec![],
+                span,
+            );
+            Stmt::For {
+                name: ident("__cove_k"),
+                iter: method_expr(src(), "keys", vec![], span),
+                body: Block {
+                    stmts: vec![push(Expr {
+                        kind: ExprKind::Tuple(vec![k, value]),
+                        span: span.clone(),
+                    })],
+                    span: span.clone(),
+                },
+            }
+        } else {
+            let i = name_expr("__cove_i", span);
+            let item = Expr {
+                kind: ExprKind::Index(Box::new(src()), Box::new(i.clone())),
+                span: span.clone(),
+            };
+            Stmt::For {
+                name: ident("__cove_i"),
+                iter: Expr {
+                    kind: ExprKind::Range(
+                        Box::new(Expr {
+                            kind: ExprKind::Int(Some(0)),
+                            span: span.clone(),
+                        }),
+                        Box::new(method_expr(src(), "length", vec![], span)),
+                    ),
+                    span: span.clone(),
+                },
+                body: Block {
+                    stmts: vec![push(Expr {
+                        kind: ExprKind::Tuple(vec![i, item]),
+                        span: span.clone(),
+                    })],
+                    span: span.clone(),
+                },
+            }
+        };
+        self.stmt(&lp);
+        self.pop_scope(None);
+        let v = Val {
+            reg: Some(out),
+            ty: list_ty,
+            temp: true,
+        };
+        Ok(self.finish(v, want))
+    }
+}

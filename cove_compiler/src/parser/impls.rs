@@ -1,0 +1,94 @@
+//! `impl Type { ... }` blocks: methods, parsed into ordinary top-level
+//! functions named `Type.method`.
+//!
+//! A method is a function whose first parameter is `self` (written without
+//! a type: it is the impl's type); one without `self` is called through
+//! the type (`Point.new(1, 2)`). Desugaring here, in the parser, means the
+//! rest of the compiler declares, checks, lowers and names methods exactly
+//! as functions — a profile or backtrace shows `m.Point.norm` — and needs
+//! no item kind of its own; the one place that knows about methods is the
+//! call lowering that finds `p.norm()` by the receiver's type. The cost is
+//! one string per method name.
+
+use super::*;
+
+impl Parser<'_, '_> {
+    /// `impl Name { [export] fn ... }`, from `impl`: the methods, each a
+    /// function named `Name.method`.
+    pub(super) fn impl_block(&mut self) -> Vec<FnDecl> {
+        self.bump();
+        let Some(ty) = self.ident("the name of a struct or enum after `impl`") else {
+            return Vec::new();
+        };
+        self.brace_on_next_line();
+        if !self.expect(Tok::LBrace, "`{` to start the methods") {
+            return Vec::new();
+        }
+        let mut methods = Vec::new();
+        loop {
+            self.skip_newlines();
+            if self.eat(&Tok::RBrace) || self.at(&Tok::Eof) {
+                break;
+            }
+            let exported = self.eat(&Tok::Export);
+            if !self.at(&Tok::Fn) {
+                let span = self.span();
+                let found = self.tok().describe();
+                self.error(
+                    Pending::new(
+                        "E0017",
+                        span,
+                        format!("expected `fn` inside `impl {}`, found {found}", ty.name),
+                        "an `impl` block holds only functions",
+                    )
+                    .help("declare fields in the `struct`, and functions here as `fn name(self) { ... }`"),
+                );
+                self.sync_method();
+                continue;
+            }
+            let saved = self.impl_type.replace(ty.clone());
+            let method = self.function(exported);
+            self.impl_type = saved;
+            if let Some(mut m) = method {
+                m.name.name = format!("{}.{}", ty.name, m.name.name);
+                methods.push(m);
+            }
+            if self.panicking {
+                self.sync_method();
+            }
+        }
+        methods
+    }
+
+    /// After an error inside an `impl`: on to the next `fn` of the block
+    /// or its closing brace.
+    fn sync_method(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.tok() {
+                Tok::Eof => break,
+                Tok::LBrace | Tok::LParen | Tok::LBrack => depth += 1,
+                Tok::RBrace if depth == 0 => break,
+                Tok::RBrace | Tok::RParen | Tok::RBrack => depth = depth.saturating_sub(1),
+                Tok::Fn | Tok::Export if depth == 0 => break,
+                _ => {}
+            }
+            self.bump();
+        }
+        self.panicking = false;
+    }
+
+    /// The type of a `self` parameter written without one, inside an
+    /// `impl`: the impl's type.
+    pub(super) fn self_type(&self, at: &Ident) -> Option<TypeExpr> {
+        let ty = self.impl_type.as_ref()?;
+        (at.name == "self").then(|| TypeExpr::Named {
+            path: vec![Ident {
+                name: ty.name.clone(),
+                span: at.span.clone(),
+            }],
+            args: Vec::new(),
+            span: at.span.clone(),
+        })
+    }
+}
