@@ -33,7 +33,7 @@ pub(crate) struct File {
 
 /// `const NAME: Type = value` at the top level of a module.
 #[derive(Debug, Clone)]
-pub struct ConstDecl {
+pub(crate) struct ConstDecl {
     /// Whether it is `export`ed.
     pub exported: bool,
     /// Its name.
@@ -141,7 +141,7 @@ impl TypeExpr {
 
 /// A function expression, `fn(a: Int, b) -> Bool { a < b }`.
 #[derive(Debug, Clone)]
-pub struct FnExpr {
+pub(crate) struct FnExpr {
     /// The parameters; a type left out is taken from the expected
     /// function type.
     pub params: Vec<(Ident, Option<TypeExpr>)>,

@@ -493,10 +493,10 @@ impl FnCx<'_> {
         let fn_name = self.program.functions[id.index()].name.clone();
         let mut cx = FnCx {
             program: &mut *self.program,
-            constants: &mut *self.constants,
             scopes: self.scopes,
             module: self.module,
             errors: &mut *self.errors,
+            warnings: &mut *self.warnings,
             e: Emitter::new(),
             line_starts: self.line_starts,
             vars: Vec::new(),
