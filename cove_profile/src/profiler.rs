@@ -8,8 +8,9 @@
 //!
 //! # What a stop costs
 //!
-//! Two clock reads, one uncontended lock of this task's shard, two indexings
-//! into a dense table, and a comparison that says the call stack did not
+//! Two clock reads, a check that this thread holds its task's shard (task
+//! 0's thread leases it for the run, see `lease.rs`; a spawned task's
+//! takes an uncontended lock), two indexings into a dense table, and a comparison that says the call stack did not
 //! change. The seed took two mutexes and two hash-map entries per
 //! instruction; the clock reads are now most of what is left, and they are
 //! what the measurement is made of, so they stay. `docs/PROFILING.md` has
