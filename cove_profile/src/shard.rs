@@ -7,7 +7,7 @@
 //! by task, and a shard is only ever written by the one thread running its
 //! task: the lock around it is never contended while a run is going, which
 //! makes it one uncontended atomic each way, and for task 0 not even that:
-its thread leases the lock for the whole run (see `crate::lease`).
+//! its thread leases the lock for the whole run (see `crate::lease`).
 //!
 //! The flat costs live in a dense table indexed by function and then by
 //! program counter, grown on demand, so recording a stop is two indexings
