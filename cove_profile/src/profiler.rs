@@ -92,6 +92,17 @@ pub struct Floor {
     pub samples: u64,
 }
 
+/// How a stop reaches task 0's shard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// Through the lease its thread holds for the run: a stop from the
+    /// machine, whose task's end gives the lease back (see `lease.rs`).
+    Lease,
+    /// Through the lock: a sample fed by hand, from a thread that may end
+    /// before any task does.
+    Lock,
+}
+
 /// How a profiler takes time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -376,13 +387,14 @@ impl Profiler {
     /// A slow stop of task 0 in the untimed modes: hands the fast stops
     /// since the last slow one to the shard and records this one there.
     #[inline(never)]
-    pub(crate) fn slow_stop(&self, at: &Sample) {
+    pub(crate) fn slow_stop(&self, at: &Sample, reach: Reach) {
         if let Some(sampler) = &self.sampler {
             sampler.register_current_thread();
         }
-        // SAFETY: the borrow ends with this function, which calls nothing
-        // that reaches `main` again.
-        let shard = unsafe { self.main.leased() };
+        self.with_main(reach, |shard| self.slow_stop_in(shard, at));
+    }
+
+    fn slow_stop_in(&self, shard: &mut Shard, at: &Sample) {
         let (function, start, pending) = self.hot.take();
         self.hot.point(at.function, at.pc);
         // What moved since the last stop belongs to the last instruction of
@@ -393,6 +405,17 @@ impl Profiler {
         shard.extend_last(u64::from(self.hot.length(at.function, at.pc)) - 1);
         self.hot.settle(at.depth, at.allocated_words, shard.node());
         self.hot.publish(shard.total().ran);
+    }
+
+    /// Runs `f` on task 0's shard, reached as `reach` says.
+    #[inline(always)]
+    fn with_main<R>(&self, reach: Reach, f: impl FnOnce(&mut Shard) -> R) -> R {
+        match reach {
+            // SAFETY: `f` is the recording of one stop, which reaches
+            // nothing of `main` again, so the borrow is the only one.
+            Reach::Lease => f(unsafe { self.main.leased() }),
+            Reach::Lock => f(&mut self.main.lock()),
+        }
     }
 
     /// Times the fast path of an untimed stop on scratch state.
@@ -409,7 +432,7 @@ impl Profiler {
             allocations: 0,
         };
         scratch.hot.prepare_cells(&[STOPS as usize]);
-        scratch.slow_stop(&probe(0));
+        scratch.slow_stop(&probe(0), Reach::Lock);
         let mut fast = Vec::with_capacity(BATCHES);
         for _ in 0..BATCHES {
             let started = std::time::Instant::now();
@@ -506,29 +529,25 @@ impl Profiler {
                 .hot
                 .step(at.function, at.pc, at.depth, at.allocated_words)
             {
-                self.slow_stop(at);
+                self.slow_stop(at, Reach::Lock);
             }
         } else {
             let now = self.now();
-            self.record_at(now, at);
+            self.record_at(now, at, Reach::Lock);
         }
-        // A sample fed by hand has no task whose end would end the lease,
-        // and the thread feeding it may end first: give it back at once.
-        self.main.release();
     }
 
     /// Records a stop whose first clock read was `now`. The interval an
     /// instruction is timed over ends at that read and starts at the read this
     /// method makes last, so the bookkeeping between is outside it.
     #[inline]
-    pub(crate) fn record_at(&self, now: u64, at: &Sample) {
+    pub(crate) fn record_at(&self, now: u64, at: &Sample, reach: Reach) {
         if at.task == 0 {
-            // SAFETY: the borrow ends with this block, which calls nothing
-            // that reaches `main` again.
-            let shard = unsafe { self.main.leased() };
-            shard.record(now, at);
-            shard.stamp(self.now());
-            self.hot.publish(shard.total().ran);
+            self.with_main(reach, |shard| {
+                shard.record(now, at);
+                shard.stamp(self.now());
+                self.hot.publish(shard.total().ran);
+            });
         } else {
             self.record_spawned(now, at);
         }

@@ -9,7 +9,7 @@
 
 use cove_runtime::vm::debug::{Debugger, Resume, Stop, Stops};
 
-use crate::profiler::{Profiler, Sample};
+use crate::profiler::{Profiler, Reach, Sample};
 
 impl Debugger for Profiler {
     /// Closes the instruction that just ran and opens the one about to.
@@ -43,7 +43,7 @@ impl Debugger for Profiler {
             allocated_words: stop.allocated_words(),
             allocations: stop.allocations(),
         };
-        self.record_at(now, &sample);
+        self.record_at(now, &sample, Reach::Lease);
         Resume::Go
     }
 
@@ -76,14 +76,17 @@ impl Profiler {
     fn untimed_slow(&self, stop: &Stop<'_>) {
         self.hot.busy(true);
         self.hot.prepare(stop.program());
-        self.slow_stop(&Sample {
-            task: 0,
-            function: stop.function_id(),
-            pc: stop.pc(),
-            depth: stop.depth(),
-            allocated_words: stop.allocated_words(),
-            allocations: stop.allocations(),
-        });
+        self.slow_stop(
+            &Sample {
+                task: 0,
+                function: stop.function_id(),
+                pc: stop.pc(),
+                depth: stop.depth(),
+                allocated_words: stop.allocated_words(),
+                allocations: stop.allocations(),
+            },
+            Reach::Lease,
+        );
         self.hot.busy(false);
     }
 }
