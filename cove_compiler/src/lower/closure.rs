@@ -604,13 +604,7 @@ impl FnCx<'_> {
                     cx.e.emit(Instr::ReturnUnit {})
                 }
                 None => {
-                    let class = cx.is_ref(result);
-                    let r = cx.e.alloc(class);
-                    cx.e.emit(if class {
-                        Instr::LoadNone { dst: r }
-                    } else {
-                        Instr::LoadInt { dst: r, value: 0 }
-                    });
+                    let r = cx.placeholder(result);
                     cx.e.emit(Instr::Return { src: r });
                 }
             }

@@ -292,18 +292,9 @@ pub(crate) fn lower_function(
         } else {
             let reg = match value.reg {
                 Some(r) => r,
-                None => {
-                    // The body ends in `return` or an error: the landing
-                    // instruction is never reached, but must be valid.
-                    let class = is_ref(cx.program, result);
-                    let r = cx.e.alloc(class);
-                    cx.e.emit(if class {
-                        Instr::LoadNone { dst: r }
-                    } else {
-                        Instr::LoadInt { dst: r, value: 0 }
-                    });
-                    r
-                }
+                // The body ends in `return` or an error: the landing
+                // instruction is never reached, but must be valid.
+                None => cx.placeholder(result),
             };
             cx.e.emit(Instr::Return { src: reg });
         }
@@ -433,6 +424,20 @@ impl FnCx<'_> {
         }
         self.err(d);
         false
+    }
+
+    /// A register holding some valid value of `ty`, for an instruction the
+    /// code never reaches but the verifier still reads: 0 as an Int, or
+    /// `None` in a ref register.
+    pub(crate) fn placeholder(&mut self, ty: TypeId) -> Reg {
+        let class = self.is_ref(ty);
+        let r = self.e.alloc(class);
+        self.e.emit(if class {
+            Instr::LoadNone { dst: r }
+        } else {
+            Instr::LoadInt { dst: r, value: 0 }
+        });
+        r
     }
 
     pub(crate) fn is_ref(&self, ty: TypeId) -> bool {
