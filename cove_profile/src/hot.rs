@@ -74,6 +74,8 @@ pub(crate) struct Hot {
     node: AtomicU32,
     /// Where the last stop's function's cells start in the flat table.
     base: AtomicUsize,
+    /// The length of the stretch the last stop started.
+    length: AtomicU32,
     /// Whether task 0 is inside a slow stop: the sampler charges what it
     /// finds then to the profiler itself, so the dearer stops' cost is
     /// measured, not estimated.
@@ -96,6 +98,7 @@ impl Default for Hot {
             words: AtomicU64::new(0),
             node: AtomicU32::new(0),
             base: AtomicUsize::new(0),
+            length: AtomicU32::new(1),
             busy: std::sync::atomic::AtomicBool::new(false),
             pending: AtomicU64::new(0),
             published: AtomicU64::new(0),
@@ -136,6 +139,7 @@ impl Hot {
         self.pending
             .store(self.pending.load(Relaxed) + u64::from(cell.length), Relaxed);
         self.pc.store(pc, Relaxed);
+        self.length.store(cell.length, Relaxed);
         true
     }
 
@@ -217,12 +221,13 @@ impl Hot {
         });
     }
 
-    /// Where the last stop was, and takes the fast stops not yet handed on:
-    /// the first half of a slow stop.
-    pub(crate) fn take(&self) -> (FunctionId, u32, u64) {
+    /// Where the last stop was, the length of the stretch it started, and
+    /// the fast stops not yet handed on: the first half of a slow stop.
+    pub(crate) fn take(&self) -> (FunctionId, u32, u32, u64) {
         (
             FunctionId(self.function.load(Relaxed)),
             self.pc.load(Relaxed),
+            self.length.load(Relaxed),
             {
                 // Only this thread writes it: a load and a store, not the
                 // locked exchange a `swap` would be.
@@ -234,23 +239,30 @@ impl Hot {
     }
 
     /// Moves the position to a slow stop's instruction at once, so that a
-    /// sampler reading during the slow stop charges it to that instruction.
-    pub(crate) fn point(&self, function: FunctionId, pc: u32) {
+    /// sampler reading during the slow stop charges it to that instruction,
+    /// and gives the length of the stretch it starts (1 where no program
+    /// has been seen).
+    pub(crate) fn point(&self, function: FunctionId, pc: u32) -> u32 {
         self.function.store(function.0, Relaxed);
         self.pc.store(pc, Relaxed);
+        let (base, length) = match self.counts.get() {
+            Some(counts) => {
+                let base = counts.offsets.get(function.index()).copied();
+                let length = base
+                    .and_then(|base| counts.cells.get(base + pc as usize))
+                    .map_or(1, |cell| cell.length);
+                (base.unwrap_or(usize::MAX / 2), length)
+            }
+            None => (usize::MAX / 2, 1),
+        };
+        self.base.store(base, Relaxed);
+        self.length.store(length, Relaxed);
+        length
     }
 
     /// The second half of a slow stop: what the next stop must match to be
     /// fast.
     pub(crate) fn settle(&self, depth: usize, words: u64, node: u32) {
-        let function = self.function.load(Relaxed) as usize;
-        if let Some(start) = self
-            .counts
-            .get()
-            .and_then(|counts| counts.offsets.get(function))
-        {
-            self.base.store(*start, Relaxed);
-        }
         self.depth.store(depth, Relaxed);
         self.words.store(words, Relaxed);
         self.node.store(node, Relaxed);
@@ -347,14 +359,14 @@ mod tests {
         hot.prepare(&program());
         let main = FunctionId(0);
         assert!(!hot.step(main, 0, 1, 0), "the first stop is slow");
-        hot.point(main, 0);
+        assert_eq!(hot.point(main, 0), hot.length(main, 0));
         hot.settle(1, 0, 1);
         assert!(hot.step(main, 1, 1, 0));
         assert!(!hot.step(main, 1, 2, 0), "another depth is slow");
         assert!(!hot.step(main, 1, 1, 5), "a moved heap is slow");
         let length = u64::from(hot.length(main, 1));
         assert_eq!(hot.pending(), length, "pending counts instructions");
-        assert_eq!(hot.take(), (main, 1, length));
+        assert_eq!(hot.take(), (main, 1, length as u32, length));
         assert_eq!(hot.counted(), vec![((main, 1), 1)]);
     }
 }

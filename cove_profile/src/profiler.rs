@@ -386,7 +386,7 @@ impl Profiler {
 
     /// A slow stop of task 0 in the untimed modes: hands the fast stops
     /// since the last slow one to the shard and records this one there.
-    #[inline(never)]
+    #[inline]
     pub(crate) fn slow_stop(&self, at: &Sample, reach: Reach) {
         if let Some(sampler) = &self.sampler {
             sampler.register_current_thread();
@@ -394,16 +394,24 @@ impl Profiler {
         self.with_main(reach, |shard| self.slow_stop_in(shard, at));
     }
 
+    #[inline(always)]
     fn slow_stop_in(&self, shard: &mut Shard, at: &Sample) {
-        let (function, start, pending) = self.hot.take();
-        self.hot.point(at.function, at.pc);
+        let (function, start, last_length, pending) = self.hot.take();
+        let length = self.hot.point(at.function, at.pc);
         // What moved since the last stop belongs to the last instruction of
         // the stretch it began: the only one of it that allocates.
-        let end = start + self.hot.length(function, start).saturating_sub(1);
-        shard.absorb(pending, function, end);
-        shard.record(0, at);
-        shard.extend_last(u64::from(self.hot.length(at.function, at.pc)) - 1);
-        self.hot.settle(at.depth, at.allocated_words, shard.node());
+        let end = start + last_length.saturating_sub(1);
+        // A call or a return that allocated nothing takes the short way.
+        let node = match shard.hop(pending, function, end, at, length) {
+            Some(node) => node,
+            None => {
+                shard.absorb(pending, function, end);
+                shard.record(0, at);
+                shard.extend_last(u64::from(length) - 1);
+                shard.node()
+            }
+        };
+        self.hot.settle(at.depth, at.allocated_words, node);
         self.hot.publish(shard.total().ran);
     }
 
