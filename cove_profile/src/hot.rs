@@ -238,6 +238,22 @@ impl Hot {
         )
     }
 
+    /// What [`Hot::take`] gives, without taking the pending stops.
+    pub(crate) fn peek(&self) -> (FunctionId, u32, u32, u64) {
+        (
+            FunctionId(self.function.load(Relaxed)),
+            self.pc.load(Relaxed),
+            self.length.load(Relaxed),
+            self.pending.load(Relaxed),
+        )
+    }
+
+    /// Takes `unran` instructions back from the pending fast stops' count.
+    pub(crate) fn take_back(&self, unran: u64) {
+        self.pending
+            .store(self.pending.load(Relaxed).saturating_sub(unran), Relaxed);
+    }
+
     /// Moves the position to a slow stop's instruction at once, so that a
     /// sampler reading during the slow stop charges it to that instruction,
     /// and gives the length of the stretch it starts (1 where no program

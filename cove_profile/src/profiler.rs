@@ -182,6 +182,10 @@ pub struct Profiler {
     /// The shards of spawned tasks, `spawned[task - 1]`, made as tasks first
     /// stop.
     spawned: RwLock<Vec<Arc<Mutex<Shard>>>>,
+    /// The instructions of task 0's stretches that a fault kept from
+    /// running, though their stretch was counted whole when it started:
+    /// `(function, first, last)`, each taken back once from the counts.
+    unran: Mutex<Vec<(FunctionId, u32, u32)>>,
 }
 
 impl std::fmt::Debug for Profiler {
@@ -280,6 +284,7 @@ impl Profiler {
                 samples: 0,
             },
             stop_costs: Mutex::new(StopCosts::default()),
+            unran: Mutex::new(Vec::new()),
             hot: Arc::new(Hot::default()),
             sampler: None,
             main: Arc::new(Leased::default()),
@@ -413,6 +418,42 @@ impl Profiler {
         };
         self.hot.settle(at.depth, at.allocated_words, node);
         self.hot.publish(shard.total().ran);
+    }
+
+    /// Takes back the part of task 0's current stretch that a fault kept
+    /// from running: the stretch was counted whole at its first
+    /// instruction, and the run ended at `function`'s `pc`, which itself
+    /// ran or not as `ran` says ([`Stop::ran`](cove_runtime::vm::debug::Stop::ran)).
+    /// Called on task 0's thread, which still holds its shard.
+    pub(crate) fn uncount_unran(&self, function: FunctionId, pc: u32, ran: bool) {
+        let (last_function, start, length, pending) = self.hot.peek();
+        let end = start + length.saturating_sub(1);
+        if last_function != function || pc < start || pc > end {
+            // The fault is not in the stretch the last stop counted: that
+            // one ran whole (the run ended before the next one's stop).
+            return;
+        }
+        if !ran && pc == start {
+            // The run ended at the safepoint before this stretch's stop, so
+            // the stretch the last stop counted (an earlier turn of it) ran
+            // whole.
+            return;
+        }
+        let first = if ran { pc + 1 } else { pc };
+        if first > end {
+            return;
+        }
+        let unran = u64::from(end - first + 1);
+        self.unran.lock().push((function, first, end));
+        if pending >= unran {
+            // The stretch was counted by the lock-free path, not yet handed on.
+            self.hot.take_back(unran);
+        } else {
+            self.with_main(Reach::Lease, |shard| {
+                shard.extend_last_back(unran);
+                self.hot.publish(shard.total().ran);
+            });
+        }
     }
 
     /// Runs `f` on task 0's shard, reached as `reach` says.
@@ -643,7 +684,20 @@ impl Profiler {
             }
         }
         let spread = spread(&starts, &self.hot, self.stop_costs());
-        rows.extend(spread.rows);
+        let mut counts = spread.rows;
+        // Each instruction once: the rows of several stretch starts may
+        // hold one instruction, and they are added up later.
+        for &(function, first, last) in self.unran.lock().iter() {
+            for pc in first..=last {
+                if let Some((_, cost)) = counts
+                    .iter_mut()
+                    .find(|(at, cost)| *at == (function, pc) && cost.ran > 0)
+                {
+                    cost.ran -= 1;
+                }
+            }
+        }
+        rows.extend(counts);
         shard.replace_rows(rows);
         if let Some(taken) = &taken {
             let each = spread.overhead_per_instruction;

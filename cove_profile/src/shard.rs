@@ -331,6 +331,16 @@ impl Shard {
         }
     }
 
+    /// Takes `unran` instructions back from the last stop's frame and the
+    /// total: the tail of a stretch a fault kept from running.
+    pub(crate) fn extend_last_back(&mut self, unran: u64) {
+        if let Some(last) = self.last {
+            self.total.ran = self.total.ran.saturating_sub(unran);
+            let node = &mut self.tree.nodes[last.node as usize].cost;
+            node.ran = node.ran.saturating_sub(unran);
+        }
+    }
+
     /// Puts `rows` in place of every instruction's cost, and makes the
     /// total their sum.
     pub(crate) fn replace_rows(&mut self, rows: Vec<((FunctionId, u32), Cost)>) {

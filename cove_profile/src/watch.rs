@@ -58,6 +58,15 @@ impl Debugger for Profiler {
         }
     }
 
+    /// Takes back what a fault kept from running of the stretch the last
+    /// stop counted whole (the untimed modes; the interval one counts each
+    /// instruction as it comes).
+    fn faulted(&self, stop: &Stop<'_>, _error: &cove_runtime::RunError) {
+        if self.is_untimed_at_stops() && stop.task() == 0 {
+            self.uncount_unran(stop.function_id(), stop.pc(), stop.ran());
+        }
+    }
+
     /// The task's thread lets go of task 0's shard (see `lease.rs`).
     fn ended(&self, task: u32) {
         self.task_ended(task);

@@ -108,28 +108,20 @@ fn a_profile_stopped_at_stretches_counts_every_instruction_and_word_as_one_stopp
             continue;
         }
         assert_eq!(every.counted(), executed, "{}", entry.display());
+        // A run that ends in an error inside a stretch counts only what of
+        // the stretch ran, as one stopped at every instruction does.
+        assert_eq!(stretches.counted(), executed, "{}", entry.display());
+        assert_eq!(
+            untimed(stretches.rows()),
+            untimed(every.rows()),
+            "{}",
+            entry.display()
+        );
+        assert_eq!(stretches.total().words, every.total().words);
+        assert_eq!(stretches.total().allocations, every.total().allocations);
         if ok {
-            assert_eq!(stretches.counted(), executed, "{}", entry.display());
-            assert_eq!(
-                untimed(stretches.rows()),
-                untimed(every.rows()),
-                "{}",
-                entry.display()
-            );
-            assert_eq!(stretches.total().words, every.total().words);
-            assert_eq!(stretches.total().allocations, every.total().allocations);
             compared += 1;
         } else {
-            // FIXME (issue 13): a run that ends in an error inside a stretch
-            // is counted as if it had run the whole stretch, so the count
-            // may be over by less than one stretch. Asserted as it is.
-            assert!(stretches.counted() >= executed, "{}", entry.display());
-            assert!(
-                stretches.counted() - executed < 64,
-                "{}: {} against {executed}",
-                entry.display(),
-                stretches.counted()
-            );
             failing += 1;
         }
     }
@@ -204,4 +196,47 @@ fn the_profiles_heap_totals_are_the_heaps_own_counters_constants_included() {
         assert_eq!(profiler.total().words, words, "{}", profiler.time_mode());
         assert_eq!(profiler.total().allocations, allocations);
     }
+}
+
+/// Runs `program`'s `main` under `debugger` with `fuel`; the instructions
+/// the run executed.
+fn run_with_fuel<D: Debugger>(program: &cove_ir::program::Program, fuel: u64, debugger: &D) -> u64 {
+    let mut vm = Vm::new(program)
+        .with_output(Box::new(std::io::sink()))
+        .with_limits(Limits {
+            fuel: Some(fuel),
+            ..Limits::default()
+        })
+        .with_debugger(debugger);
+    let _ = vm.run_entry("m", "main", vec![]);
+    vm.instructions()
+}
+
+#[test]
+fn a_run_out_of_fuel_inside_a_stretch_counts_only_what_of_it_ran() {
+    // Calls, a loop of long stretches and an allocation a turn, so fuel
+    // runs out at every kind of place: a stretch's first instruction, its
+    // middle, its last, and the first of a callee.
+    let program = cove_compiler::compile_module(
+        "m",
+        "fn f(a: Int, b: Int) -> Int {\n  let c = a * b + a - b\n  c % 1000 + 1\n}\n\
+         export fn main() -> Int {\n  var t = 0\n  var s = \"\"\n  for i in 0..40 {\n    t = t + f(i, t) * 3 - i\n    s = \"{i}\"\n  }\n  t + s.length()\n}\n",
+    )
+    .expect("it compiles");
+    let mut swept = 0;
+    for fuel in 1..700 {
+        let every = Profiler::with_clock(SteppingClock::new(1));
+        let executed = run_with_fuel(&program, fuel, &every);
+        let stretches = Profiler::counting();
+        assert_eq!(run_with_fuel(&program, fuel, &stretches), executed);
+        assert_eq!(every.counted(), executed, "fuel {fuel}");
+        assert_eq!(stretches.counted(), executed, "fuel {fuel}");
+        assert_eq!(
+            untimed(stretches.rows()),
+            untimed(every.rows()),
+            "fuel {fuel}"
+        );
+        swept += 1;
+    }
+    assert_eq!(swept, 699);
 }

@@ -141,6 +141,7 @@ pub(crate) fn report_fault<D: Debugger + ?Sized>(
         heap: &machine.heap,
         pc: innermost.pc().saturating_sub(1),
         task: machine.task,
+        ran: !machine.ended_before,
     };
     debugger.faulted(&stop, error);
 }
@@ -165,6 +166,7 @@ pub struct Stop<'a> {
     pub(crate) heap: &'a Memory,
     pub(crate) pc: u32,
     pub(crate) task: u32,
+    pub(crate) ran: bool,
 }
 
 impl<'a> Stop<'a> {
@@ -213,6 +215,16 @@ impl<'a> Stop<'a> {
     /// the order the run spawned them.
     pub fn task(&self) -> u32 {
         self.task
+    }
+
+    /// Whether the instruction at [`Stop::pc`] has run: never at an
+    /// ordinary stop, which is before it; at the stop handed to
+    /// [`Debugger::faulted`], true when the instruction ran and faulted,
+    /// false when the run ended before it could (fuel, an interrupt or the
+    /// end of the run, found at a safepoint). A profiler that counted the
+    /// instruction's whole stretch in advance takes back what did not run.
+    pub fn ran(&self) -> bool {
+        self.ran
     }
 
     /// The instruction about to run.

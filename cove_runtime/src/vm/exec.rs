@@ -416,6 +416,7 @@ impl<'env> Machine<'env> {
                     Err(fault) => {
                         // `pause` counted what ran, overshoot and all.
                         remaining = 0;
+                        self.ended_before = true;
                         // The locating takes the pc after the faulting
                         // instruction, hence the step.
                         // SAFETY: *ends*: `ip` is at an instruction, so one
@@ -534,6 +535,7 @@ impl<'env> Machine<'env> {
                     heap: &self.heap,
                     pc: pc!() as u32,
                     task: self.task,
+                    ran: false,
                 };
                 // A debugger's panic is caught here, not where the task
                 // started, so the run still counts what it ran and says

@@ -222,6 +222,11 @@ pub(crate) struct Machine<'env> {
     /// Instructions executed, brought up to date at each safepoint and when
     /// a run ends.
     pub(crate) executed: u64,
+    /// Whether the run ended at a safepoint, before the instruction its
+    /// error is located at ran (fuel, an interrupt, the run's end), rather
+    /// than in that instruction: what [`Stop::ran`](crate::vm::debug::Stop::ran)
+    /// tells a debugger at the fault.
+    pub(crate) ended_before: bool,
     /// The length of the stride the loop is counting down, so that the part
     /// of it that ran can be counted when the run ends.
     pub(crate) chunk: u32,
@@ -276,6 +281,7 @@ impl<'env> Machine<'env> {
             heap,
             consts,
             executed: 0,
+            ended_before: false,
             chunk: 0,
             // Empty: the first stride's fuel comes from the run's tank.
             fuel: limits.fuel.map(|_| 0),
