@@ -39,6 +39,8 @@ pub(crate) const MAX_ELSE_CHAIN: usize = 1000;
 /// Parses a whole file; syntax errors go to `errors`.
 pub(crate) fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
     let tokens = lex(source, 0..source.len(), errors);
+    let mut qualifiers = std::collections::HashSet::new();
+    qualifier_heads(&tokens, &mut qualifiers);
     let mut p = Parser {
         source,
         toks: tokens,
@@ -51,13 +53,27 @@ pub(crate) fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
         no_struct: false,
         else_chain: 0,
         impl_type: None,
+        qualifiers,
     };
-    let file = p.file();
+    let mut file = p.file();
     if p.too_deep {
         // The rest of a file nested past the limit would only report echoes.
         return File::default();
     }
+    file.qualifiers = p.qualifiers;
     file
+}
+
+/// Adds to `out` every name written before a `.` in `tokens`: the heads of
+/// paths such as `lexer.Token`, which is all an unused import's warning
+/// needs to know (a variable of the module's name counts too, so the
+/// warning may be missed, never given wrongly).
+fn qualifier_heads(tokens: &[Token], out: &mut std::collections::HashSet<String>) {
+    for pair in tokens.windows(2) {
+        if let (Tok::Ident(name), Tok::Dot) = (&pair[0].tok, &pair[1].tok) {
+            out.insert(name.clone());
+        }
+    }
 }
 
 struct Parser<'s, 'e> {
@@ -73,6 +89,8 @@ struct Parser<'s, 'e> {
     /// Once nesting overflowed, nothing more of the file is reported: the
     /// rest would be echoes.
     too_deep: bool,
+    /// The names written before a `.` (see [`qualifier_heads`]).
+    qualifiers: std::collections::HashSet<String>,
     /// In the head of `if`, `while`, `for` and `match`, `Name {` opens the
     /// body, not a struct literal.
     no_struct: bool,
@@ -1676,6 +1694,7 @@ impl Parser<'_, '_> {
                         None => (range, None),
                     };
                     let tokens = lex(self.source, range.clone(), self.errors);
+                    qualifier_heads(&tokens, &mut self.qualifiers);
                     let saved_toks = std::mem::replace(&mut self.toks, tokens);
                     let saved_pos = std::mem::replace(&mut self.pos, 0);
                     let saved_struct = std::mem::replace(&mut self.no_struct, false);
@@ -1989,6 +2008,43 @@ impl Parser<'_, '_> {
                     }
                 }
             }
+            Tok::LParen => {
+                // `(a, b)`: a tuple pattern; `(p)` is `p` in parentheses,
+                // as a tuple has two or more parts.
+                self.bump();
+                let mut subs = Vec::new();
+                let mut trailing = false;
+                while !self.at(&Tok::RParen) && !self.at(&Tok::Eof) {
+                    subs.push(self.pattern());
+                    trailing = false;
+                    if self.panicking || !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                    trailing = true;
+                }
+                if !self.panicking {
+                    self.expect(Tok::RParen, "`)` to close the tuple pattern");
+                }
+                if subs.is_empty() && !self.panicking {
+                    self.error(
+                        Pending::new(
+                            "E0015",
+                            start..self.prev_end(),
+                            "`()` is not a pattern",
+                            "an empty tuple pattern",
+                        )
+                        .help("a tuple pattern names two or more parts, as in `(a, b)`; match `()` with `_`"),
+                    );
+                    PatternKind::Error
+                } else if subs.len() == 1 && !trailing {
+                    return subs.pop().unwrap_or(Pattern {
+                        kind: PatternKind::Error,
+                        span,
+                    });
+                } else {
+                    PatternKind::Tuple(subs)
+                }
+            }
             _ => {
                 let found = self.tok().describe();
                 self.error(
@@ -1998,7 +2054,7 @@ impl Parser<'_, '_> {
                         format!("expected a pattern, found {found}"),
                         "not a pattern",
                     )
-                    .help("a pattern is `_`, a name, a literal, `Some(x)`, `None` or `Enum.Variant(x)`"),
+                    .help("a pattern is `_`, a name, a literal, `Some(x)`, `None`, `Enum.Variant(x)` or a tuple `(a, b)`"),
                 );
                 PatternKind::Error
             }

@@ -609,6 +609,19 @@ impl FnCx<'_> {
                 }
             }
         }
+        // A captured `var` assigned in the body is assigned: the warning
+        // that it could be a `let` is the enclosing function's to give.
+        let assigned: Vec<String> = captures
+            .iter()
+            .filter(|c| c.cell.is_some())
+            .filter(|c| {
+                cx.by_name
+                    .get(&c.name)
+                    .and_then(|js| js.first())
+                    .is_some_and(|&j| cx.vars[j].assigned)
+            })
+            .map(|c| c.name.clone())
+            .collect();
         cx.pop_scope(None);
         if cx.e.overflowed {
             cx.err(Pending::new(
@@ -636,6 +649,9 @@ impl FnCx<'_> {
             }
         }
         drop(cx);
+        for name in &assigned {
+            self.assigned_var(name);
+        }
         let f = &mut self.program.functions[id.index()];
         f.code = done.code;
         f.lines = done.lines;
