@@ -54,6 +54,7 @@ pub(crate) fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
         else_chain: 0,
         impl_type: None,
         qualifiers,
+        unclosed: false,
     };
     let mut file = p.file();
     if p.too_deep {
@@ -91,6 +92,9 @@ struct Parser<'s, 'e> {
     too_deep: bool,
     /// The names written before a `.` (see [`qualifier_heads`]).
     qualifiers: std::collections::HashSet<String>,
+    /// Whether a block or `match` met the end of the file unclosed, since
+    /// the function being parsed began.
+    unclosed: bool,
     /// In the head of `if`, `while`, `for` and `match`, `Name {` opens the
     /// body, not a struct literal.
     no_struct: bool,
@@ -532,6 +536,21 @@ impl Parser<'_, '_> {
                 }
                 continue;
             }
+            if pname.name == "self" && self.impl_type.is_none() && !self.at(&Tok::Colon) {
+                self.error(
+                    Pending::new(
+                        "E0019",
+                        pname.span.clone(),
+                        "`self` is a parameter only of a method in an `impl` block",
+                        "outside any `impl`",
+                    )
+                    .help(format!(
+                        "declare it inside `impl Type {{ ... }}`, or give the parameter a name and a type: `fn {}(p: Type)`",
+                        name.name
+                    )),
+                );
+                return Some(broken(name, params, self.span()));
+            }
             if !self.expect(Tok::Colon, "`:` and the parameter's type") {
                 return Some(broken(name, params, self.span()));
             }
@@ -554,7 +573,16 @@ impl Parser<'_, '_> {
             self.expected("`{` to start the function body");
             return Some(broken(name, params, self.span()));
         }
+        let outer_unclosed = std::mem::replace(&mut self.unclosed, false);
         let body = self.block();
+        let cut = self.unclosed;
+        self.unclosed |= outer_unclosed;
+        if cut {
+            // A body the file ends inside: what it holds is not what was
+            // meant, so it is declared but not checked (no type errors
+            // echoing the missing `}`).
+            return Some(broken(name, params, body.span));
+        }
         if generic {
             // Already reported; its types name parameters that do not exist,
             // so it is declared but not checked, like a broken header.
@@ -985,6 +1013,7 @@ impl Parser<'_, '_> {
         }
         if !self.at(&Tok::RBrace) {
             let span = start..start + 1;
+            self.unclosed = true;
             self.error(
                 Pending::new("E0010", span, "this `{` is never closed", "opened here")
                     .help("add a `}` where the block should end"),
@@ -1116,6 +1145,21 @@ impl Parser<'_, '_> {
                         "a nested `fn`",
                     )
                     .help("move this function to the top level of the file"),
+                );
+                None
+            }
+            // `const NAME ...` (a word, not a keyword): a constant is a
+            // top-level item; inside a function, `let` is the Cove way.
+            Tok::Ident(w) if w == "const" && matches!(self.nth(1), Tok::Ident(_)) => {
+                let span = self.span();
+                self.error(
+                    Pending::new(
+                        "E0016",
+                        span,
+                        "a `const` cannot be declared inside a function",
+                        "constants belong at the top level",
+                    )
+                    .help("move it to the top level of the file, or write `let` for a local value"),
                 );
                 None
             }
@@ -1863,6 +1907,7 @@ impl Parser<'_, '_> {
         }
         self.no_struct = saved;
         if !self.at(&Tok::RBrace) {
+            self.unclosed = true;
             self.error(Pending::new(
                 "E0010",
                 start..start + 5,

@@ -359,6 +359,11 @@ impl FnCx<'_> {
                 Callee::Variant(..) => "values",
                 _ => "arguments",
             };
+            let what = if params.len() == 1 {
+                what.trim_end_matches('s')
+            } else {
+                what
+            };
             self.err(Pending::new(
                 "E0211",
                 span.clone(),
@@ -686,6 +691,27 @@ impl FnCx<'_> {
                 Err(recv) => recv,
             }
         } else {
+            let listed = match ty_of(self.program, recv.ty) {
+                Some(Type::Map(..)) => name.name == "entries",
+                Some(Type::List(_)) => name.name == "enumerate",
+                _ => false,
+            };
+            if listed {
+                self.err(Pending::new(
+                    "E0211",
+                    span.clone(),
+                    format!(
+                        "`{}` takes no arguments, but {} {} given",
+                        name.name,
+                        args.len(),
+                        if args.len() == 1 { "was" } else { "were" }
+                    ),
+                    "expected no arguments",
+                ));
+                self.release(recv);
+                self.discard_args(args);
+                return Val::none(ERROR);
+            }
             recv
         };
         let Some((b, params, result)) = self.resolve_method(recv.ty, name) else {

@@ -289,8 +289,9 @@ impl FnCx<'_> {
                 "E0211",
                 span.clone(),
                 format!(
-                    "a {t} takes {} arguments, but {} {} given",
+                    "a {t} takes {} argument{}, but {} {} given",
                     params.len(),
+                    if params.len() == 1 { "" } else { "s" },
                     args.len(),
                     if args.len() == 1 { "was" } else { "were" }
                 ),
