@@ -254,13 +254,11 @@ impl FnCx<'_> {
         let f = &self.program.functions[func.index()];
         let ty = Type::Func(f.params.clone(), f.result);
         let ty = self.program.intern_type(ty);
+        // A constant, made once a task: the value has no captures, so
+        // every evaluation of `square` may be the same object.
+        let constant = self.constant(cove_ir::program::Constant::Function(func));
         let dst = self.dst(want, true);
-        self.e.emit(Instr::NewClosure {
-            dst,
-            func,
-            base: Reg(0),
-            count: 0,
-        });
+        self.e.emit(Instr::LoadConst { dst, constant });
         self.done(dst, ty, want)
     }
 
