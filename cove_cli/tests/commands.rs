@@ -307,7 +307,10 @@ fn check_prints_an_unused_import_and_unreachable_code_and_fails_on_them_only_whe
     assert_eq!(stderr(&denied), stderr(&out));
     let ran = run(&["run", file]);
     assert_eq!(status(&ran), 0);
-    assert_eq!((stdout(&ran), stderr(&ran)), ("once\n".into(), String::new()));
+    assert_eq!(
+        (stdout(&ran), stderr(&ran)),
+        ("once\n".into(), String::new())
+    );
 }
 
 #[test]
