@@ -55,6 +55,8 @@ pub(crate) fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
         impl_type: None,
         qualifiers,
         unclosed: false,
+        nested_lets: Vec::new(),
+        hidden: 0,
     };
     let mut file = p.file();
     if p.too_deep {
@@ -95,6 +97,11 @@ struct Parser<'s, 'e> {
     /// Whether a block or `match` met the end of the file unclosed, since
     /// the function being parsed began.
     unclosed: bool,
+    /// The `let`s that take apart the inner tuples of a nested
+    /// destructuring just parsed, innermost last.
+    nested_lets: Vec<Stmt>,
+    /// How many hidden names nested destructurings have made.
+    hidden: usize,
     /// In the head of `if`, `while`, `for` and `match`, `Name {` opens the
     /// body, not a struct literal.
     no_struct: bool,
@@ -823,11 +830,38 @@ impl Parser<'_, '_> {
     }
 
     /// `(a, b, _)`, the names a tuple is taken apart into, from its `(`.
-    fn tuple_names(&mut self) -> Option<Vec<Ident>> {
+    fn tuple_names(&mut self, mutable: bool) -> Option<Vec<Ident>> {
         self.bump();
         let mut names = Vec::new();
         while !self.at(&Tok::RParen) {
-            names.push(self.ident("a variable name")?);
+            if self.at(&Tok::LParen) {
+                // `((a, b), c)`: the inner tuple is a hidden name, taken
+                // apart by a `let` of its own that follows (see
+                // `nested_lets`), so nesting costs the lowering nothing.
+                let start = self.span().start;
+                let inner = self.tuple_names(mutable)?;
+                let hidden = Ident {
+                    name: format!("__cove_part{}", self.hidden),
+                    span: start..self.prev_end(),
+                };
+                self.hidden += 1;
+                let value = Expr {
+                    kind: ExprKind::Name(hidden.name.clone()),
+                    span: hidden.span.clone(),
+                };
+                // Inner tuples are named first and taken apart last.
+                self.nested_lets.insert(
+                    0,
+                    Stmt::LetTuple {
+                        mutable,
+                        names: inner,
+                        value,
+                    },
+                );
+                names.push(hidden);
+            } else {
+                names.push(self.ident("a variable name")?);
+            }
             if !self.eat(&Tok::Comma) {
                 break;
             }
@@ -991,6 +1025,9 @@ impl Parser<'_, '_> {
             if let Some(stmt) = self.statement() {
                 stmts.push(stmt);
             }
+            // A nested `let ((a, b), c) = ...` goes on as a `let` of each
+            // inner tuple, after the statement that named it.
+            stmts.extend(std::mem::take(&mut self.nested_lets));
             if !self.panicking && !matches!(self.tok(), Tok::Newline | Tok::RBrace | Tok::Eof) {
                 let span = self.span();
                 let found = self.tok().describe();
@@ -1034,7 +1071,7 @@ impl Parser<'_, '_> {
         match self.tok() {
             Tok::Let | Tok::Var if matches!(self.nth(1), Tok::LParen) => {
                 let mutable = matches!(self.bump().tok, Tok::Var);
-                let names = self.tuple_names()?;
+                let names = self.tuple_names(mutable)?;
                 if !self.expect(Tok::Assign, "`=` and the tuple to take apart") {
                     return None;
                 }
@@ -1098,7 +1135,8 @@ impl Parser<'_, '_> {
             }
             Tok::For if matches!(self.nth(1), Tok::LParen) => {
                 self.bump();
-                let names = self.tuple_names()?;
+                let names = self.tuple_names(false)?;
+                let inner = std::mem::take(&mut self.nested_lets);
                 if !self.expect(Tok::In, "`in`") {
                     return None;
                 }
@@ -1110,7 +1148,10 @@ impl Parser<'_, '_> {
                     self.expected("`{` to start the loop body");
                     return None;
                 }
-                let body = self.block();
+                let mut body = self.block();
+                // `for (k, (a, b)) in ...`: each turn takes the inner
+                // tuples apart first thing in the body.
+                body.stmts.splice(0..0, inner);
                 if names.len() == 1 {
                     let name = names.into_iter().next()?;
                     return Some(Stmt::For { name, iter, body });

@@ -86,3 +86,14 @@ fn a_program_with_errors_reports_only_the_errors() {
     assert!(errors.iter().all(|d| !d.is_warning()), "{errors}");
     assert_eq!(errors.len(), 1, "{errors}");
 }
+
+#[test]
+fn the_hidden_names_of_a_nested_destructuring_get_no_warnings_but_its_names_do() {
+    let source = "fn main() {\n  let ((a, b), c) = ((1, 2), 3)\n  var ((x, y), z) = ((1, 2), 3)\n  x += y + z\n  println(a + c + x)\n}\n";
+    let (_, warnings) = cove_compiler::compile_module_with_warnings("m", source).unwrap();
+    let found: Vec<_> = warnings
+        .iter()
+        .map(|d| (d.code(), d.line(), d.column()))
+        .collect();
+    assert_eq!(found, [("W0001", 2, 12)], "{warnings}");
+}

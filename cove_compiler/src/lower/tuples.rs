@@ -230,9 +230,13 @@ impl FnCx<'_> {
         self.release(v);
         for (n, t, r) in bound {
             if mutable {
+                // A `var (a, b)` is one declaration: that one part is never
+                // assigned again does not make the `var` wrong, so its
+                // names are not reported.
                 self.declare_var(&n.name, t, r);
             } else {
                 self.declare(&n.name, t, r, false, true);
+                self.declared_at(&n.span);
             }
         }
     }
