@@ -296,6 +296,24 @@ fn check_is_silent_and_succeeds_on_a_program_that_compiles() {
 }
 
 #[test]
+fn check_prints_an_unused_import_and_unreachable_code_and_fails_on_them_only_when_denied() {
+    let file = "cove_cli/tests/fixtures/warned/main.cove";
+    let out = run(&["check", file]);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    insta::assert_snapshot!(stderr(&out));
+    let denied = run(&["check", "--deny-warnings", file]);
+    assert_eq!(status(&denied), 1);
+    assert_eq!(stderr(&denied), stderr(&out));
+    let ran = run(&["run", file]);
+    assert_eq!(status(&ran), 0);
+    assert_eq!(
+        (stdout(&ran), stderr(&ran)),
+        ("once\n".into(), String::new())
+    );
+}
+
+#[test]
 fn check_reports_every_error_with_file_line_and_column_and_exits_with_1() {
     let out = run(&["check", "cove_cli/tests/fixtures/broken.cove"]);
     assert_eq!(status(&out), 1);

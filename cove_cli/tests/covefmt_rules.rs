@@ -109,6 +109,13 @@ fn keywords_and_calls_differ_in_the_space_before_a_parenthesis() {
 }
 
 #[test]
+fn a_function_type_or_expression_has_no_space_before_its_parenthesis() {
+    insta::assert_snapshot!(golden(
+        "fn twice(f: fn (Int) -> Int, x: Int) -> Int {\n  f(f(x))\n}\nfn main() {\n  let g: fn () = fn () { println(1) }\n  println(twice(fn (x: Int) { x + 1 }, 1))\n  if (true) {\n    g()\n  }\n}\n"
+    ));
+}
+
+#[test]
 fn struct_and_enum_declarations_keep_one_field_a_line() {
     insta::assert_snapshot!(golden(
         "struct Point {\nx: Int,\n    y: Int,\n}\n\nenum Shape {\n  Circle(Int),\n      Square(Int, Int),\n}\n"

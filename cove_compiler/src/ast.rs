@@ -29,6 +29,9 @@ pub(crate) struct File {
     /// `const` declarations, in order: kept apart from `items` because
     /// they are evaluated when the program is compiled, not lowered.
     pub consts: Vec<ConstDecl>,
+    /// Every name written before a `.` in the file (interpolations too):
+    /// an import not among them is unused.
+    pub qualifiers: std::collections::HashSet<String>,
 }
 
 /// `const NAME: Type = value` at the top level of a module.
@@ -418,6 +421,9 @@ pub(crate) enum PatternKind {
     /// `Token.Word(w)`, `Some(x)`, `Token.End`, `lexer.Token.End`: a path
     /// and the payload patterns (`None` when written without parentheses).
     Variant(Vec<Ident>, Option<Vec<Pattern>>),
+    /// `(a, b)`: a tuple's parts (one part with a trailing comma, `(a,)`,
+    /// is a tuple pattern too, which no tuple type matches).
+    Tuple(Vec<Pattern>),
     /// A pattern the parser could not read; already reported.
     Error,
     /// `A | B`: any of the alternatives (at the top of an arm only).

@@ -353,6 +353,20 @@ fn scope_modules(program: &mut Program, units: &mut [Unit], single: bool) -> Vec
             match index.get(&import.name) {
                 Some(&i) => {
                     scope.imports.insert(import.name.clone(), i);
+                    if !u.ast.qualifiers.contains(&import.name) && !import.name.starts_with('_') {
+                        u.warnings.push(
+                            Pending::new(
+                                "W0004",
+                                import.span.clone(),
+                                format!("unused import `{}`", import.name),
+                                "nothing of this module is used",
+                            )
+                            .help(format!(
+                                "remove the import, or use it as `{}.name`",
+                                import.name
+                            )),
+                        );
+                    }
                 }
                 None if single => {
                     scope.missing_imports.insert(import.name.clone());
@@ -606,6 +620,10 @@ fn declare_functions(
             function.result = result;
             let id = program.add_function(function);
             scopes[m].functions.insert(f.name.name.clone(), id);
+            if f.name.name.contains('.') && f.params.first().is_some_and(|(p, _)| p.name == "self")
+            {
+                scopes[m].methods.insert(id);
+            }
             if f.broken {
                 scopes[m].broken.insert(f.name.name.clone());
             }

@@ -100,11 +100,24 @@ pub fn compile_files(entry: &Path) -> Result<Program, Diagnostics> {
 /// Compiles the file at `entry` and every module it imports, as
 /// [`compile_files`] does, and gives the warnings of a program that
 /// compiles beside it: unused variables and parameters (`W0001`,
-/// `W0002`) and `var`s never assigned again (`W0003`). A name starting
+/// `W0002`), `var`s never assigned again (`W0003`), unused imports
+/// (`W0004`) and code that can never run (`W0005`). A name starting
 /// with `_` is exempt. [`Diagnostic::is_warning`] tells them from errors.
 pub fn compile_files_with_warnings(entry: &Path) -> Result<(Program, Diagnostics), Diagnostics> {
     on_own_stack(|| {
         let units = driver::load(entry)?;
+        driver::compile_units_warned(units, false)
+    })
+}
+
+/// Compiles the module `entry` of `modules`, as [`compile_sources`] does,
+/// with its warnings (see [`compile_files_with_warnings`]).
+pub fn compile_sources_with_warnings(
+    entry: &str,
+    modules: &[(&str, &str)],
+) -> Result<(Program, Diagnostics), Diagnostics> {
+    on_own_stack(|| {
+        let units = driver::load_sources(entry, modules)?;
         driver::compile_units_warned(units, false)
     })
 }

@@ -39,6 +39,8 @@ pub(crate) const MAX_ELSE_CHAIN: usize = 1000;
 /// Parses a whole file; syntax errors go to `errors`.
 pub(crate) fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
     let tokens = lex(source, 0..source.len(), errors);
+    let mut qualifiers = std::collections::HashSet::new();
+    qualifier_heads(&tokens, &mut qualifiers);
     let mut p = Parser {
         source,
         toks: tokens,
@@ -51,13 +53,30 @@ pub(crate) fn parse_file(source: &str, errors: &mut Vec<Pending>) -> File {
         no_struct: false,
         else_chain: 0,
         impl_type: None,
+        qualifiers,
+        unclosed: false,
+        nested_lets: Vec::new(),
+        hidden: 0,
     };
-    let file = p.file();
+    let mut file = p.file();
     if p.too_deep {
         // The rest of a file nested past the limit would only report echoes.
         return File::default();
     }
+    file.qualifiers = p.qualifiers;
     file
+}
+
+/// Adds to `out` every name written before a `.` in `tokens`: the heads of
+/// paths such as `lexer.Token`, which is all an unused import's warning
+/// needs to know (a variable of the module's name counts too, so the
+/// warning may be missed, never given wrongly).
+fn qualifier_heads(tokens: &[Token], out: &mut std::collections::HashSet<String>) {
+    for pair in tokens.windows(2) {
+        if let (Tok::Ident(name), Tok::Dot) = (&pair[0].tok, &pair[1].tok) {
+            out.insert(name.clone());
+        }
+    }
 }
 
 struct Parser<'s, 'e> {
@@ -73,6 +92,16 @@ struct Parser<'s, 'e> {
     /// Once nesting overflowed, nothing more of the file is reported: the
     /// rest would be echoes.
     too_deep: bool,
+    /// The names written before a `.` (see [`qualifier_heads`]).
+    qualifiers: std::collections::HashSet<String>,
+    /// Whether a block or `match` met the end of the file unclosed, since
+    /// the function being parsed began.
+    unclosed: bool,
+    /// The `let`s that take apart the inner tuples of a nested
+    /// destructuring just parsed, innermost last.
+    nested_lets: Vec<Stmt>,
+    /// How many hidden names nested destructurings have made.
+    hidden: usize,
     /// In the head of `if`, `while`, `for` and `match`, `Name {` opens the
     /// body, not a struct literal.
     no_struct: bool,
@@ -514,6 +543,21 @@ impl Parser<'_, '_> {
                 }
                 continue;
             }
+            if pname.name == "self" && self.impl_type.is_none() && !self.at(&Tok::Colon) {
+                self.error(
+                    Pending::new(
+                        "E0019",
+                        pname.span.clone(),
+                        "`self` is a parameter only of a method in an `impl` block",
+                        "outside any `impl`",
+                    )
+                    .help(format!(
+                        "declare it inside `impl Type {{ ... }}`, or give the parameter a name and a type: `fn {}(p: Type)`",
+                        name.name
+                    )),
+                );
+                return Some(broken(name, params, self.span()));
+            }
             if !self.expect(Tok::Colon, "`:` and the parameter's type") {
                 return Some(broken(name, params, self.span()));
             }
@@ -536,7 +580,16 @@ impl Parser<'_, '_> {
             self.expected("`{` to start the function body");
             return Some(broken(name, params, self.span()));
         }
+        let outer_unclosed = std::mem::replace(&mut self.unclosed, false);
         let body = self.block();
+        let cut = self.unclosed;
+        self.unclosed |= outer_unclosed;
+        if cut {
+            // A body the file ends inside: what it holds is not what was
+            // meant, so it is declared but not checked (no type errors
+            // echoing the missing `}`).
+            return Some(broken(name, params, body.span));
+        }
         if generic {
             // Already reported; its types name parameters that do not exist,
             // so it is declared but not checked, like a broken header.
@@ -777,11 +830,38 @@ impl Parser<'_, '_> {
     }
 
     /// `(a, b, _)`, the names a tuple is taken apart into, from its `(`.
-    fn tuple_names(&mut self) -> Option<Vec<Ident>> {
+    fn tuple_names(&mut self, mutable: bool) -> Option<Vec<Ident>> {
         self.bump();
         let mut names = Vec::new();
         while !self.at(&Tok::RParen) {
-            names.push(self.ident("a variable name")?);
+            if self.at(&Tok::LParen) {
+                // `((a, b), c)`: the inner tuple is a hidden name, taken
+                // apart by a `let` of its own that follows (see
+                // `nested_lets`), so nesting costs the lowering nothing.
+                let start = self.span().start;
+                let inner = self.tuple_names(mutable)?;
+                let hidden = Ident {
+                    name: format!("__cove_part{}", self.hidden),
+                    span: start..self.prev_end(),
+                };
+                self.hidden += 1;
+                let value = Expr {
+                    kind: ExprKind::Name(hidden.name.clone()),
+                    span: hidden.span.clone(),
+                };
+                // Inner tuples are named first and taken apart last.
+                self.nested_lets.insert(
+                    0,
+                    Stmt::LetTuple {
+                        mutable,
+                        names: inner,
+                        value,
+                    },
+                );
+                names.push(hidden);
+            } else {
+                names.push(self.ident("a variable name")?);
+            }
             if !self.eat(&Tok::Comma) {
                 break;
             }
@@ -945,6 +1025,9 @@ impl Parser<'_, '_> {
             if let Some(stmt) = self.statement() {
                 stmts.push(stmt);
             }
+            // A nested `let ((a, b), c) = ...` goes on as a `let` of each
+            // inner tuple, after the statement that named it.
+            stmts.extend(std::mem::take(&mut self.nested_lets));
             if !self.panicking && !matches!(self.tok(), Tok::Newline | Tok::RBrace | Tok::Eof) {
                 let span = self.span();
                 let found = self.tok().describe();
@@ -967,6 +1050,7 @@ impl Parser<'_, '_> {
         }
         if !self.at(&Tok::RBrace) {
             let span = start..start + 1;
+            self.unclosed = true;
             self.error(
                 Pending::new("E0010", span, "this `{` is never closed", "opened here")
                     .help("add a `}` where the block should end"),
@@ -987,7 +1071,7 @@ impl Parser<'_, '_> {
         match self.tok() {
             Tok::Let | Tok::Var if matches!(self.nth(1), Tok::LParen) => {
                 let mutable = matches!(self.bump().tok, Tok::Var);
-                let names = self.tuple_names()?;
+                let names = self.tuple_names(mutable)?;
                 if !self.expect(Tok::Assign, "`=` and the tuple to take apart") {
                     return None;
                 }
@@ -1051,7 +1135,8 @@ impl Parser<'_, '_> {
             }
             Tok::For if matches!(self.nth(1), Tok::LParen) => {
                 self.bump();
-                let names = self.tuple_names()?;
+                let names = self.tuple_names(false)?;
+                let inner = std::mem::take(&mut self.nested_lets);
                 if !self.expect(Tok::In, "`in`") {
                     return None;
                 }
@@ -1063,7 +1148,10 @@ impl Parser<'_, '_> {
                     self.expected("`{` to start the loop body");
                     return None;
                 }
-                let body = self.block();
+                let mut body = self.block();
+                // `for (k, (a, b)) in ...`: each turn takes the inner
+                // tuples apart first thing in the body.
+                body.stmts.splice(0..0, inner);
                 if names.len() == 1 {
                     let name = names.into_iter().next()?;
                     return Some(Stmt::For { name, iter, body });
@@ -1098,6 +1186,21 @@ impl Parser<'_, '_> {
                         "a nested `fn`",
                     )
                     .help("move this function to the top level of the file"),
+                );
+                None
+            }
+            // `const NAME ...` (a word, not a keyword): a constant is a
+            // top-level item; inside a function, `let` is the Cove way.
+            Tok::Ident(w) if w == "const" && matches!(self.nth(1), Tok::Ident(_)) => {
+                let span = self.span();
+                self.error(
+                    Pending::new(
+                        "E0016",
+                        span,
+                        "a `const` cannot be declared inside a function",
+                        "constants belong at the top level",
+                    )
+                    .help("move it to the top level of the file, or write `let` for a local value"),
                 );
                 None
             }
@@ -1676,6 +1779,7 @@ impl Parser<'_, '_> {
                         None => (range, None),
                     };
                     let tokens = lex(self.source, range.clone(), self.errors);
+                    qualifier_heads(&tokens, &mut self.qualifiers);
                     let saved_toks = std::mem::replace(&mut self.toks, tokens);
                     let saved_pos = std::mem::replace(&mut self.pos, 0);
                     let saved_struct = std::mem::replace(&mut self.no_struct, false);
@@ -1844,6 +1948,7 @@ impl Parser<'_, '_> {
         }
         self.no_struct = saved;
         if !self.at(&Tok::RBrace) {
+            self.unclosed = true;
             self.error(Pending::new(
                 "E0010",
                 start..start + 5,
@@ -1989,6 +2094,43 @@ impl Parser<'_, '_> {
                     }
                 }
             }
+            Tok::LParen => {
+                // `(a, b)`: a tuple pattern; `(p)` is `p` in parentheses,
+                // as a tuple has two or more parts.
+                self.bump();
+                let mut subs = Vec::new();
+                let mut trailing = false;
+                while !self.at(&Tok::RParen) && !self.at(&Tok::Eof) {
+                    subs.push(self.pattern());
+                    trailing = false;
+                    if self.panicking || !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                    trailing = true;
+                }
+                if !self.panicking {
+                    self.expect(Tok::RParen, "`)` to close the tuple pattern");
+                }
+                if subs.is_empty() && !self.panicking {
+                    self.error(
+                        Pending::new(
+                            "E0015",
+                            start..self.prev_end(),
+                            "`()` is not a pattern",
+                            "an empty tuple pattern",
+                        )
+                        .help("a tuple pattern names two or more parts, as in `(a, b)`; match `()` with `_`"),
+                    );
+                    PatternKind::Error
+                } else if subs.len() == 1 && !trailing {
+                    return subs.pop().unwrap_or(Pattern {
+                        kind: PatternKind::Error,
+                        span,
+                    });
+                } else {
+                    PatternKind::Tuple(subs)
+                }
+            }
             _ => {
                 let found = self.tok().describe();
                 self.error(
@@ -1998,7 +2140,7 @@ impl Parser<'_, '_> {
                         format!("expected a pattern, found {found}"),
                         "not a pattern",
                     )
-                    .help("a pattern is `_`, a name, a literal, `Some(x)`, `None` or `Enum.Variant(x)`"),
+                    .help("a pattern is `_`, a name, a literal, `Some(x)`, `None`, `Enum.Variant(x)` or a tuple `(a, b)`"),
                 );
                 PatternKind::Error
             }

@@ -29,6 +29,9 @@ pub(crate) struct ModuleScope {
     /// Imported module name → index into the scopes.
     pub imports: HashMap<String, usize>,
     pub functions: HashMap<String, FunctionId>,
+    /// The functions of `impl` blocks whose first parameter is `self`:
+    /// the only ones a call `value.name()` reaches.
+    pub methods: std::collections::HashSet<FunctionId>,
     /// Functions whose header did not parse: calls to them are not checked.
     pub broken: std::collections::HashSet<String>,
     /// Structs and enums that did not parse to the end: unknown fields and

@@ -44,9 +44,56 @@ fn a_program_without_unused_names_has_no_warnings() {
 }
 
 #[test]
+fn a_var_assigned_only_inside_a_closure_is_assigned() {
+    let source = "fn make() -> fn() -> Int {\n  var n = 0\n  fn() -> Int {\n    let inner = fn() { n += 1 }\n    inner()\n    n\n  }\n}\n\nfn main() {\n  var total = 0\n  let add = fn(x: Int) { total += x }\n  add(2)\n  println(\"{total} {make()()}\")\n}\n";
+    let (_, warnings) = cove_compiler::compile_module_with_warnings("m", source).unwrap();
+    assert!(warnings.is_empty(), "{warnings}");
+}
+
+#[test]
+fn code_after_a_loop_that_breaks_or_an_if_that_may_fall_through_is_reachable() {
+    let source = "fn f(b: Bool) -> Int {\n  var n = 0\n  loop {\n    n += 1\n    if n > 3 {\n      break\n    }\n  }\n  if b {\n    return 1\n  }\n  match n {\n    4 => return 2,\n    _ => {}\n  }\n  n\n}\n\nfn main() {\n  println(f(false))\n}\n";
+    let (_, warnings) = cove_compiler::compile_module_with_warnings("m", source).unwrap();
+    assert!(warnings.is_empty(), "{warnings}");
+}
+
+#[test]
+fn an_import_nothing_is_used_of_is_reported_at_the_import() {
+    let lib = "export fn twice(x: Int) -> Int {\n  x * 2\n}\n\nexport struct P {\n  x: Int,\n}\n";
+    let main = "import lib\nimport spare\nimport typed\n\nfn show(p: typed.P) -> Int {\n  p.x\n}\n\nfn main() {\n  println(\"{lib.twice(2)}\")\n  println(show(typed.P { x: 1 }))\n}\n";
+    let (_, warnings) = cove_compiler::compile_sources_with_warnings(
+        "main",
+        &[("main", main), ("lib", lib), ("spare", lib), ("typed", lib)],
+    )
+    .unwrap();
+    insta::assert_snapshot!(warnings.to_string());
+}
+
+#[test]
+fn an_import_used_only_inside_an_interpolation_is_used() {
+    let lib = "export fn twice(x: Int) -> Int {\n  x * 2\n}\n";
+    let main = "import lib\n\nfn main() {\n  println(\"{lib.twice(2)}\")\n}\n";
+    let (_, warnings) =
+        cove_compiler::compile_sources_with_warnings("main", &[("main", main), ("lib", lib)])
+            .unwrap();
+    assert!(warnings.is_empty(), "{warnings}");
+}
+
+#[test]
 fn a_program_with_errors_reports_only_the_errors() {
     let source = "fn main() {\n  let unused = 1\n  let x: Int = \"no\"\n}\n";
     let errors = cove_compiler::compile_module_with_warnings("m", source).unwrap_err();
     assert!(errors.iter().all(|d| !d.is_warning()), "{errors}");
     assert_eq!(errors.len(), 1, "{errors}");
+}
+
+#[test]
+fn the_hidden_names_of_a_nested_destructuring_get_no_warnings_but_its_names_do() {
+    let source = "fn main() {\n  let ((a, b), c) = ((1, 2), 3)\n  var ((x, y), z) = ((1, 2), 3)\n  x += y + z\n  println(a + c + x)\n}\n";
+    let (_, warnings) = cove_compiler::compile_module_with_warnings("m", source).unwrap();
+    let found: Vec<_> = warnings
+        .iter()
+        .map(|d| (d.code(), d.line(), d.column()))
+        .collect();
+    assert_eq!(found, [("W0001", 2, 12)], "{warnings}");
 }

@@ -293,9 +293,20 @@ impl Parser {
             }
             "float" => Constant::Float(cursor.parsed("a float")?),
             "str" => Constant::Str(cursor.string("a quoted string")?),
+            "fn" => {
+                let word = cursor.word("a function, `f3`")?;
+                match prefixed(&word, "f") {
+                    Some(id) => Constant::Function(FunctionId(id)),
+                    None => {
+                        return Err(cursor.error_before(format!(
+                            "a function constant names its function as `f3`, not `{word}`"
+                        )));
+                    }
+                }
+            }
             other => {
                 return Err(cursor.error_before(format!(
-                    "a constant is `int`, `float` or `str`, not `{other}`"
+                    "a constant is `int`, `float`, `str` or `fn`, not `{other}`"
                 )));
             }
         };

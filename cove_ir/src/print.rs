@@ -395,6 +395,7 @@ fn constant(c: &Constant) -> String {
         Constant::Float(v) if v.is_nan() => format!("float bits 0x{:016x}", v.to_bits()),
         Constant::Float(v) => format!("float {v:?}"),
         Constant::Str(s) => format!("str {}", quote(s)),
+        Constant::Function(f) => format!("fn {f}"),
     }
 }
 

@@ -56,12 +56,16 @@ pub enum Constant {
     Float(f64),
     /// A `String` literal (or the literal pieces of an interpolation).
     Str(String),
+    /// A named function used as a value: a closure of it that captures
+    /// nothing, made once a task (as a string constant is) rather than at
+    /// every use. Its type is the function's signature as a `fn` type.
+    Function(FunctionId),
 }
 
 impl Constant {
     /// Whether loading this constant yields a heap reference.
     pub fn is_ref(&self) -> bool {
-        matches!(self, Constant::Str(_))
+        matches!(self, Constant::Str(_) | Constant::Function(_))
     }
 }
 

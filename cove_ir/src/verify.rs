@@ -408,6 +408,22 @@ impl<'p> Checker<'p> {
                 }
             }
         }
+        for (k, c) in p.constants.iter().enumerate() {
+            // A function constant is a closure that captures nothing: its
+            // function must take no environment, and its type must be in
+            // the table for the second pass to give it.
+            if let crate::program::Constant::Function(f) = c {
+                match p.closure_shape(*f, 0) {
+                    Ok(shape) if p.func_type(&shape.params, shape.result).is_none() => {
+                        self.fail_program(format!(
+                            "constant k{k}: the type of a closure of {f} is not in the type table"
+                        ));
+                    }
+                    Ok(_) => {}
+                    Err(message) => self.fail_program(format!("constant k{k}: {message}")),
+                }
+            }
+        }
         for (s, def) in p.structs.iter().enumerate() {
             for field in &def.fields {
                 if !self.type_exists(field.ty) {

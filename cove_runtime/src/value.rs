@@ -63,7 +63,11 @@ pub enum Value {
     Raw(u64),
     /// A function value: the function's qualified name
     /// (`m.main.<closure@12>`) and what it captured, by name, in order (a
-    /// captured `var` as its cell, a struct with one field `value`).
+    /// captured `var` as its cell, a struct with one field `value`). A
+    /// closure met again inside its own captures (one that captured the
+    /// `var` it is stored in) is a closure whose one capture is
+    /// `("<cycle>", Value::Int(k))`: the closure `k` levels up the copy,
+    /// 0 being the nearest, so a cycle survives a copy between heaps.
     Closure {
         /// The function, as reports name it.
         function: String,

@@ -77,3 +77,46 @@ fn input_that_is_not_utf8_is_read_with_replacement_characters() {
     assert!(vm.run_entry("m", "main", Vec::new()).is_ok());
     assert_eq!(out.text(), "[\"a\", \"\u{fffd}\", \"b\"]\n");
 }
+
+/// The programs of `tests/stdin_programs/`: each `name.cove` is run with
+/// `name.in` as its standard input, plainly and with the collector at
+/// every allocation, and must print `name.out`. They live apart from the
+/// conformance suite because the harnesses that walk that suite run its
+/// programs on the process's own standard input.
+#[test]
+fn every_program_reading_standard_input_prints_what_it_expects() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/stdin_programs");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/stdin_programs reads")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cove"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 2, "only {} programs", files.len());
+    let mut failures = Vec::new();
+    for path in files {
+        let source = std::fs::read_to_string(&path).expect("it reads");
+        let input = std::fs::read(path.with_extension("in")).expect("its .in reads");
+        let expected = std::fs::read_to_string(path.with_extension("out")).expect("its .out reads");
+        let program = cove_compiler::compile_module("m", &source).unwrap_or_else(|d| panic!("{d}"));
+        for stress in [false, true] {
+            let out = Captured::default();
+            let mut vm = Vm::new(&program)
+                .with_output(Box::new(out.clone()))
+                .with_input(Box::new(Cursor::new(input.clone())))
+                .with_limits(cove_runtime::Limits {
+                    gc_stress: stress,
+                    ..cove_runtime::Limits::default()
+                });
+            let result = vm.run_entry("m", "main", Vec::new());
+            if !matches!(result, Ok(Value::Unit)) || out.text() != expected {
+                failures.push(format!(
+                    "{} (stress {stress}): {result:?}\n--- expected\n{expected}--- printed\n{}",
+                    path.display(),
+                    out.text()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -130,7 +130,7 @@ impl FnCx<'_> {
         }
     }
 
-    fn discard_args(&mut self, args: &[Expr]) {
+    pub(crate) fn discard_args(&mut self, args: &[Expr]) {
         for a in args {
             let v = self.expr(a, None, Want::Discard);
             self.release(v);
@@ -358,6 +358,11 @@ impl FnCx<'_> {
             let what = match callee {
                 Callee::Variant(..) => "values",
                 _ => "arguments",
+            };
+            let what = if params.len() == 1 {
+                what.trim_end_matches('s')
+            } else {
+                what
             };
             self.err(Pending::new(
                 "E0211",
@@ -686,6 +691,27 @@ impl FnCx<'_> {
                 Err(recv) => recv,
             }
         } else {
+            let listed = match ty_of(self.program, recv.ty) {
+                Some(Type::Map(..)) => name.name == "entries",
+                Some(Type::List(_)) => name.name == "enumerate",
+                _ => false,
+            };
+            if listed {
+                self.err(Pending::new(
+                    "E0211",
+                    span.clone(),
+                    format!(
+                        "`{}` takes no arguments, but {} {} given",
+                        name.name,
+                        args.len(),
+                        if args.len() == 1 { "was" } else { "were" }
+                    ),
+                    "expected no arguments",
+                ));
+                self.release(recv);
+                self.discard_args(args);
+                return Val::none(ERROR);
+            }
             recv
         };
         let Some((b, params, result)) = self.resolve_method(recv.ty, name) else {
@@ -770,28 +796,51 @@ impl FnCx<'_> {
                 })
                 .map(|b| b.method_name())
                 .collect();
-            if matches!(
+            let is_field = matches!(ty_of(self.program, recv), Some(Type::Struct(sid))
+                if self.program.struct_def(*sid).fields.iter().any(|f| f.name == name.name));
+            let free = self.scopes[self.module]
+                .functions
+                .get(&name.name)
+                .filter(|_| !name.name.contains('.'))
+                .copied();
+            if is_field {
+                d = d.help(format!(
+                    "`{}` is a field: write `.{}` without parentheses",
+                    name.name, name.name
+                ));
+            } else if let Some(fid) = free {
+                // A free function is called as one: only the functions of
+                // an `impl` with `self` are methods.
+                let takes = self.program.functions[fid.index()].params.first() == Some(&recv);
+                let user = matches!(
+                    ty_of(self.program, recv),
+                    Some(Type::Struct(_) | Type::Enum(_))
+                );
+                d = d.help(if takes && user {
+                    format!(
+                        "`{n}` is a function, not a method: call it as `{n}(value, ...)`, \
+                         or declare it in an `impl {t}` block with `self` as its first parameter",
+                        n = name.name
+                    )
+                } else if takes {
+                    format!(
+                        "`{n}` is a function, not a method: call it as `{n}(value, ...)`",
+                        n = name.name
+                    )
+                } else {
+                    format!(
+                        "`{n}` is a function, not a method: call it as `{n}(...)`",
+                        n = name.name
+                    )
+                });
+            } else if matches!(
                 ty_of(self.program, recv),
                 Some(Type::Struct(_) | Type::Enum(_))
             ) {
-                if let Some(Type::Struct(sid)) = ty_of(self.program, recv)
-                    && self
-                        .program
-                        .struct_def(*sid)
-                        .fields
-                        .iter()
-                        .any(|f| f.name == name.name)
-                {
-                    d = d.help(format!(
-                        "`{}` is a field: write `.{}` without parentheses",
-                        name.name, name.name
-                    ));
-                } else {
-                    d = d.help(format!(
-                        "declare it in an `impl {t}` block: `fn {}(self) {{ ... }}`",
-                        name.name
-                    ));
-                }
+                d = d.help(format!(
+                    "declare it in an `impl {t}` block: `fn {}(self) {{ ... }}`",
+                    name.name
+                ));
             } else if name.name == "to_string" {
                 d = d.help("make text with interpolation: \"{x}\"");
             } else if let Some(c) = closest(&name.name, own.iter().copied()) {

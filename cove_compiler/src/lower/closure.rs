@@ -254,13 +254,11 @@ impl FnCx<'_> {
         let f = &self.program.functions[func.index()];
         let ty = Type::Func(f.params.clone(), f.result);
         let ty = self.program.intern_type(ty);
+        // A constant, made once a task: the value has no captures, so
+        // every evaluation of `square` may be the same object.
+        let constant = self.constant(cove_ir::program::Constant::Function(func));
         let dst = self.dst(want, true);
-        self.e.emit(Instr::NewClosure {
-            dst,
-            func,
-            base: Reg(0),
-            count: 0,
-        });
+        self.e.emit(Instr::LoadConst { dst, constant });
         self.done(dst, ty, want)
     }
 
@@ -289,8 +287,9 @@ impl FnCx<'_> {
                 "E0211",
                 span.clone(),
                 format!(
-                    "a {t} takes {} arguments, but {} {} given",
+                    "a {t} takes {} argument{}, but {} {} given",
                     params.len(),
+                    if params.len() == 1 { "" } else { "s" },
                     args.len(),
                     if args.len() == 1 { "was" } else { "were" }
                 ),
@@ -609,6 +608,19 @@ impl FnCx<'_> {
                 }
             }
         }
+        // A captured `var` assigned in the body is assigned: the warning
+        // that it could be a `let` is the enclosing function's to give.
+        let assigned: Vec<String> = captures
+            .iter()
+            .filter(|c| c.cell.is_some())
+            .filter(|c| {
+                cx.by_name
+                    .get(&c.name)
+                    .and_then(|js| js.first())
+                    .is_some_and(|&j| cx.vars[j].assigned)
+            })
+            .map(|c| c.name.clone())
+            .collect();
         cx.pop_scope(None);
         if cx.e.overflowed {
             cx.err(Pending::new(
@@ -636,6 +648,9 @@ impl FnCx<'_> {
             }
         }
         drop(cx);
+        for name in &assigned {
+            self.assigned_var(name);
+        }
         let f = &mut self.program.functions[id.index()];
         f.code = done.code;
         f.lines = done.lines;

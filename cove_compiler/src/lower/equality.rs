@@ -4,7 +4,10 @@
 //! `eq.str`, ...); any other type whose parts all have equality compares
 //! with one `eq.value` of that type, which the runtime walks deeply
 //! (`!=` adds a `not.bool`). A type has equality unless some part of it is
-//! a `Task` or a `Channel`, which are handles with no value to compare.
+//! a `Task` or a `Channel`, which are handles with no value to compare, or
+//! a function, whose code has no equality worth the name (two closures of
+//! one function expression with equal captures may still differ in what a
+//! captured `var` will hold): Go and Rust refuse `==` on functions too.
 
 use std::collections::HashSet;
 
@@ -26,7 +29,7 @@ impl FnCx<'_> {
                 continue;
             }
             match ty_of(self.program, t) {
-                None | Some(Type::Task(_) | Type::Channel(_)) => return false,
+                None | Some(Type::Task(_) | Type::Channel(_) | Type::Func(..)) => return false,
                 Some(Type::List(e) | Type::Option(e)) => work.push(*e),
                 Some(Type::Map(k, v)) => work.extend([*k, *v]),
                 Some(Type::Struct(s)) => {

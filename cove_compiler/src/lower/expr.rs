@@ -394,6 +394,19 @@ impl FnCx<'_> {
                     return Some((sid, i as u16, def.fields[i].ty));
                 }
                 let names: Vec<String> = def.fields.iter().map(|f| f.name.clone()).collect();
+                if def.name.starts_with('(') {
+                    // A tuple's fields are its positions.
+                    let last = names.len().saturating_sub(1);
+                    let d = Pending::new(
+                        "E0202",
+                        field.span.clone(),
+                        format!("the tuple {} has no field `{}`", def.name, field.name),
+                        "no such part",
+                    )
+                    .help(format!("its parts are `.0` to `.{last}`"));
+                    self.err_about(ty, d);
+                    return None;
+                }
                 let mut d = Pending::new(
                     "E0202",
                     field.span.clone(),
@@ -690,7 +703,7 @@ impl FnCx<'_> {
                     "bitwise operators work on Int"
                 }
                 BinOp::Eq | BinOp::Ne => {
-                    "`==` and `!=` compare values whose parts all have equality (not Task or Channel)"
+                    "`==` and `!=` compare values whose parts all have equality (not functions, Task or Channel)"
                 }
                 _ => "ordering compares Int, Float and String",
             };

@@ -4,14 +4,18 @@
 //! jump to the next arm on failure: a literal to one fused compare against
 //! an immediate, a variant to a compare of its tag (read once for the whole
 //! `match` when the scrutinee is an enum), `Some`/`None` to `jump-none` /
-//! `jump-some`. A linear chain rather than a jump table, because the IR has
-//! no indexed jump and enums in Cove programs have few variants.
+//! `jump-some`, a tuple `(p, q)` to no test of its own and a `get-field`
+//! of each part its pattern needs. A linear chain rather than a jump table,
+//! because the IR has no indexed jump and enums in Cove programs have few
+//! variants.
 //!
 //! Exhaustiveness is checked with the usefulness algorithm of Maranget
 //! ("Warnings for pattern matching", 2007) over a small constructor view of
 //! the patterns: a `match` is exhaustive when a wildcard row is not useful
 //! after all its arms. That handles nested patterns (`Some(Token.End)`)
-//! exactly, where a per-variant count would not. The same algorithm, made
+//! exactly, where a per-variant count would not; a tuple is a constructor
+//! of its own, the only one of its type, whose arguments are its parts, so
+//! `(Color.Red, true)` and `(_, false)` are checked as a pair. The same algorithm, made
 //! to return the value it found, names the missing case in the diagnostic
 //! as deep as the arms look (`Some(Some(false))`), so the case a reader is
 //! told to add is one no arm handles, not a constructor that is only
@@ -22,6 +26,7 @@ use cove_ir::program::{Constant, Program};
 use cove_ir::types::{Type, TypeId};
 
 use super::literal::signed_int;
+use super::tuples::tuple_elems;
 use super::{FnCx, Val, Want};
 use crate::ast::*;
 use crate::diagnostics::Pending;
@@ -43,6 +48,8 @@ enum Ctor {
     Bool(bool),
     Int(i64),
     Str(String),
+    /// The one constructor of a tuple type: its parts are the arguments.
+    Tuple,
 }
 
 /// A pattern as the exhaustiveness check sees it.
@@ -249,7 +256,7 @@ impl FnCx<'_> {
                 self.e.free(r);
                 self.declare(name, ERROR, r, false, false);
             }
-            PatternKind::Variant(_, Some(subs)) => {
+            PatternKind::Variant(_, Some(subs)) | PatternKind::Tuple(subs) => {
                 for s in subs {
                     self.bind_unknown(s);
                 }
@@ -403,7 +410,57 @@ impl FnCx<'_> {
                 self.alternatives_test(alts, reg, ty, fail, tag);
                 Pat::Wild
             }
+            PatternKind::Tuple(subs) => self.tuple_pattern(p, subs, reg, ty, fail),
         }
+    }
+
+    /// `(p, q)` against a tuple: no test of its own (a tuple is always a
+    /// tuple), then each part extracted with `get-field` and matched.
+    fn tuple_pattern(
+        &mut self,
+        p: &Pattern,
+        subs: &[Pattern],
+        reg: Option<Reg>,
+        ty: TypeId,
+        fail: Label,
+    ) -> Pat {
+        let Some((sid, elems)) = tuple_elems(self.program, ty) else {
+            self.pattern_mismatch(p, "tuples", ty);
+            return self.unknown_pattern(p);
+        };
+        if subs.len() != elems.len() {
+            let t = self.tname(ty);
+            let n = elems.len();
+            self.err(
+                Pending::new(
+                    "E0505",
+                    p.span.clone(),
+                    format!(
+                        "the value is {t}, a tuple of {n} parts, but the pattern has {}",
+                        subs.len()
+                    ),
+                    "wrong number of parts",
+                )
+                .help(format!(
+                    "write a pattern of {n} parts, as in `({})`",
+                    vec!["_"; n].join(", ")
+                )),
+            );
+            return self.unknown_pattern(p);
+        }
+        let mut pats = Vec::with_capacity(subs.len());
+        for (k, (sub, fty)) in subs.iter().zip(&elems).enumerate() {
+            let pat = self.sub_pattern(sub, *fty, fail, |dst| {
+                reg.map(|obj| Instr::GetField {
+                    dst,
+                    obj,
+                    ty: sid,
+                    field: k as u16,
+                })
+            });
+            pats.push(pat);
+        }
+        Pat::Ctor(Ctor::Tuple, pats)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -681,6 +738,16 @@ impl FnCx<'_> {
                     .collect();
                 Pat::Ctor(Ctor::Variant(index as u16), args)
             }
+            PatternKind::Tuple(subs) => match tuple_elems(self.program, ty) {
+                Some((_, elems)) if elems.len() == subs.len() => Pat::Ctor(
+                    Ctor::Tuple,
+                    subs.iter()
+                        .zip(&elems)
+                        .map(|(s, t)| self.pat_view(s, *t))
+                        .collect(),
+                ),
+                _ => Pat::Wild,
+            },
             _ => Pat::Wild,
         }
     }
@@ -853,6 +920,7 @@ impl FnCx<'_> {
             Ctor::Bool(b) => b.to_string(),
             Ctor::Int(v) => v.to_string(),
             Ctor::Str(s) => format!("{s:?}"),
+            Ctor::Tuple => format!("({})", args.join(", ")),
         }
     }
 
@@ -865,6 +933,7 @@ impl FnCx<'_> {
             }
             Some(Type::Option(_)) => Some(vec![Ctor::Some, Ctor::None]),
             Some(Type::Bool) => Some(vec![Ctor::Bool(true), Ctor::Bool(false)]),
+            _ if tuple_elems(self.program, ty).is_some() => Some(vec![Ctor::Tuple]),
             _ => None,
         }
     }
@@ -883,6 +952,7 @@ impl FnCx<'_> {
                 .map(|v| v.fields.clone())
                 .unwrap_or_default(),
             (Ctor::Some, Some(Type::Option(inner))) => vec![*inner],
+            (Ctor::Tuple, _) => tuple_elems(self.program, ty).map_or_else(Vec::new, |(_, e)| e),
             _ => Vec::new(),
         }
     }

@@ -121,10 +121,33 @@ impl FnCx<'_> {
         span: &Span,
         want: Want,
     ) -> Result<Val, Val> {
-        if let Some((fid, module)) = self
-            .type_function(recv.ty, &name.name)
-            .filter(|(fid, _)| self.program.functions[fid.index()].params.first() == Some(&recv.ty))
+        let found = self.type_function(recv.ty, &name.name);
+        if let Some((fid, module)) = found
+            && !self.scopes[module].methods.contains(&fid)
         {
+            // A function of the `impl` without `self` is the type's, not
+            // the value's: `Point.new(1, 2)`, never `p.new(1, 2)`.
+            let t = self.tname(recv.ty);
+            self.err(
+                Pending::new(
+                    "E0215",
+                    name.span.clone(),
+                    format!(
+                        "`{t}.{}` has no `self`, so it is not a method of a {t} value",
+                        name.name
+                    ),
+                    "called on a value",
+                )
+                .help(format!(
+                    "call it through the type, `{t}.{}(...)`, or make `self` its first parameter",
+                    name.name
+                )),
+            );
+            self.release(recv);
+            self.discard_args(args);
+            return Ok(Val::none(crate::resolve::ERROR));
+        }
+        if let Some((fid, module)) = found {
             if !self.method_visible(fid, module, name) {
                 self.release(recv);
                 for a in args {

@@ -711,7 +711,17 @@ impl FnCx<'_> {
     fn statements(&mut self, b: &Block, expected: Option<TypeId>, want: Want) -> Val {
         let n = b.stmts.len();
         let mut value = None;
+        // Whether a statement before this one never finishes (a `return`,
+        // `break`, `continue`, a `loop` no `break` leaves, an `if` or
+        // `match` all of whose branches do), and whether the code after it
+        // has been reported: once a block.
+        let mut diverged = false;
+        let mut reported = false;
         for (i, s) in b.stmts.iter().enumerate() {
+            if diverged && !reported {
+                reported = true;
+                self.warn_unreachable(s);
+            }
             match s {
                 Stmt::Expr(e) if i + 1 == n => value = Some(self.expr(e, expected, want)),
                 // `while true` that no `break` leaves never falls through,
@@ -722,6 +732,11 @@ impl FnCx<'_> {
                     if !self.while_loop(cond, body) {
                         value = Some(Val::none(NEVER));
                     }
+                }
+                Stmt::Expr(e) => {
+                    let v = self.expr(e, None, Want::Discard);
+                    self.release(v);
+                    diverged |= v.ty == NEVER;
                 }
                 _ => self.stmt(s),
             }

@@ -178,17 +178,29 @@ impl FnCx<'_> {
     /// Binds `names` to the parts of the tuple `v`, then releases `v`.
     fn bind_parts(&mut self, mutable: bool, names: &[Ident], v: Val, span: &Span) {
         let parts = tuple_elems(self.program, v.ty);
-        let Some((sid, elems)) = parts.filter(|(_, e)| e.len() == names.len()) else {
+        let Some((sid, elems)) = parts.clone().filter(|(_, e)| e.len() == names.len()) else {
             if v.ty != ERROR && v.ty != NEVER {
                 let t = self.tname(v.ty);
+                // A tuple of another size is E0505, as a tuple pattern of
+                // the wrong size is; anything else is not a tuple at all.
+                let (code, help) = match &parts {
+                    Some((_, e)) => (
+                        "E0505",
+                        format!("write {} names, `_` for a part to skip", e.len()),
+                    ),
+                    None => (
+                        "E0502",
+                        "only a tuple is taken apart: `let (a, b) = (1, 2)`".to_string(),
+                    ),
+                };
                 self.err(
                     Pending::new(
-                        "E0109",
+                        code,
                         span.clone(),
                         format!("{t} cannot be taken apart into {} names", names.len()),
                         format!("this is {t}"),
                     )
-                    .help("take apart a tuple of as many parts as there are names"),
+                    .help(help),
                 );
             }
             self.release(v);
@@ -218,9 +230,13 @@ impl FnCx<'_> {
         self.release(v);
         for (n, t, r) in bound {
             if mutable {
+                // A `var (a, b)` is one declaration: that one part is never
+                // assigned again does not make the `var` wrong, so its
+                // names are not reported.
                 self.declare_var(&n.name, t, r);
             } else {
                 self.declare(&n.name, t, r, false, true);
+                self.declared_at(&n.span);
             }
         }
     }

@@ -1,4 +1,5 @@
-//! Warnings about variables: unused ones and `var`s never assigned again.
+//! Warnings about variables (unused ones and `var`s never assigned again)
+//! and about code that can never run.
 //!
 //! Each variable declared by a `let`, a `var`, a parameter or a `for`
 //! records where its name was written; an expression that reads it marks
@@ -8,12 +9,21 @@
 //! `_` is exempt, as in Rust. Warnings are collected beside the errors and
 //! reported only for a program that compiles, so a mistake never comes
 //! with a flurry of warnings it caused.
+//!
+//! Code that can never run is found where the types already tell it: a
+//! statement whose type is `Never` (a `return`, `break`, `continue`, a
+//! `loop` that no `break` leaves, an `if` or `match` every branch of which
+//! is one of those) makes the rest of its block unreachable, reported once
+//! at the first statement after it. No flow analysis of its own: the
+//! checker's `Never` is that analysis, so the warning and the E0402 check
+//! of a function's end can never disagree. (Unused imports are found by
+//! the driver, from the names the parser saw written before a `.`.)
 
 use cove_ir::op::Reg;
 use cove_ir::types::TypeId;
 
 use super::{FnCx, Origin, Var};
-use crate::ast::Span;
+use crate::ast::{Span, Stmt};
 use crate::diagnostics::Pending;
 use crate::resolve::{ERROR, NEVER};
 
@@ -73,5 +83,35 @@ impl FnCx<'_> {
                 .help(format!("declare it with `let {name}`")),
             );
         }
+    }
+
+    /// Reports `s`, the first statement of its block after one that never
+    /// finishes.
+    pub(super) fn warn_unreachable(&mut self, s: &Stmt) {
+        let span = match s {
+            Stmt::Let { name, value, .. } => name.span.start..value.span.end,
+            Stmt::Assign { span, .. } => span.clone(),
+            Stmt::While { cond, .. } => cond.span.clone(),
+            Stmt::For { name, iter, .. } => name.span.start..iter.span.end,
+            Stmt::Expr(e) => e.span.clone(),
+            Stmt::LetTuple { names, value, .. } => {
+                names.first().map_or(value.span.start, |n| n.span.start)..value.span.end
+            }
+            Stmt::ForTuple { names, iter, .. } => {
+                names.first().map_or(iter.span.start, |n| n.span.start)..iter.span.end
+            }
+        };
+        self.warnings.push(
+            Pending::new(
+                "W0005",
+                span,
+                "unreachable code",
+                "this can never run",
+            )
+            .help(
+                "the statement before it never finishes (a `return`, `break`, `continue` or `exit`, \
+                 or a `loop` without `break`): remove this code or move it before",
+            ),
+        );
     }
 }

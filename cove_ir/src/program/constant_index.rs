@@ -25,6 +25,7 @@ enum Key {
     Int(i64),
     Float(u64),
     Str(String),
+    Function(u32),
 }
 
 impl Key {
@@ -33,6 +34,7 @@ impl Key {
             Constant::Int(i) => Key::Int(*i),
             Constant::Float(f) => Key::Float(f.to_bits()),
             Constant::Str(s) => Key::Str(s.clone()),
+            Constant::Function(f) => Key::Function(f.0),
         }
     }
 }

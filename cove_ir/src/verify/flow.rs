@@ -488,8 +488,26 @@ impl<'p> Flow<'p> {
         match *instr {
             Instr::Move { dst, src } => e.writes.push((dst, state[src.0 as usize])),
             Instr::LoadConst { dst, constant } if p.constants[constant.0 as usize].is_ref() => {
-                let s = self.types.intern(Shape::Str);
-                e.writes.push((dst, known(s)));
+                match &p.constants[constant.0 as usize] {
+                    crate::program::Constant::Function(f) => {
+                        // Checked with the tables: a closure of `f` that
+                        // captures nothing, of a type in the table.
+                        let t = p
+                            .closure_shape(*f, 0)
+                            .ok()
+                            .and_then(|shape| p.func_type(&shape.params, shape.result));
+                        match t {
+                            Some(t) => e.writes.push((dst, known(self.types.of(t)))),
+                            None => e.faults.push(format!(
+                                "constant {constant} is not a closure of a known type"
+                            )),
+                        }
+                    }
+                    _ => {
+                        let s = self.types.intern(Shape::Str);
+                        e.writes.push((dst, known(s)));
+                    }
+                }
             }
             Instr::LoadNone { dst } => e.writes.push((dst, Val::Null)),
             Instr::ConcatStr { dst, a, b } => {

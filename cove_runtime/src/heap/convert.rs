@@ -36,6 +36,15 @@ enum Out {
     Closure(cove_ir::program::FunctionId, usize, u64),
 }
 
+/// The one capture of a [`Value::Closure`] that stands for a closure met
+/// again inside its own captures (a closure that captured the `var` it is
+/// stored in): its value is an `Int`, how many closures up the copy it is
+/// (0: the closure whose captures hold it). Copied in, it is that
+/// closure's object, so the copy has the cycle the original had. No Cove
+/// name can be written with angle brackets, so no capture is mistaken
+/// for it.
+pub(crate) const CYCLE: &str = "<cycle>";
+
 /// One step of [`Memory::put_value`]'s walk: a value to copy in, or a
 /// container to allocate from the bits its parts left on the stack.
 enum In<'v> {
@@ -60,10 +69,11 @@ impl Memory {
     pub(crate) fn to_value(&self, program: &Program, ty: TypeId, bits: u64) -> Faulty<Value> {
         let mut work = vec![Out::Visit(ty, bits)];
         let mut done: Vec<Value> = Vec::new();
-        // The closures being copied: one met again inside itself (a closure
-        // that captured the `var` it is stored in) is a cycle, which a
-        // `Value` tree cannot hold; it is copied without its captures.
-        let mut open: std::collections::HashSet<u64> = std::collections::HashSet::new();
+        // The closures being copied, innermost last: one met again inside
+        // itself (a closure that captured the `var` it is stored in) is a
+        // cycle, which a `Value` tree cannot hold, so it is copied as a
+        // reference back to the enclosing copy (see [`CYCLE`]).
+        let mut open: Vec<u64> = Vec::new();
         let mut words = 0u64;
         let mut steps = 0u32;
         let take = |done: &mut Vec<Value>, n: usize| done.split_off(done.len() - n);
@@ -109,7 +119,9 @@ impl Memory {
                     continue;
                 }
                 Out::Closure(func, n, at) => {
-                    open.remove(&at);
+                    if open.last() == Some(&at) {
+                        open.pop();
+                    }
                     let values = take(&mut done, n);
                     let names = closure_env(program, func)
                         .map(|d| &d.fields[..])
@@ -214,10 +226,15 @@ impl Memory {
                     let header = self.header(bits);
                     let func = cove_ir::program::FunctionId(super::a_of(header));
                     let n = b_of(header) as usize;
-                    if !open.insert(bits) {
-                        work.push(Out::Closure(func, 0, 0));
+                    if let Some(at) = open.iter().rposition(|&o| o == bits) {
+                        let up = open.len() - 1 - at;
+                        done.push(Value::Closure {
+                            function: program.function(func).qualified.clone(),
+                            captures: vec![(CYCLE.to_string(), Value::Int(up as i64))],
+                        });
                         continue;
                     }
+                    open.push(bits);
                     work.push(Out::Closure(func, n, bits));
                     if let Some(env) = closure_env(program, func) {
                         for (i, field) in env.fields.iter().enumerate().take(n).rev() {
@@ -275,6 +292,10 @@ impl Memory {
     ) -> Faulty<u64> {
         let mut work = vec![In::Visit(ty, value)];
         let mut done: Vec<u64> = Vec::new();
+        // The closures being copied in, innermost last: each is allocated
+        // before its captures are copied and filled in after, so a capture
+        // that is a [`CYCLE`] can be the enclosing closure's object.
+        let mut open: Vec<u64> = Vec::new();
         let mut steps = 0u32;
         while let Some(step) = work.pop() {
             steps = steps.wrapping_add(1);
@@ -283,6 +304,14 @@ impl Memory {
             }
             self.did_work(crate::limits::WORK_PER_FUEL);
             match step {
+                In::Build(_, Value::Closure { captures, .. }) => {
+                    let bits = done.split_off(done.len() - captures.len());
+                    let obj = open.pop().unwrap_or(0);
+                    for (i, b) in bits.into_iter().enumerate() {
+                        self.set_word(obj + 1 + i as u64, b);
+                    }
+                    done.push(obj);
+                }
                 In::Visit(ty, value) => {
                     let Some(t) = program.types.get(ty.0 as usize) else {
                         return Err(mismatch(program, ty, value));
@@ -334,6 +363,19 @@ impl Memory {
                             }
                             continue;
                         }
+                        (Type::Func(..), Value::Closure { captures, .. }) if matches!(captures.as_slice(), [(n, Value::Int(_))] if n == CYCLE) =>
+                        {
+                            let [(_, Value::Int(up))] = captures.as_slice() else {
+                                return Err(mismatch(program, ty, value));
+                            };
+                            let at = usize::try_from(*up)
+                                .ok()
+                                .and_then(|up| open.len().checked_sub(up + 1));
+                            match at {
+                                Some(at) => open[at],
+                                None => return Err(mismatch(program, ty, value)),
+                            }
+                        }
                         (Type::Func(..), Value::Closure { function, captures }) => {
                             // The function by its qualified name, the
                             // captures in its environment's order.
@@ -349,6 +391,14 @@ impl Memory {
                             if fields.len() != captures.len() {
                                 return Err(mismatch(program, ty, value));
                             }
+                            let zeros = vec![0; captures.len()];
+                            let obj = self.alloc_object(
+                                kind::CLOSURE,
+                                func.0,
+                                zeros.len() as u32,
+                                &zeros,
+                            )?;
+                            open.push(obj);
                             work.push(In::Build(ty, value));
                             for (field, (_, v)) in fields.iter().zip(captures).rev() {
                                 work.push(In::Visit(field.ty, v));
@@ -443,15 +493,6 @@ impl Memory {
             (Type::Struct(s), Value::Struct { fields, .. }) => {
                 let bits = parts(done, fields.len());
                 self.alloc_object(kind::STRUCT, u32::from(s.0), bits.len() as u32, &bits)
-            }
-            (Type::Func(..), Value::Closure { function, captures }) => {
-                let func = program
-                    .functions
-                    .iter()
-                    .position(|f| f.qualified == *function)
-                    .unwrap_or(0);
-                let bits = parts(done, captures.len());
-                self.alloc_object(kind::CLOSURE, func as u32, bits.len() as u32, &bits)
             }
             (
                 Type::Enum(e),

@@ -255,7 +255,7 @@ pub(crate) struct Machine<'env> {
 
 impl<'env> Machine<'env> {
     /// A machine with an empty stack and a heap holding the program's
-    /// string constants.
+    /// string and function constants.
     pub(crate) fn new(shared: &'env Shared<'env>, task: u32) -> Result<Machine<'env>, RunError> {
         let limits = &shared.limits;
         let mut heap = Memory::new(
@@ -270,6 +270,11 @@ impl<'env> Machine<'env> {
                 Constant::Float(x) => x.to_bits(),
                 Constant::Str(s) => heap
                     .alloc_str(s.as_bytes())
+                    .map_err(|f| RunError::new(f.kind, f.message))?,
+                // A closure that captures nothing: one object a task, as a
+                // string constant is, so `let f = square` allocates nothing.
+                Constant::Function(f) => heap
+                    .alloc_object(crate::heap::kind::CLOSURE, f.0, 0, &[])
                     .map_err(|f| RunError::new(f.kind, f.message))?,
             });
         }
@@ -419,7 +424,7 @@ impl<'env> Machine<'env> {
     }
 
     /// Collects this task's garbage. The roots are the ref registers of
-    /// every frame and the interned string constants.
+    /// every frame and the string and function constants.
     pub(crate) fn collect(&mut self) -> Result<(), Fault> {
         let digest = self.shared.digest;
         let program = self.program;
