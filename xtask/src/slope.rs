@@ -91,16 +91,16 @@ impl SlopeTable {
         let _ = writeln!(out);
         let _ = writeln!(
             out,
-            "| configuration | native, size {} | native, size {} | slope | × unwatched | extra a Cove instruction |",
+            "| configuration | native, size {} | native, size {} | slope | × unwatched | extra a Cove instruction | extra over the Δ |",
             self.sizes[0], self.sizes[1]
         );
-        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|");
         let base = self.slope_of(self.base);
         for (i, row) in self.rows.iter().enumerate() {
             let native = match &row.native {
                 Ok(native) => native,
                 Err(why) => {
-                    let _ = writeln!(out, "| {} | not counted: {why} | | | | |", row.label);
+                    let _ = writeln!(out, "| {} | not counted: {why} | | | | | |", row.label);
                     continue;
                 }
             };
@@ -114,9 +114,20 @@ impl SlopeTable {
                 (Some(h), Some(b)) => Some(h - b),
                 _ => None,
             };
+            // The exact difference: this row's growth less the base's, in
+            // native instructions.
+            let over = match self.rows.get(self.base).map(|b| &b.native) {
+                Some(Ok(b)) if i != self.base => {
+                    let growth = |n: &[u64; 2]| i128::from(n[1]) - i128::from(n[0]);
+                    let d = growth(native) - growth(b);
+                    let sign = if d < 0 { "-" } else { "+" };
+                    format!("{sign}{}", group(d.unsigned_abs() as u64))
+                }
+                _ => "—".to_string(),
+            };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {over} |",
                 row.label,
                 group(native[0]),
                 group(native[1]),
@@ -131,8 +142,9 @@ impl SlopeTable {
         }
         if let Some(jitter) = self.jitter {
             let _ = writeln!(out);
+            // Both counts of a slope can move by that much.
             let per = if grew > 0 {
-                format!("{:.4}", jitter as f64 / grew as f64)
+                format!("{:.5}", 2.0 * jitter as f64 / grew as f64)
             } else {
                 "—".to_string()
             };
