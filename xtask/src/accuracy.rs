@@ -24,20 +24,28 @@ use std::process::{Command, Stdio};
 use crate::build::{self, Variant};
 use crate::stats::Summary;
 
-/// The programs whose estimates are checked, with their arguments.
-const PROGRAMS: &[(&str, &[&str])] = &[
-    ("examples/bench/arith.cove", &[]),
-    ("examples/bench/fib.cove", &[]),
-    ("examples/bench/loop.cove", &[]),
-    ("examples/bench/nbody.cove", &[]),
-    ("examples/bench/binary_trees.cove", &[]),
-    ("examples/bench/strings.cove", &[]),
-    ("examples/bench/wordcount.cove", &[]),
-    ("examples/bench/covefmt/main.cove", &[]),
-    ("cove_profile/examples/story/search_bytes.cove", &[]),
-    ("cove_profile/examples/story/search_contains.cove", &[]),
-    ("cove_profile/examples/story/search_split.cove", &[]),
+/// The story's three word searches, checked beside the suite: the worked
+/// example of `docs/PROFILING.md` reads their profiles' time.
+const STORY: &[&str] = &[
+    "cove_profile/examples/story/search_bytes.cove",
+    "cove_profile/examples/story/search_contains.cove",
+    "cove_profile/examples/story/search_split.cove",
 ];
+
+/// The programs whose estimates are checked, with their arguments: every
+/// program of `examples/bench/` at its default size and the covefmt
+/// workload (the suite `cargo xtask bench-overhead` times), then the story.
+fn programs(root: &Path) -> Result<Vec<(String, Vec<String>)>, String> {
+    let mut all: Vec<(String, Vec<String>)> = crate::modes::suite(root, false)?
+        .into_iter()
+        .map(|bench| {
+            let path = bench.path.strip_prefix(root).unwrap_or(&bench.path);
+            (path.display().to_string(), bench.args)
+        })
+        .collect();
+    all.extend(STORY.iter().map(|p| (p.to_string(), Vec::new())));
+    Ok(all)
+}
 
 /// Runs the task with `reps` interleaved repetitions of each measurement.
 pub fn run(reps: usize) -> Result<(), String> {
@@ -50,8 +58,10 @@ pub fn run(reps: usize) -> Result<(), String> {
         "program", "unprofiled", "estimate", "ratio"
     );
     let mut ratios = Vec::new();
-    for (program, args) in PROGRAMS {
-        let path = root.join(program);
+    for (program, args) in programs(&root)? {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let args = &args[..];
+        let path = root.join(&program);
         let mut plain = Vec::new();
         let mut estimate = Vec::new();
         for _ in 0..reps {
@@ -188,4 +198,36 @@ fn function_share(cove: &Path, program: &Path) -> Result<f64, String> {
         return Err("the profile of split.cove recorded no time".to_string());
     }
     Ok(a / (a + b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_benchmark_the_covefmt_workload_and_the_story_are_checked() {
+        let root = build::workspace_root();
+        let checked: Vec<String> = programs(&root)
+            .expect("examples/bench is there")
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
+        for entry in std::fs::read_dir(root.join("examples/bench")).expect("examples/bench") {
+            let path = entry.expect("an entry").path();
+            if path.extension().is_some_and(|e| e == "cove") {
+                let name = path
+                    .strip_prefix(&root)
+                    .expect("inside")
+                    .display()
+                    .to_string();
+                assert!(checked.contains(&name), "{name} is not checked");
+            }
+        }
+        assert!(checked.contains(&"examples/bench/covefmt/main.cove".to_string()));
+        for story in STORY {
+            assert!(checked.contains(&story.to_string()), "{story}");
+            assert!(root.join(story).exists(), "{story}");
+        }
+        assert!(root.join("cove_profile/examples/split.cove").exists());
+    }
 }

@@ -6,7 +6,7 @@
 //! a dependency of them.
 //!
 //! Tasks:
-//! - `bench-overhead`: what a profiler costs a run (see [`overhead`]).
+//! - `bench-overhead`: what watching a run costs (see [`overhead`]).
 //! - `profile-accuracy [--reps N]`: a profile's estimated time against
 //!   the unprofiled run's (see [`accuracy`]).
 //! - `bench-peers [--reps N] [--callgrind] [--small] [NAME...]`: Cove
@@ -16,11 +16,16 @@
 //!   `README.md` and `docs/*.md` (see [`docs`]).
 
 mod accuracy;
+mod anchors;
 mod build;
+mod cputime;
 mod docs;
+mod modes;
 mod native;
 mod overhead;
 mod peers;
+mod ratios;
+mod slope;
 mod stats;
 
 use std::process::ExitCode;
@@ -29,11 +34,11 @@ const USAGE: &str = "\
 usage: cargo xtask TASK
 
 tasks:
-  bench-overhead [--reps N] [PROGRAM [ARGS...]]
-      what a profiler costs a run: the rejected design off, a no-op
-      debugger and the profiler against today's unprofiled run, and the
-      native instruction counts of an unprofiled run with and without the
-      profiler linked in
+  bench-overhead [--reps N] [--parts count,time,anchors] [--small] [--sizes A,B] [PROGRAM]
+      what watching a run costs: native instructions per Cove instruction
+      of every configuration (slopes between two sizes), every profile
+      mode's CPU and wall time over cove run on the suite, and anchors
+      (Lua's count hook, cProfile, callgrind) measured side by side
   profile-accuracy [--reps N]
       the time a default (sampled) profile estimates against the
       unprofiled run's, for every benchmark, and how a profile splits

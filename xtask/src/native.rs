@@ -6,13 +6,13 @@
 //! in every thread of the process (a Cove run happens on a thread of its
 //! own, which rules out counting inside one function with
 //! `--toggle-collect`: that is per thread). So the whole process is counted,
-//! and the caller subtracts the count of the same binary running an empty
-//! program, which leaves what compiling and running the program took.
-//! `perf stat -e instructions:u` is the fallback where valgrind is missing;
-//! its counter may be unavailable in a container, and then this says so
-//! rather than printing a number.
+//! and the caller takes the difference of two counts of the same command
+//! at two sizes of the program (see [`crate::slope`]), which leaves what the
+//! larger run's extra instructions took. `perf stat -e instructions:u` is
+//! the fallback where valgrind is missing; its counter may be unavailable
+//! in a container, and then this says so rather than printing a number.
+//! A count costs the run some fifty times its own time under valgrind.
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// A count and the tool that made it.
@@ -24,20 +24,20 @@ pub struct Count {
     pub how: &'static str,
 }
 
-/// Counts the native instructions of `cove bench-run --debugger off` on
-/// `program` with `binary`.
-pub fn count(binary: &Path, program: &Path, args: &[String]) -> Result<Count, String> {
+/// Counts the native instructions of one run of `command` (its program and
+/// arguments; its other settings are not used).
+pub fn count(command: &Command) -> Result<Count, String> {
     if available("valgrind") {
-        callgrind(binary, program, args)
+        callgrind(command)
     } else if available("perf") {
-        perf(binary, program, args)
+        perf(command)
     } else {
-        Err("neither valgrind nor perf is installed".to_string())
+        Err("neither valgrind nor perf is installed (Debian: apt-get install valgrind)".to_string())
     }
 }
 
 /// Whether `tool --version` runs.
-fn available(tool: &str) -> bool {
+pub fn available(tool: &str) -> bool {
     Command::new(tool)
         .arg("--version")
         .stdout(Stdio::null())
@@ -46,18 +46,20 @@ fn available(tool: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-fn callgrind(binary: &Path, program: &Path, args: &[String]) -> Result<Count, String> {
+fn callgrind(command: &Command) -> Result<Count, String> {
     let output = Command::new("valgrind")
         .arg("--tool=callgrind")
         .arg("--callgrind-out-file=/dev/null")
-        .arg(binary)
-        .args(["bench-run", "--debugger", "off"])
-        .arg(program)
-        .args(args)
+        .arg(command.get_program())
+        .args(command.get_args())
+        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .output()
         .map_err(|e| format!("could not start valgrind: {e}"))?;
     let said = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        return Err(format!("{command:?} failed under valgrind:\n{said}"));
+    }
     // callgrind ends with `==pid== Collected : 123456789`.
     let collected = said
         .lines()
@@ -70,17 +72,19 @@ fn callgrind(binary: &Path, program: &Path, args: &[String]) -> Result<Count, St
     })
 }
 
-fn perf(binary: &Path, program: &Path, args: &[String]) -> Result<Count, String> {
+fn perf(command: &Command) -> Result<Count, String> {
     let output = Command::new("perf")
         .args(["stat", "-x", ",", "-e", "instructions:u", "--"])
-        .arg(binary)
-        .args(["bench-run", "--debugger", "off"])
-        .arg(program)
-        .args(args)
+        .arg(command.get_program())
+        .args(command.get_args())
+        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .output()
         .map_err(|e| format!("could not start perf: {e}"))?;
     let said = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        return Err(format!("{command:?} failed under perf:\n{said}"));
+    }
     // `perf stat -x,` prints `123456,,instructions:u,...`, or
     // `<not supported>,,instructions:u` where the counter is unavailable.
     let line = said
