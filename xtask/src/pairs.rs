@@ -59,9 +59,7 @@ impl Options {
                 "--small" => options.small = true,
                 "--top" => {
                     let n = words.next().ok_or("--top needs a number")?;
-                    options.top = n
-                        .parse()
-                        .map_err(|_| format!("--top: not a number: {n}"))?;
+                    options.top = n.parse().map_err(|_| format!("--top: not a number: {n}"))?;
                 }
                 "-h" | "--help" => return Err(USAGE.to_string()),
                 file if !file.starts_with('-') => options.files.push(PathBuf::from(file)),
@@ -112,7 +110,10 @@ pub fn instructions_of(json: &str) -> Result<Vec<Ran>, String> {
         .ok_or("no `instructions` array: not a cove profile")?;
     let mut out = Vec::with_capacity(rows.len());
     for row in rows {
-        let field = |name: &str| row.get(name).ok_or(format!("an instruction has no `{name}`"));
+        let field = |name: &str| {
+            row.get(name)
+                .ok_or(format!("an instruction has no `{name}`"))
+        };
         let function = field("function")?.as_str().unwrap_or_default().to_string();
         let pc = field("pc")?.as_u64().ok_or("`pc` is not a number")? as u32;
         let ran = field("cost")?
@@ -215,7 +216,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         }
     }
     let mut rows: Vec<_> = table.into_iter().collect();
-    rows.sort_by(|a, b| b.1 .1.total_cmp(&a.1 .1).then(a.0.cmp(&b.0)));
+    rows.sort_by(|a, b| b.1.1.total_cmp(&a.1.1).then(a.0.cmp(&b.0)));
     println!(
         "opcode-pairs: {} profiles; a pair's count is its first instruction's \
          (branches' fall-throughs left out)",
