@@ -27,8 +27,12 @@
 //! and fusing it takes one dispatch out of every leaf call. The fusion is
 //! made when the `return` is emitted and kept only if the jump's label is
 //! bound next; anything else emitted or bound first puts the pair back as
-//! it was, so no pc ever has to be renumbered.
+//! it was, so no pc ever has to be renumbered. And a call of a builtin the
+//! IR has an instruction for (`Int.to_float`, `Float.sqrt`) is emitted as
+//! that instruction, here rather than in each place the lowering calls a
+//! builtin.
 
+use cove_ir::builtins::Builtin;
 use cove_ir::op::{Instr, Operand, OperandKind, Reg};
 
 /// A jump target, bound to a program counter with [`Emitter::bind`].
@@ -104,6 +108,10 @@ impl Emitter {
 
     pub(crate) fn emit(&mut self, instr: Instr) {
         self.unfuse();
+        let instr = instead_of_builtin(instr);
+        if self.fuse_pair(instr) {
+            return;
+        }
         if let Instr::Return { src } = instr
             && self.fuse(src)
         {
@@ -154,6 +162,57 @@ impl Emitter {
             src,
             line: self.line,
         });
+        true
+    }
+
+    /// Fuses `instr` with the instruction before it into one
+    /// superinstruction (`move2`, `mul-add.float`), if they are a pair that
+    /// has one, of one source line, and no label is bound where `instr`
+    /// would go (a jump landing between the two must find an instruction
+    /// there); true if it did. The pairs are the ones
+    /// `cargo xtask opcode-pairs` found commonest over the benchmarks.
+    fn fuse_pair(&mut self, instr: Instr) -> bool {
+        let pc = self.pc();
+        if self.bound_here.0 == pc && !self.bound_here.1.is_empty() {
+            return false;
+        }
+        let (Some(&last), Some(&line)) = (self.code.last(), self.lines.last()) else {
+            return false;
+        };
+        if line != self.line {
+            return false;
+        }
+        let fused = match (last, instr) {
+            (
+                Instr::Move { dst, src },
+                Instr::Move {
+                    dst: second,
+                    src: from,
+                },
+            ) => Instr::Move2 {
+                dst,
+                src,
+                second,
+                from,
+            },
+            (
+                Instr::MulFloat { dst: product, a, b },
+                Instr::AddFloat {
+                    dst,
+                    a: c,
+                    b: added,
+                },
+            ) if added == product => Instr::MulAddFloat {
+                dst,
+                c,
+                product,
+                a,
+                b,
+            },
+            _ => return false,
+        };
+        let at = self.code.len() - 1;
+        self.code[at] = fused;
         true
     }
 
@@ -483,6 +542,28 @@ pub(crate) struct Finished {
     pub moved: Vec<u16>,
 }
 
+/// The instruction a call of a builtin is, where the IR has one: a
+/// conversion or a square root in a loop then costs one dispatch, not a
+/// builtin call's bookkeeping (copying the arguments out, the call, the
+/// collection check). The two compute the same bits as the builtins.
+fn instead_of_builtin(instr: Instr) -> Instr {
+    match instr {
+        Instr::CallBuiltin {
+            dst,
+            builtin: Builtin::IntToFloat,
+            base,
+            count: 1,
+        } => Instr::ToFloatInt { dst, src: base },
+        Instr::CallBuiltin {
+            dst,
+            builtin: Builtin::FloatSqrt,
+            base,
+            count: 1,
+        } => Instr::SqrtFloat { dst, a: base },
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -609,6 +690,109 @@ mod tests {
         assert_eq!(e.call_window(&[false]), Reg(2));
         // An ordinary window takes the lowest free run.
         assert_eq!(e.alloc_window(&[false]), Reg(0));
+    }
+
+    /// Emits two moves into fresh num registers, with a label bound
+    /// between them when `bind_between`, and the second on `line` (the
+    /// first is on line 1).
+    fn two_moves(bind_between: bool, line: u32) -> Vec<Instr> {
+        let mut e = Emitter::new();
+        let (a, b, c) = (e.alloc(false), e.alloc(false), e.alloc(false));
+        e.emit(Instr::Move { dst: b, src: a });
+        if bind_between {
+            let l = e.label();
+            e.jump(Instr::Jump { target: 0 }, l);
+            e.bind(l);
+        }
+        e.line = line;
+        e.emit(Instr::Move { dst: c, src: b });
+        e.emit(Instr::Return { src: c });
+        e.finish(1).code
+    }
+
+    #[test]
+    fn two_adjacent_moves_of_one_line_are_one_double_move() {
+        assert_eq!(
+            two_moves(false, 1),
+            [
+                Instr::Move2 {
+                    dst: Reg(1),
+                    src: Reg(0),
+                    second: Reg(2),
+                    from: Reg(1)
+                },
+                Instr::Return { src: Reg(2) }
+            ]
+        );
+    }
+
+    #[test]
+    fn a_move_that_a_jump_lands_on_or_of_another_line_stays_a_move() {
+        let landed = two_moves(true, 1);
+        assert_eq!(landed.len(), 4, "{landed:?}");
+        assert!(matches!(landed[2], Instr::Move { .. }), "{landed:?}");
+        let other_line = two_moves(false, 7);
+        assert_eq!(other_line.len(), 3, "{other_line:?}");
+    }
+
+    #[test]
+    fn a_product_added_by_the_next_instruction_is_one_multiply_add_and_no_other_add_is() {
+        let mut e = Emitter::new();
+        let (x, y, sum, t) = (
+            e.alloc(false),
+            e.alloc(false),
+            e.alloc(false),
+            e.alloc(false),
+        );
+        e.emit(Instr::MulFloat { dst: t, a: x, b: y });
+        e.emit(Instr::AddFloat {
+            dst: sum,
+            a: sum,
+            b: t,
+        });
+        e.emit(Instr::MulFloat { dst: t, a: x, b: y });
+        e.emit(Instr::AddFloat {
+            dst: sum,
+            a: sum,
+            b: x,
+        });
+        e.emit(Instr::Return { src: sum });
+        let code = e.finish(2).code;
+        assert_eq!(
+            code[0],
+            Instr::MulAddFloat {
+                dst: sum,
+                c: sum,
+                product: t,
+                a: x,
+                b: y
+            }
+        );
+        assert!(matches!(code[1], Instr::MulFloat { .. }), "{code:?}");
+        assert!(matches!(code[2], Instr::AddFloat { .. }), "{code:?}");
+    }
+
+    #[test]
+    fn a_call_of_int_to_float_or_float_sqrt_is_emitted_as_its_instruction() {
+        let mut e = Emitter::new();
+        let (n, x) = (e.alloc(false), e.alloc(false));
+        e.emit(Instr::CallBuiltin {
+            dst: x,
+            builtin: Builtin::IntToFloat,
+            base: n,
+            count: 1,
+        });
+        e.line = 1;
+        e.emit(Instr::CallBuiltin {
+            dst: x,
+            builtin: Builtin::FloatSqrt,
+            base: x,
+            count: 1,
+        });
+        e.emit(Instr::Return { src: x });
+        let code = e.finish(1).code;
+        assert_eq!(code[0], Instr::ToFloatInt { dst: x, src: n });
+        assert_eq!(code[1], Instr::SqrtFloat { dst: x, a: x });
     }
 
     #[test]

@@ -362,6 +362,13 @@ instruction_set! {
     LoadConst = "load.const" { dst: DstAny, constant: Const }
     /// `dst = None` (the null reference).
     LoadNone = "load.none" { dst: DstRef }
+    /// `dst = src`, then `second = from`: two `move`s in one dispatch, the
+    /// commonest adjacent pair over the benchmark suite (a call's
+    /// arguments moved into its window). In that order, so `from` may be
+    /// `dst`. Each pair of registers is of one class. The compiler's
+    /// emitter makes it of two adjacent moves of one source line where no
+    /// jump lands on the second.
+    Move2 = "move2" { dst: DstAny, src: SrcAny, second: DstAny, from: SrcAny }
 
     // ---- Int ------------------------------------------------------------
 
@@ -430,6 +437,19 @@ instruction_set! {
     LtFloat = "lt.float" { dst: DstNum, a: SrcNum, b: SrcNum }
     /// `dst = a <= b` on `Float`.
     LeFloat = "le.float" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst` = the `Int` in `src` as the nearest `Float` (`Int.to_float`).
+    /// The builtin's instruction: a conversion in a loop (spectral-norm's
+    /// `1.0 / n.to_float()`) is one dispatch, not a builtin call's.
+    ToFloatInt = "to-float.int" { dst: DstNum, src: SrcNum }
+    /// `dst = sqrt(a)` on `Float` (`Float.sqrt`), as an instruction for the
+    /// same reason: n-body takes one a pair of bodies a step.
+    SqrtFloat = "sqrt.float" { dst: DstNum, a: SrcNum }
+    /// `product = a * b`, then `dst = c + product`, on `Float`: a
+    /// `mul.float` and the `add.float` that adds its product (`sum += x *
+    /// y`) in one dispatch. Each step rounds as its own instruction does, so
+    /// the bits are those of the pair (it is not a fused multiply-add, which
+    /// rounds once). `c` is read after `product` is written, as in the pair.
+    MulAddFloat = "mul-add.float" { dst: DstNum, c: SrcNum, product: DstNum, a: SrcNum, b: SrcNum }
 
     // ---- Bool -----------------------------------------------------------
 

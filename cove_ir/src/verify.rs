@@ -676,6 +676,18 @@ impl<'p> Checker<'p> {
                 let class = (src.0 < f.registers).then(|| f.is_ref(src));
                 vec![(dst, class, format!("the source {src}"))]
             }
+            Instr::Move2 {
+                dst,
+                src,
+                second,
+                from,
+            } => {
+                let class = |r: Reg| (r.0 < f.registers).then(|| f.is_ref(r));
+                vec![
+                    (dst, class(src), format!("the source {src}")),
+                    (second, class(from), format!("the source {from}")),
+                ]
+            }
             Instr::LoadConst { dst, constant } => {
                 let class = p.constants.get(constant.0 as usize).map(|c| c.is_ref());
                 vec![(dst, class, format!("constant {constant}"))]

@@ -96,8 +96,10 @@ fn the_three_word_searches_agree_and_the_builtins_run_a_tenth_of_the_instruction
     assert_eq!(contains_out, bytes_out);
     assert_eq!(split_out, bytes_out);
     for builtin in [&contains, &split] {
+        // Under an eighth since the emitter fuses adjacent moves (`move2`),
+        // which took an eighth of the byte loop's instructions away.
         assert!(
-            builtin.total.ran * 8 < bytes.total.ran,
+            builtin.total.ran * 7 < bytes.total.ran,
             "{} against {}",
             builtin.total.ran,
             bytes.total.ran

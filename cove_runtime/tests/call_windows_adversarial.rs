@@ -92,7 +92,7 @@ export fn probe() -> String {
     t = t + w + five(i, w, xs, i.to_float(), p)
     v = v + score(E.A(i)) + score(E.B(w, mk(i)))
   }
-  let deep = walk(6, s, xs)
+  let deep = walk(8, s, xs)
   let o: Option[Int] = Some(inc(v))
   "{a} {s} {xs} {p.name} {v} {t} {deep} {o}"
 }

@@ -12,6 +12,9 @@
 //! - `bench-peers [--reps N] [--callgrind] [--small] [NAME...]`: Cove
 //!   against Lua 5.4 and LuaJIT's interpreter on the benchmark suite (see
 //!   [`peers`]).
+//! - `opcode-pairs [--small] [--top N] [PROFILE.json...]`: the adjacent
+//!   instruction pairs that run most often over the suite, from the
+//!   profiler's exact counts (see [`pairs`]).
 //! - `docs [--bless]`: check, or refresh, every command output pasted in
 //!   `README.md` and `docs/*.md` (see [`docs`]).
 
@@ -23,6 +26,7 @@ mod docs;
 mod modes;
 mod native;
 mod overhead;
+mod pairs;
 mod peers;
 mod ratios;
 mod slope;
@@ -47,6 +51,10 @@ tasks:
       the benchmark suite under cove, lua5.4 and luajit -joff: checks each
       pair prints the same answer, then CPU and wall time, interleaved,
       medians and ratios; --callgrind adds native instruction counts
+  opcode-pairs [--small] [--top N] [PROFILE.json...]
+      the adjacent instruction pairs that run most often over the suite,
+      counted from `cove profile --format json` (or the profiles given):
+      the data superinstructions are chosen from
   docs [--bless]
       check that every command output pasted in README.md and docs/*.md
       (the blocks marked <!-- cove-doc -->) is what the command prints;
@@ -97,6 +105,19 @@ fn main() -> ExitCode {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(why) => {
                     eprintln!("bench-peers: {why}");
+                    ExitCode::FAILURE
+                }
+            },
+            Err(usage) => {
+                eprintln!("{usage}");
+                ExitCode::from(2)
+            }
+        },
+        Some("opcode-pairs") => match pairs::Options::parse(&words[1..]) {
+            Ok(options) => match pairs::run(&options) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(why) => {
+                    eprintln!("opcode-pairs: {why}");
                     ExitCode::FAILURE
                 }
             },

@@ -92,11 +92,15 @@ impl Options {
 
 /// One row of the report: a Cove program, its arguments and its twin.
 #[derive(Debug, Clone)]
-struct Bench {
-    label: String,
-    cove: PathBuf,
-    twin: Option<PathBuf>,
-    args: Vec<String>,
+pub(crate) struct Bench {
+    /// The row's name: the file stem, or with the size for a scaling row.
+    pub(crate) label: String,
+    /// The Cove program.
+    pub(crate) cove: PathBuf,
+    /// Its Lua twin, if it has one.
+    pub(crate) twin: Option<PathBuf>,
+    /// The arguments both are run with.
+    pub(crate) args: Vec<String>,
 }
 
 /// A way to run a program: Cove, or one of the peers.
@@ -152,7 +156,7 @@ fn check_size(program: &Path) -> Option<String> {
 /// The suite: every `.cove` of `examples/bench/` with its twin, the covefmt
 /// workload, and the string appends at two sizes a quarter apart (their
 /// ratio shows whether appends are linear).
-fn suite(root: &Path, small: bool) -> Result<Vec<Bench>, String> {
+pub(crate) fn suite(root: &Path, small: bool) -> Result<Vec<Bench>, String> {
     let dir = root.join("examples/bench");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
@@ -283,13 +287,12 @@ struct Samples {
     wall: Vec<f64>,
 }
 
-/// Runs the task.
-pub fn run(options: &Options) -> Result<(), String> {
-    let root = build::workspace_root();
-    eprintln!("bench-peers: building cove: cargo build --release -p cove_cli");
+/// Builds `cove` in release mode, as users get it, and gives its path.
+pub(crate) fn build_cove(root: &Path) -> Result<PathBuf, String> {
+    eprintln!("building cove: cargo build --release -p cove_cli");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let built = Command::new(cargo)
-        .current_dir(&root)
+        .current_dir(root)
         .args(["build", "--release", "--quiet", "-p", "cove_cli"])
         .status()
         .map_err(|e| format!("could not start cargo: {e}"))?;
@@ -299,7 +302,13 @@ pub fn run(options: &Options) -> Result<(), String> {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
-    let cove = target.join("release").join("cove");
+    Ok(target.join("release").join("cove"))
+}
+
+/// Runs the task.
+pub fn run(options: &Options) -> Result<(), String> {
+    let root = build::workspace_root();
+    let cove = build_cove(&root)?;
 
     let mut runners = vec![Runner::Cove];
     for (runner, tool, flag) in [

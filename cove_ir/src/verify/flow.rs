@@ -487,6 +487,22 @@ impl<'p> Flow<'p> {
         let known = |t: Ty| Val::Known(t);
         match *instr {
             Instr::Move { dst, src } => e.writes.push((dst, state[src.0 as usize])),
+            Instr::Move2 {
+                dst,
+                src,
+                second,
+                from,
+            } => {
+                // In order: the second move reads what the first wrote.
+                let first = state[src.0 as usize];
+                e.writes.push((dst, first));
+                let then = if from == dst {
+                    first
+                } else {
+                    state[from.0 as usize]
+                };
+                e.writes.push((second, then));
+            }
             Instr::LoadConst { dst, constant } if p.constants[constant.0 as usize].is_ref() => {
                 match &p.constants[constant.0 as usize] {
                     crate::program::Constant::Function(f) => {
@@ -970,7 +986,7 @@ mod tests {
                     (kind, operand)
                 {
                     let read = effect.needs.iter().any(|(n, _, _)| n == r)
-                        || matches!(instr, Instr::Move { .. });
+                        || matches!(instr, Instr::Move { .. } | Instr::Move2 { .. });
                     assert!(read, "{opcode}: {r} is read with no type needed");
                 }
             }

@@ -410,11 +410,18 @@ mod tests {
 
     #[test]
     fn string_keys_are_found_by_their_bytes() {
-        let mut e: Entries<Box<[u8]>> = Entries::default();
+        let mut e: Entries<crate::heap::StrKey> = Entries::default();
         for i in 0..50 {
             let key = format!("k{i}");
             assert!(e.set(key.as_bytes(), i, |k: &[u8]| k.into()));
         }
+        // A key longer than the 24 bytes an entry holds inline is found
+        // by its bytes too, and is not one of its 24-byte prefix.
+        let long = "a key of more than twenty-four bytes".as_bytes();
+        assert!(e.set(long, 7, |k: &[u8]| k.into()));
+        assert_eq!(e.get(long), Some(7));
+        assert_eq!(e.get(&long[..24]), None);
+        assert_eq!(e.remove(long), Some(7));
         assert_eq!(e.remove(b"k3".as_slice()), Some(3));
         assert!(e.set(b"k3".as_slice(), 33, |k: &[u8]| k.into()));
         assert!(!e.set(b"k4".as_slice(), 44, |k: &[u8]| k.into()));
@@ -422,6 +429,6 @@ mod tests {
         assert_eq!(e.get(b"k4".as_slice()), Some(44));
         assert_eq!(e.keys().last().map(|k| &k[..]), Some(b"k3".as_slice()));
         // The dead entry's key is still held, and counted.
-        assert_eq!(e.held_keys().count(), 51);
+        assert_eq!(e.held_keys().count(), 52);
     }
 }

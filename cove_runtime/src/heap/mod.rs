@@ -228,8 +228,16 @@ pub(crate) enum Table {
     /// `Int` or `Bool` keys.
     Int(Entries<i64>),
     /// `String` keys, as their bytes.
-    Str(Entries<Box<[u8]>>),
+    Str(Entries<StrKey>),
 }
+
+/// A `String` key's bytes, kept in the entry itself up to 24 bytes: a
+/// lookup that finds its key then compares bytes already in the cache line
+/// it read the entry from, where a boxed key cost one more dependent load
+/// (a cache miss, in a map larger than the cache), and a new key costs no
+/// allocation. k-nucleotide's keys are 1 to 18 bytes; a longer key is
+/// boxed as before.
+pub(crate) type StrKey = smallvec::SmallVec<[u8; 24]>;
 
 impl Table {
     pub(crate) fn len(&self) -> usize {

@@ -619,7 +619,7 @@ impl Machine<'_> {
                         self.heap.alloc_list(false, key_ty, &keys)?
                     }
                     Table::Str(m) => {
-                        let keys: Vec<Box<[u8]>> = m.keys().cloned().collect();
+                        let keys: Vec<crate::heap::StrKey> = m.keys().cloned().collect();
                         let mut refs = Vec::with_capacity(keys.len());
                         for key in keys {
                             refs.push(self.heap.alloc_str(&key)?);

@@ -564,6 +564,15 @@ impl<'env> Machine<'env> {
             match *instr {
                 // ---- moving values ------------------------------------
                 Instr::Move { dst, src } => set!(dst, reg!(src)),
+                Instr::Move2 {
+                    dst,
+                    src,
+                    second,
+                    from,
+                } => {
+                    set!(dst, reg!(src));
+                    set!(second, reg!(from))
+                }
                 Instr::LoadInt { dst, value } => set!(dst, i64::from(value) as u64),
                 Instr::LoadConst { dst, constant } => {
                     // SAFETY: *tables*: the constant exists, and `consts`
@@ -663,6 +672,19 @@ impl<'env> Machine<'env> {
                 Instr::NeFloat { dst, a, b } => set!(dst, u64::from(float!(a) != float!(b))),
                 Instr::LtFloat { dst, a, b } => set!(dst, u64::from(float!(a) < float!(b))),
                 Instr::LeFloat { dst, a, b } => set!(dst, u64::from(float!(a) <= float!(b))),
+                Instr::ToFloatInt { dst, src } => set!(dst, (int!(src) as f64).to_bits()),
+                Instr::SqrtFloat { dst, a } => set!(dst, float!(a).sqrt().to_bits()),
+                Instr::MulAddFloat {
+                    dst,
+                    c,
+                    product,
+                    a,
+                    b,
+                } => {
+                    let p = float!(a) * float!(b);
+                    set!(product, p.to_bits());
+                    set!(dst, (float!(c) + p).to_bits())
+                }
 
                 // ---- Bool -----------------------------------------------
                 Instr::NotBool { dst, a } => set!(dst, u64::from(reg!(a) == 0)),
