@@ -10,30 +10,36 @@
 //! (`cargo +nightly miri test -p cove_runtime --test miri_sample`, see
 //! `docs/RELIABILITY.md`) every memory access of those runs is checked for
 //! undefined behaviour; natively it is one more fast test of the round
-//! trip. The sample is a dozen short programs chosen to touch each kind of
-//! heap object (strings, lists, maps, structs, enums, closures, tasks and
-//! channels) and a fault; the whole suite under Miri would take hours.
+//! trip. The sample is ten short programs chosen to touch each kind of heap
+//! object (strings, lists, maps, structs, enums, closures) and a fault; the
+//! whole suite under Miri would take hours. Programs that spawn tasks are
+//! left out: under Miri, `channels/ping_pong` had run for more than seven
+//! minutes without finishing when it was stopped (why a task is so slow
+//! there is not yet known), past what a by-hand check should cost.
 
 use cove_runtime::{Limits, Vm};
 
 mod support;
 use support::Captured;
 
-/// The sample, by conformance name (`area/stem`).
-const SAMPLE: &[&str] = &[
-    "arithmetic/error_overflow",
-    "lists/list_basics",
-    "lists/error_index_out_of_range",
-    "maps/map_basics",
-    "maps/map_of_lists",
-    "strings/string_building",
-    "strings/interpolation_of_structs_and_enums",
-    "structs/structs",
-    "patterns/enums_match",
-    "functions/closures_capture_let_and_var",
-    "tasks/nested_joins",
-    "channels/ping_pong",
-];
+/// A test of one sample program: it reads the source and expected output
+/// at compile time, so that the test opens no file (Miri's isolation
+/// forbids it), and runs it plainly and under GC stress. One test a
+/// program, so that Miri shows its progress and a run can pick a few.
+macro_rules! sample {
+    ($test:ident, $name:literal) => {
+        #[test]
+        fn $test() {
+            let source = include_str!(concat!("programs/", $name, ".cove"));
+            let expected = include_str!(concat!("programs/", $name, ".out"));
+            for stress in [false, true] {
+                if let Err(why) = check(source, expected, stress) {
+                    panic!("{} (gc stress {stress}): {why}", $name);
+                }
+            }
+        }
+    };
+}
 
 /// The value of the `// key: value` header line of `source`, if any.
 fn header(source: &str, key: &str) -> Option<String> {
@@ -43,13 +49,9 @@ fn header(source: &str, key: &str) -> Option<String> {
         .find_map(|l| l.strip_prefix(&format!("// {key}: ")).map(str::to_string))
 }
 
-/// Runs the sample program `name` from its printed IR; what went wrong, if
-/// anything.
-fn check(name: &str, stress: bool) -> Result<(), String> {
-    let found = support::programs::program(name);
-    let source = std::fs::read_to_string(&found.entry).map_err(|e| e.to_string())?;
-    let expected = std::fs::read_to_string(&found.out).unwrap_or_default();
-    let compiled = cove_compiler::compile_files(&found.entry)
+/// Runs a sample program from its printed IR; what went wrong, if anything.
+fn check(source: &str, expected: &str, stress: bool) -> Result<(), String> {
+    let compiled = cove_compiler::compile_module("m", source)
         .map_err(|d| format!("does not compile:\n{d}"))?;
     let text = cove_ir::print::program(&compiled);
     let program = cove_ir::parse::program(&text).map_err(|e| format!("its printed IR: {e}"))?;
@@ -80,15 +82,31 @@ fn check(name: &str, stress: bool) -> Result<(), String> {
     }
 }
 
-#[test]
-fn a_sample_of_the_suite_runs_from_printed_ir_plainly_and_under_gc_stress() {
-    let mut problems = Vec::new();
-    for name in SAMPLE {
-        for stress in [false, true] {
-            if let Err(why) = check(name, stress) {
-                problems.push(format!("{name} (gc stress {stress}): {why}"));
-            }
-        }
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
-}
+sample!(
+    arithmetic_error_overflow_runs_from_printed_ir,
+    "arithmetic/error_overflow"
+);
+sample!(lists_list_basics_runs_from_printed_ir, "lists/list_basics");
+sample!(
+    lists_error_index_out_of_range_runs_from_printed_ir,
+    "lists/error_index_out_of_range"
+);
+sample!(maps_map_basics_runs_from_printed_ir, "maps/map_basics");
+sample!(maps_map_of_lists_runs_from_printed_ir, "maps/map_of_lists");
+sample!(
+    strings_string_building_runs_from_printed_ir,
+    "strings/string_building"
+);
+sample!(
+    strings_interpolation_of_structs_and_enums_runs_from_printed_ir,
+    "strings/interpolation_of_structs_and_enums"
+);
+sample!(structs_structs_runs_from_printed_ir, "structs/structs");
+sample!(
+    patterns_enums_match_runs_from_printed_ir,
+    "patterns/enums_match"
+);
+sample!(
+    functions_closures_capture_let_and_var_runs_from_printed_ir,
+    "functions/closures_capture_let_and_var"
+);
