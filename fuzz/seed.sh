@@ -11,8 +11,10 @@ corpus="$root/fuzz/corpus"
 mkdir -p "$corpus"/{compile_bytes,ir_roundtrip,profile_json,generated_program}
 mapfile -t sources < <(find cove_runtime/tests/programs examples -name '*.cove' | sort)
 
+# A copy is named .src, not .cove, so that the repository's formatting test
+# (which walks every .cove file) does not take the corpus for sources.
 for f in "${sources[@]}"; do
-  cp "$f" "$corpus/compile_bytes/$(echo "$f" | tr '/' '_')"
+  cp "$f" "$corpus/compile_bytes/$(echo "$f" | tr '/' '_').src"
 done
 
 # Printed IR larger than 20 kB slows every execution; leave those out.

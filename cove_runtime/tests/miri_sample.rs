@@ -74,7 +74,7 @@ fn check(source: &str, expected: &str, stress: bool) -> Result<(), String> {
     if out.text() != expected {
         return Err(format!("printed\n{}\ninstead of\n{expected}", out.text()));
     }
-    match (ended, header(&source, "error")) {
+    match (ended, header(source, "error")) {
         (Ok(_), None) => Ok(()),
         (Err(e), Some(kind)) if format!("{:?}", e.kind).starts_with(kind.trim()) => Ok(()),
         (Ok(v), Some(kind)) => Err(format!("returned {v} where {kind} was expected")),
