@@ -59,7 +59,7 @@ impl Formatter {
     pub fn format(&self, path: &str, source: &str) -> Formatted {
         let mut vm = Vm::new(&self.program);
         let args = vec![Value::Str(path.to_string()), Value::Str(source.to_string())];
-        match vm.run_entry("format", "format_file", args) {
+        match &vm.run_entry("format", "format_file", args) {
             Ok(Value::Variant {
                 variant, fields, ..
             }) => match (variant.as_str(), fields.as_slice()) {

@@ -503,9 +503,13 @@ fn field_of(
         (Value::Map(entries), "length") => return length(entries.len()),
         _ => {}
     }
-    let Value::Struct { name, fields } = value else {
+    let mut value = value;
+    let Value::Struct { name, fields } = &mut value else {
         return error(format!("{value} has no field `{field}`"));
     };
+    // `Value` has a `Drop` (a bounded one), so the fields are taken, not
+    // moved out.
+    let fields = std::mem::take(fields);
     let Some(position) = fields.iter().position(|(f, _)| f == field) else {
         return error(format!("struct {name} has no field `{field}`"));
     };
@@ -538,8 +542,9 @@ fn binary(op: Op, a: Value, b: Value) -> Result<Typed, ExprError> {
         Ok((Value::Bool(result), Some(Program::BOOL)))
     };
     let comparison = matches!(op, Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge);
-    match (a, b) {
+    match (&a, &b) {
         (Value::Int(x), Value::Int(y)) => {
+            let (x, y) = (*x, *y);
             if comparison {
                 return compare(Some(x.cmp(&y)));
             }
@@ -558,7 +563,7 @@ fn binary(op: Op, a: Value, b: Value) -> Result<Typed, ExprError> {
         }
         (Value::Float(x), Value::Float(y)) => {
             if comparison {
-                return compare(x.partial_cmp(&y));
+                return compare(x.partial_cmp(y));
             }
             let result = match op {
                 Op::Add => x + y,
@@ -571,15 +576,15 @@ fn binary(op: Op, a: Value, b: Value) -> Result<Typed, ExprError> {
         }
         (Value::Str(x), Value::Str(y)) => {
             if comparison {
-                return compare(Some(x.cmp(&y)));
+                return compare(Some(x.cmp(y)));
             }
             if op == Op::Add {
-                return Ok((Value::Str(x + &y), Some(Program::STR)));
+                return Ok((Value::Str(format!("{x}{y}")), Some(Program::STR)));
             }
             error(format!("`{}` does not apply to Strings", op.text()))
         }
         (Value::Bool(x), Value::Bool(y)) if matches!(op, Op::Eq | Op::Ne) => {
-            compare(Some(x.cmp(&y)))
+            compare(Some(x.cmp(y)))
         }
         (a, b) if matches!(op, Op::Eq | Op::Ne) => compare(Some(if a == b {
             Ordering::Equal

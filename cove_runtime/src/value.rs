@@ -15,12 +15,13 @@ use crate::vm::tasks::{ChannelState, TaskState};
 /// A Cove value owned by the host.
 ///
 /// A value may be nested as deep as memory allows (a list a million
-/// levels deep, an enum cons list): `Clone`, `==`, `Display` and
-/// [`Value::drop_deep`] walk it with a stack of their own, never the
-/// host's (see `value/deep.rs`). A plain drop and `Debug` are Rust's own
-/// and recursive: see `drop_deep` for why, and use it for a value that may
-/// be deep.
-#[derive(Debug)]
+/// levels deep, an enum cons list): `Clone`, `==`, `Display`, `Debug` and
+/// a plain drop walk it with a stack of their own, never the host's (see
+/// `value/deep.rs` and `value/debug.rs`).
+///
+/// Because `Value` has a `Drop`, an owned value cannot be taken apart by
+/// moving out of it: match on a reference (`if let Value::Str(text) =
+/// &value`), or on `&mut` and `std::mem::take` the part you keep.
 pub enum Value {
     /// `()`.
     Unit,
@@ -110,6 +111,7 @@ impl fmt::Display for Value {
     }
 }
 
+mod debug;
 mod deep;
 
 /// A handle to a spawned task's result. Equal when it is the same task.

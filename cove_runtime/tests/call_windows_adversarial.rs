@@ -139,7 +139,7 @@ fn every_live_local_of_a_frame_waiting_in_a_call_keeps_the_value_it_had_at_the_c
         // Without a debugger, the same answer.
         let mut plain = Vm::new(&program).with_limits(stress(gc_stress));
         assert_eq!(answer, plain.run_entry("m", "probe", vec![]));
-        let Ok(Value::Str(text)) = answer else {
+        let Ok(Value::Str(text)) = &answer else {
             panic!("probe gives a String: {answer:?}")
         };
         assert!(

@@ -25,7 +25,7 @@ fn program() -> &'static Program {
 pub fn format(path: &str, source: &str) -> Result<String, String> {
     let mut vm = Vm::new(program());
     let args = vec![Value::Str(path.into()), Value::Str(source.into())];
-    match vm.run_entry("format", "format_file", args) {
+    match &vm.run_entry("format", "format_file", args) {
         Ok(Value::Variant {
             variant, fields, ..
         }) => match (variant.as_str(), fields.as_slice()) {

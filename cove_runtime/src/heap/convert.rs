@@ -514,9 +514,9 @@ impl Memory {
     }
 }
 
-/// Drops `value` without recursing: a list a hundred thousand deep would
-/// otherwise take as many native frames to free. Every value the runtime
-/// lets go of that may be deep (a message, a task's result) goes this way.
+/// Drops `value` without recursing. `Value`'s own `Drop` is bounded now, so
+/// this is a plain drop; the name stays to mark where the runtime lets go
+/// of a value that may be deep (a message, a task's result).
 pub(crate) fn dispose(value: Value) {
     value.drop_deep();
 }

@@ -1,5 +1,5 @@
-//! `Clone`, `==`, `Display` and [`Value::drop_deep`], walking a value with
-//! a stack of their own instead of the host's.
+//! `Clone`, `==`, `Display` and `Drop` of a [`Value`], walking it with a
+//! stack of their own instead of the host's (`Debug` is in `debug.rs`).
 //!
 //! A `Value` is as deep as the program made it: an enum cons list of a
 //! hundred thousand cells is a hundred thousand nested `Vec`s. The derived
@@ -15,6 +15,14 @@
 //! stack when it runs low (the `stacker` crate), would still recurse per
 //! level on every platform that crate cannot grow stacks on, and would
 //! make a drop allocate stacks; an explicit stack is simpler and bounded.
+//!
+//! The drop hook is a `Drop` on `Value` itself rather than on wrappers
+//! around the `Vec`s and `Box`es that hold children: wrappers would change
+//! the types of the variants' fields, so every `Value::List(vec![..])` and
+//! `Value::Option(Some(Box::new(..)))` an embedder writes would stop
+//! compiling, where a `Drop` on `Value` forbids only moving a part out of
+//! an owned value, which a match on a reference or `std::mem::take` does
+//! as well.
 
 use std::fmt;
 
@@ -296,17 +304,8 @@ fn separated<'a>(pieces: &mut Vec<Piece<'a>>, items: impl Iterator<Item = &'a Va
 }
 
 impl Value {
-    /// Drops the value without recursing on the host's stack, however deep
-    /// it is.
-    ///
-    /// An ordinary drop of a `Value` is Rust's own, which recurses once a
-    /// level: a value more than about a hundred thousand levels deep (an
-    /// enum cons list a program built and returned) overflows an 8 MiB
-    /// stack dropping it. `Value` cannot have a `Drop` of its own without
-    /// forbidding `let Value::Str(text) = value` (a type with `Drop` cannot
-    /// be moved out of), so a host that may receive such a value lets go
-    /// of it with this. The runtime disposes of every value it lets go of
-    /// (messages, task results, spawn arguments) this way.
+    /// Drops the value. Kept from before a plain drop was bounded too: a
+    /// plain `drop` now does the same.
     ///
     /// ```
     /// use cove_runtime::Value;
@@ -316,9 +315,34 @@ impl Value {
     /// }
     /// list.drop_deep();
     /// ```
-    pub fn drop_deep(mut self) {
+    pub fn drop_deep(self) {
+        drop(self);
+    }
+}
+
+/// Lets go of a value of any depth without recursing on the host's stack.
+///
+/// The drop Rust would write recurses once a level, and a value more than
+/// about a hundred thousand levels deep (an enum cons list a program built
+/// and returned) overflowed an 8 MiB stack dropping it. Here the value's
+/// containers move to a work list before anything is freed, so that each
+/// one is dropped with no container left inside it: its own `drop` then
+/// finds nothing to do, and the native stack stays one level deep.
+///
+/// A value that holds no other value returns at once; a shallow container
+/// costs one pass over its elements, and the work list allocates only when
+/// a container holds another container.
+///
+/// The cost of the `Drop` is that a `Value` cannot be taken apart by moving
+/// out of it (`let Value::Str(text) = value` is E0509): match on a
+/// reference and clone, or on `&mut` and `std::mem::take` the part.
+impl Drop for Value {
+    fn drop(&mut self) {
+        if !is_container(self) {
+            return;
+        }
         let mut stack = Vec::new();
-        take_children(&mut self, &mut stack);
+        take_children(self, &mut stack);
         while let Some(mut value) = stack.pop() {
             // `value`'s children move to the stack; it drops shallow.
             take_children(&mut value, &mut stack);
