@@ -609,6 +609,29 @@ impl Lexer<'_, '_> {
                 }
                 return true;
             }
+            (b':', b':')
+                if matches!(
+                    self.tokens.last(),
+                    Some(Token { tok: Tok::Ident(name), .. }) if name == "Option"
+                ) =>
+            {
+                // `Option::None` and `Option::Some(x)`: Cove's Option
+                // variants are plain names, so `Option` and the `::` are
+                // dropped, and the rest reads as the Cove spelling (an
+                // `Option.None` would be an unknown name besides).
+                self.tokens.pop();
+                self.pos = start + 2;
+                self.report(
+                    Pending::new(
+                        "E0034",
+                        start..self.pos,
+                        "Cove names paths with `.`, not `::`",
+                        "a `::` path",
+                    )
+                    .help("Option's variants need no prefix: write `None` or `Some(x)`"),
+                );
+                return true;
+            }
             (b':', b':') => (
                 "E0034",
                 2,

@@ -198,7 +198,11 @@ const CASES: &[(&str, &str)] = &[
     ("compound assignment of a string", "var x = 1\n  x /= \"2\""),
     ("increment", "var x = 1\n  x++"),
     ("question mark", "let o: Option[Int] = None\n  let v = o?"),
-    ("double colon path", "let o = Option::None"),
+    ("double colon path", "let o: Option[Int] = Option::None"),
+    (
+        "double colon path to an enum variant",
+        "enum Color {\n  Red,\n  Blue,\n}\n\nfn main2() -> Color {\n  Color::Red\n}\n",
+    ),
     // Input.
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),
