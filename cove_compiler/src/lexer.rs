@@ -865,6 +865,16 @@ impl Lexer<'_, '_> {
                             )
                             .help("close it with `}`, or write `\\{` for a literal brace"),
                         );
+                        // Read on after the string's closing quote on this
+                        // line, when it has one, so that what follows the
+                        // string (the `)` of a call, say) is not lost with
+                        // it and reported again.
+                        let line_end = self.text[open..self.end]
+                            .find('\n')
+                            .map_or(self.end, |i| open + i);
+                        if let Some(quote) = self.text[open + 1..line_end].find('"') {
+                            self.pos = open + 1 + quote + 1;
+                        }
                         break;
                     }
                     let code_end = self.pos;
