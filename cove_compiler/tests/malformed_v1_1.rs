@@ -198,6 +198,10 @@ const CASES: &[(&str, &str)] = &[
     ("compound assignment of a string", "var x = 1\n  x /= \"2\""),
     ("increment", "var x = 1\n  x++"),
     ("question mark", "let o: Option[Int] = None\n  let v = o?"),
+    (
+        "loop with its brace on the next line",
+        "var i = 0\n  loop\n  {\n    i = 1\n  }",
+    ),
     ("double colon path", "let o: Option[Int] = Option::None"),
     (
         "double colon path to an enum variant",

@@ -359,6 +359,8 @@ impl FnCx<'_> {
             d = d.help("a length is a method: `xs.length()`");
         } else if matches!(name, "str" | "string" | "to_string" | "format") {
             d = d.help("make text with interpolation: \"{x}\"");
+        } else if name == "loop" {
+            d = d.help("`loop` starts a loop only with its `{` on the same line: `loop { ... }`");
         } else if name == "self" || name == "this" {
             d = d.help("`self` is the first parameter of a method, in an `impl` block: `fn name(self) { ... }`");
         }
