@@ -175,9 +175,7 @@ impl Shard {
             };
             // Untimed, most stops between allocations move nothing.
             if !moved.is_empty() {
-                self.cell(before.function, before.pc).add(&moved);
-                self.tree.nodes[before.node as usize].cost.add(&moved);
-                self.total.add(&moved);
+                self.charge(before.function, before.pc, before.node, &moved);
             }
         }
         let first = self.last.is_none();
@@ -193,9 +191,7 @@ impl Shard {
                 words: at.allocated_words,
                 allocations: at.allocations,
             };
-            self.cell(at.function, at.pc).add(&before);
-            self.tree.nodes[node as usize].cost.add(&before);
-            self.total.add(&before);
+            self.charge(at.function, at.pc, node, &before);
         }
         self.cell(at.function, at.pc).ran += 1;
         self.tree.nodes[node as usize].cost.ran += 1;
@@ -265,9 +261,7 @@ impl Shard {
             allocations: at.allocations.saturating_sub(last.allocations),
         };
         if !moved.is_empty() {
-            self.cell(function, end).add(&moved);
-            self.tree.nodes[last.node as usize].cost.add(&moved);
-            self.total.add(&moved);
+            self.charge(function, end, last.node, &moved);
         }
         let node = match shape {
             Shape::Same => top.node,
@@ -301,6 +295,16 @@ impl Shard {
             allocations: at.allocations,
         });
         Some(node)
+    }
+
+    /// Adds `cost` to one instruction, the calling-context node it ran in,
+    /// and the task's total: where every figure that moved between two
+    /// stops goes.
+    #[inline]
+    fn charge(&mut self, function: FunctionId, pc: u32, node: NodeId, cost: &Cost) {
+        self.cell(function, pc).add(cost);
+        self.tree.nodes[node as usize].cost.add(cost);
+        self.total.add(cost);
     }
 
     /// Takes in `pending` stops the lock-free front ([`crate::hot`]) counted
