@@ -3,38 +3,11 @@
 
 mod support;
 
-use std::io::Write;
-use std::process::Stdio;
-
-use support::{cove, status};
+use support::debug_session as session;
 
 const SHAPES: &str = "cove_cli/tests/fixtures/debug/shapes.cove";
 const TASKS: &str = "cove_cli/tests/fixtures/debug/tasks.cove";
 const FAILS: &str = "examples/fails.cove";
-
-/// Runs `cove debug FILE` with `script` on stdin; gives stdout (the
-/// transcript, with the program's own output where it was written),
-/// stderr and the exit status.
-fn session(file: &str, script: &str) -> (String, String, i32) {
-    let mut child = cove(&["debug", file])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cove starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(script.as_bytes())
-        .expect("the script is written");
-    let out = child.wait_with_output().expect("cove ends");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        status(&out),
-    )
-}
 
 #[test]
 fn a_line_breakpoint_in_a_callee_stops_there_at_every_pass() {

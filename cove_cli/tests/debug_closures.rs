@@ -4,29 +4,14 @@
 
 mod support;
 
-use std::io::Write;
-use std::process::Stdio;
-
-use support::cove;
-
 const CLOSURES: &str = "cove_cli/tests/fixtures/debug/closures.cove";
 
+/// The transcript of `cove debug FILE` with `script` on stdin, which
+/// writes nothing to stderr.
 fn session(file: &str, script: &str) -> String {
-    let mut child = cove(&["debug", file])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cove starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(script.as_bytes())
-        .expect("the script is written");
-    let out = child.wait_with_output().expect("cove ends");
-    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let (out, err, _) = support::debug_session(file, script);
+    assert_eq!(err, "");
+    out
 }
 
 #[test]

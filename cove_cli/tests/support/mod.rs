@@ -7,8 +7,9 @@
 
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// The workspace root, where `examples/` is.
 pub fn root() -> PathBuf {
@@ -26,6 +27,30 @@ pub fn cove(args: &[&str]) -> Command {
         .env("COVE_FAKE_CLOCK", "1")
         .env_remove("COVE_GC_STRESS");
     command
+}
+
+/// Runs `cove debug FILE` with `script` on stdin; gives stdout (the
+/// transcript, with the program's own output where it was written),
+/// stderr and the exit status.
+pub fn debug_session(file: &str, script: &str) -> (String, String, i32) {
+    let mut child = cove(&["debug", file])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cove starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(script.as_bytes())
+        .expect("the script is written");
+    let out = child.wait_with_output().expect("cove ends");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        status(&out),
+    )
 }
 
 /// Runs `cove` with `args` to the end.
