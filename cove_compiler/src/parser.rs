@@ -199,6 +199,26 @@ impl Parser<'_, '_> {
         &self.toks[i].tok
     }
 
+    /// The `= value` of a declaration of `name`, or a located E0010 saying
+    /// `why` a value is needed there (and `None`) when no `=` follows.
+    fn initializer(&mut self, name: &str, why: &str) -> Option<Expr> {
+        if !self.at(&Tok::Assign) {
+            let d = Pending::new(
+                "E0010",
+                self.prev_end()..self.prev_end(),
+                format!(
+                    "expected `=` and a value for `{name}`, found {}",
+                    self.tok().describe()
+                ),
+                why.to_string(),
+            );
+            self.error(d);
+            return None;
+        }
+        self.bump();
+        Some(self.expr())
+    }
+
     fn prev_end(&self) -> usize {
         if self.pos == 0 {
             0
@@ -475,22 +495,7 @@ impl Parser<'_, '_> {
             );
             TypeExpr::Error(name.span.clone())
         };
-        if !self.at(&Tok::Assign) {
-            let d = Pending::new(
-                "E0010",
-                self.prev_end()..self.prev_end(),
-                format!(
-                    "expected `=` and a value for `{}`, found {}",
-                    name.name,
-                    self.tok().describe()
-                ),
-                "a constant needs a value when it is declared",
-            );
-            self.error(d);
-            return None;
-        }
-        self.bump();
-        let value = self.expr();
+        let value = self.initializer(&name.name, "a constant needs a value when it is declared")?;
         Some(ConstDecl {
             exported,
             name,
@@ -1099,22 +1104,8 @@ impl Parser<'_, '_> {
                 } else {
                     None
                 };
-                if !self.at(&Tok::Assign) {
-                    let d = Pending::new(
-                        "E0010",
-                        self.prev_end()..self.prev_end(),
-                        format!(
-                            "expected `=` and a value for `{}`, found {}",
-                            name.name,
-                            self.tok().describe()
-                        ),
-                        "a variable needs a value when it is declared",
-                    );
-                    self.error(d);
-                    return None;
-                }
-                self.bump();
-                let value = self.expr();
+                let value =
+                    self.initializer(&name.name, "a variable needs a value when it is declared")?;
                 Some(Stmt::Let {
                     mutable,
                     name,
