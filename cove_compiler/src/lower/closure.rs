@@ -630,33 +630,13 @@ impl FnCx<'_> {
                 "this function is too large",
             ));
         }
-        let shift = cx.e.prologue.len() as u32;
-        let mut locals = std::mem::take(&mut cx.locals);
-        for local in &mut locals {
-            if local.live.start > 0 {
-                local.live.start += shift;
-            }
-            local.live.end += shift;
-        }
-        locals.retain(|l| !l.live.is_empty());
-        let emitter = std::mem::take(&mut cx.e);
-        let nparams = params.len() + usize::from(env.is_some());
-        let done = emitter.finish(nparams);
-        for local in &mut locals {
-            if let Some(&to) = done.moved.get(usize::from(local.register.0)) {
-                local.register = Reg(to);
-            }
-        }
+        let (done, locals) = cx.finish_code(params.len() + usize::from(env.is_some()));
         drop(cx);
         for name in &assigned {
             self.assigned_var(name);
         }
         let f = &mut self.program.functions[id.index()];
-        f.code = done.code;
-        f.lines = done.lines;
-        f.refs = done.refs;
-        f.registers = done.registers;
-        f.locals = locals;
+        super::install(f, done, locals);
         f.result = if result == ERROR {
             Program::UNIT
         } else {

@@ -36,12 +36,12 @@ pub(crate) use tuples::tuple_type;
 use std::collections::HashMap;
 
 use cove_ir::op::{Instr, Reg};
-use cove_ir::program::{FunctionId, Local, Program};
+use cove_ir::program::{Function, FunctionId, Local, Program};
 use cove_ir::types::TypeId;
 
 use crate::ast::*;
 use crate::diagnostics::Pending;
-use crate::emit::{Emitter, Label};
+use crate::emit::{Emitter, Finished, Label};
 use crate::lines::LineStarts;
 use crate::resolve::{ERROR, ModuleScope, NEVER, is_ref, resolve_type, type_name};
 pub(crate) use literal::signed_int;
@@ -308,26 +308,12 @@ pub(crate) fn lower_function(
             "this function is too large",
         ));
     }
-    let shift = cx.e.prologue.len() as u32;
-    let mut locals = std::mem::take(&mut cx.locals);
-    for local in &mut locals {
-        if local.live.start > 0 {
-            local.live.start += shift;
-        }
-        local.live.end += shift;
-    }
-    // A variable visible again after an inner scope hid it may be hidden
-    // again, or go out of scope, before its next instruction: such a
-    // piece of its range covers no pc.
-    locals.retain(|l| !l.live.is_empty());
-    let emitter = std::mem::take(&mut cx.e);
-    let done = emitter.finish(params.len());
-    for local in &mut locals {
-        if let Some(&to) = done.moved.get(usize::from(local.register.0)) {
-            local.register = Reg(to);
-        }
-    }
-    let f = &mut program_of(cx).functions[id.index()];
+    let (done, locals) = cx.finish_code(params.len());
+    install(&mut program_of(cx).functions[id.index()], done, locals);
+}
+
+/// Puts a finished body and its locals into its function.
+pub(crate) fn install(f: &mut Function, done: Finished, locals: Vec<Local>) {
     f.code = done.code;
     f.lines = done.lines;
     f.refs = done.refs;
@@ -341,6 +327,33 @@ fn program_of<'a>(cx: FnCx<'a>) -> &'a mut Program {
 
 impl FnCx<'_> {
     // ---- small helpers -------------------------------------------------------
+
+    /// The body's code, finished for a function of `params` parameters,
+    /// and its locals made to fit it: the emitter puts its prologue before
+    /// the body, so every range moves by the prologue's length (one from
+    /// the start, a parameter's, still covers it), and each local follows
+    /// its register where the emitter renumbered registers.
+    pub(crate) fn finish_code(&mut self, params: usize) -> (Finished, Vec<Local>) {
+        let shift = self.e.prologue.len() as u32;
+        let mut locals = std::mem::take(&mut self.locals);
+        for local in &mut locals {
+            if local.live.start > 0 {
+                local.live.start += shift;
+            }
+            local.live.end += shift;
+        }
+        // A variable visible again after an inner scope hid it may be
+        // hidden again, or go out of scope, before its next instruction:
+        // such a piece of its range covers no pc.
+        locals.retain(|l| !l.live.is_empty());
+        let done = std::mem::take(&mut self.e).finish(params);
+        for local in &mut locals {
+            if let Some(&to) = done.moved.get(usize::from(local.register.0)) {
+                local.register = Reg(to);
+            }
+        }
+        (done, locals)
+    }
 
     /// The id of a constant in the pool.
     pub(crate) fn constant(&mut self, c: cove_ir::program::Constant) -> cove_ir::program::ConstId {
