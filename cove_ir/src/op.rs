@@ -301,7 +301,7 @@ macro_rules! instruction_set {
             }
 
             /// What each operand position holds, in printed order.
-            pub fn operand_kinds(self) -> &'static [OperandKind] {
+            pub const fn operand_kinds(self) -> &'static [OperandKind] {
                 match self { $(Opcode::$name => &[$(OperandKind::$kind),*]),* }
             }
         }
@@ -702,22 +702,83 @@ impl Opcode {
     /// profiler both read this one definition.
     #[inline(always)]
     pub fn ends_stretch(self) -> bool {
-        ENDS_STRETCH[self as usize]
+        self.stretch_end() != StretchEnd::No
+    }
+
+    /// How an instruction of this opcode ends a stretch, if it does: what
+    /// the next stop can be known to be before anyone looks at it.
+    #[inline(always)]
+    pub fn stretch_end(self) -> StretchEnd {
+        STRETCH_END[self as usize]
     }
 }
 
-/// [`Opcode::ends_stretch`] for every opcode, by its place in the table:
+/// How an instruction ends a stretch ([`Opcode::ends_stretch`]): what the
+/// next stop can be known to be before anyone looks at it.
+///
+/// A branch — a jump of any kind, taken or not — leaves control in its own
+/// frame and allocates nothing, so the stop after it is in the frame of the
+/// stop before, with the heap where it was. A call's next stop is the
+/// callee's first instruction, one frame deeper; a return's is the
+/// caller's instruction after its call, one frame shallower; neither
+/// allocates. A debugger that counts stretches can take those stops from
+/// what the loop already knows. Everything else that ends a stretch (an
+/// allocation, a builtin, a spawn) may move the heap, and a conditional
+/// return either returns or falls through, which only the run knows: the
+/// dispatch loop tells those two apart as it runs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum StretchEnd {
+    /// The instruction does not end a stretch.
+    No,
+    /// It jumps, or may, within its frame without allocating.
+    Branch,
+    /// It calls a Cove function (`call`, `call.closure`).
+    Call,
+    /// It returns (`return`, `return.unit`).
+    Return,
+    /// It may allocate, or may or may not leave its frame.
+    Other,
+}
+
+/// [`Opcode::stretch_end`] for every opcode, by its place in the table:
 /// one load in the dispatch loop that stops at stretches, not a chain of
-/// comparisons.
-static ENDS_STRETCH: [bool; Opcode::ALL.len()] = {
-    let mut table = [false; Opcode::ALL.len()];
+/// comparisons. A constant rather than a static, so each crate that reads
+/// it indexes its own copy instead of going through an address table.
+const STRETCH_END: [StretchEnd; Opcode::ALL.len()] = {
+    let mut table = [StretchEnd::No; Opcode::ALL.len()];
     let mut i = 0;
     while i < Opcode::ALL.len() {
-        table[i] = ends_stretch(Opcode::ALL[i]);
+        let op = Opcode::ALL[i];
+        table[i] = if !ends_stretch(op) {
+            StretchEnd::No
+        } else if is_branch(op) {
+            StretchEnd::Branch
+        } else if matches!(op, Opcode::Call | Opcode::CallClosure) {
+            StretchEnd::Call
+        } else if matches!(op, Opcode::Return | Opcode::ReturnUnit) {
+            StretchEnd::Return
+        } else {
+            StretchEnd::Other
+        };
         i += 1;
     }
     table
 };
+
+/// The opcodes that end a stretch by jumping within their function: those
+/// with a jump target. (A conditional return leaves its frame when taken.)
+const fn is_branch(op: Opcode) -> bool {
+    let kinds = op.operand_kinds();
+    let mut i = 0;
+    while i < kinds.len() {
+        if matches!(kinds[i], OperandKind::Target) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
 
 /// Which opcodes end a stretch, as the table above is built from.
 const fn ends_stretch(op: Opcode) -> bool {
@@ -785,6 +846,21 @@ mod tests {
             "{}",
             std::mem::size_of::<Instr>()
         );
+    }
+
+    #[test]
+    fn a_stretch_ends_in_a_branch_exactly_where_an_opcode_has_a_jump_target() {
+        for op in Opcode::ALL {
+            let jumps = op.operand_kinds().contains(&OperandKind::Target);
+            assert_eq!(op.stretch_end() == StretchEnd::Branch, jumps, "{op}");
+        }
+        assert_eq!(Opcode::Call.stretch_end(), StretchEnd::Call);
+        assert_eq!(Opcode::CallClosure.stretch_end(), StretchEnd::Call);
+        assert_eq!(Opcode::ReturnUnit.stretch_end(), StretchEnd::Return);
+        // Returned or fell through: the loop tells which as it runs it.
+        assert_eq!(Opcode::ReturnIfLtIntImm.stretch_end(), StretchEnd::Other);
+        assert_eq!(Opcode::NewList.stretch_end(), StretchEnd::Other);
+        assert_eq!(Opcode::AddInt.stretch_end(), StretchEnd::No);
     }
 
     #[test]

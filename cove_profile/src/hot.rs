@@ -126,6 +126,15 @@ impl Hot {
         {
             return false;
         }
+        self.branched(pc)
+    }
+
+    /// Records a stop after a branch: in the function, at the depth and with
+    /// the heap counter of the stop before, which the loop knows without
+    /// looking, so only the count moves. False, with nothing recorded, when
+    /// there is no table yet.
+    #[inline(always)]
+    pub(crate) fn branched(&self, pc: u32) -> bool {
         let Some(counts) = self.counts.get() else {
             return false;
         };
@@ -259,9 +268,16 @@ impl Hot {
     /// and gives the length of the stretch it starts (1 where no program
     /// has been seen).
     pub(crate) fn point(&self, function: FunctionId, pc: u32) -> u32 {
-        self.function.store(function.0, Relaxed);
-        self.pc.store(pc, Relaxed);
-        let (base, length) = match self.counts.get() {
+        let (base, length) = self.locate(function, pc);
+        self.point_at(function, pc, base, length);
+        length
+    }
+
+    /// Where `function`'s cells start and the length of the stretch at its
+    /// `pc`, as [`Hot::point`] finds them, without moving the position.
+    #[inline]
+    pub(crate) fn locate(&self, function: FunctionId, pc: u32) -> (usize, u32) {
+        match self.counts.get() {
             Some(counts) => {
                 let base = counts.offsets.get(function.index()).copied();
                 let length = base
@@ -270,10 +286,16 @@ impl Hot {
                 (base.unwrap_or(usize::MAX / 2), length)
             }
             None => (usize::MAX / 2, 1),
-        };
+        }
+    }
+
+    /// Moves the position to what [`Hot::locate`] found.
+    #[inline]
+    pub(crate) fn point_at(&self, function: FunctionId, pc: u32, base: usize, length: u32) {
+        self.function.store(function.0, Relaxed);
+        self.pc.store(pc, Relaxed);
         self.base.store(base, Relaxed);
         self.length.store(length, Relaxed);
-        length
     }
 
     /// The second half of a slow stop: what the next stop must match to be
@@ -281,6 +303,12 @@ impl Hot {
     pub(crate) fn settle(&self, depth: usize, words: u64, node: u32) {
         self.depth.store(depth, Relaxed);
         self.words.store(words, Relaxed);
+        self.node.store(node, Relaxed);
+    }
+
+    /// [`Hot::settle`] for a stop that moved no heap counter.
+    pub(crate) fn settle_frame(&self, depth: usize, node: u32) {
+        self.depth.store(depth, Relaxed);
         self.node.store(node, Relaxed);
     }
 

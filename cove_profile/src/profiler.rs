@@ -399,6 +399,43 @@ impl Profiler {
         self.with_main(reach, |shard| self.slow_stop_in(shard, at));
     }
 
+    /// A slow stop of task 0 in the untimed modes that the loop offered
+    /// by its shape, after a call (`call`) or a return: neither allocates,
+    /// so nothing moved but the count and the frame, and the shard records
+    /// it without looking for its shape ([`Shard::hop_glanced`]). False,
+    /// with nothing recorded, when the shard's frames do not match the
+    /// shape (its first stops), which makes it an ordinary stop.
+    pub(crate) fn glanced_stop(
+        &self,
+        call: bool,
+        function: FunctionId,
+        pc: u32,
+        depth: usize,
+    ) -> bool {
+        self.with_main(Reach::Lease, |shard| {
+            let (last_function, start, last_length, pending) = self.hot.peek();
+            let end = start + last_length.saturating_sub(1);
+            let (base, length) = self.hot.locate(function, pc);
+            let Some(node) = shard.hop_glanced(
+                call,
+                pending,
+                last_function,
+                end,
+                function,
+                pc,
+                depth,
+                length,
+            ) else {
+                return false;
+            };
+            self.hot.take_back(pending);
+            self.hot.point_at(function, pc, base, length);
+            self.hot.settle_frame(depth, node);
+            self.hot.publish(shard.total().ran);
+            true
+        })
+    }
+
     #[inline(always)]
     fn slow_stop_in(&self, shard: &mut Shard, at: &Sample) {
         let (function, start, last_length, pending) = self.hot.take();

@@ -297,6 +297,76 @@ impl Shard {
         Some(node)
     }
 
+    /// A call's first stop (`call`) or a return's first stop back in the
+    /// caller, which the dispatch loop vouched for
+    /// ([`Glance`](cove_runtime::vm::debug::Glance)): recorded as
+    /// [`Shard::hop`] records it, without finding the shape and with no heap
+    /// movement to charge, since neither a call nor a return allocates.
+    /// `None`, with nothing changed, when the shard's frames do not match
+    /// the shape; the caller then makes it an ordinary stop.
+    ///
+    /// `at_function`, `at_pc` and `depth` are where the stop is; the rest
+    /// is what [`Shard::hop`] takes.
+    #[allow(clippy::too_many_arguments)] // The stop's fields, unpacked.
+    #[inline]
+    pub(crate) fn hop_glanced(
+        &mut self,
+        call: bool,
+        pending: u64,
+        function: FunctionId,
+        end: u32,
+        at_function: FunctionId,
+        at_pc: u32,
+        depth: usize,
+        length: u32,
+    ) -> Option<NodeId> {
+        let last = self.last?;
+        let n = self.stack.len();
+        let top = self.stack.last()?;
+        if top.depth != last.depth || top.function != function {
+            return None;
+        }
+        let top_node = top.node;
+        if call {
+            if depth != last.depth + 1 {
+                return None;
+            }
+        } else if depth + 1 != last.depth
+            || n < 2
+            || self.stack[n - 2].depth != depth
+            || self.stack[n - 2].function != at_function
+        {
+            return None;
+        }
+        self.total.ran += pending;
+        self.tree.nodes[last.node as usize].cost.ran += pending;
+        let node = if call {
+            let node = self.tree.enter(top_node, at_function);
+            self.stack.push(Frame {
+                depth,
+                function: at_function,
+                node,
+                site: Some((function, end)),
+                started: self.total,
+            });
+            node
+        } else {
+            self.pop();
+            self.stack[n - 2].node
+        };
+        self.cell(at_function, at_pc).ran += 1;
+        let length = u64::from(length.max(1));
+        self.tree.nodes[node as usize].cost.ran += length;
+        self.total.ran += length;
+        if let Some(last) = self.last.as_mut() {
+            last.function = at_function;
+            last.pc = at_pc;
+            last.depth = depth;
+            last.node = node;
+        }
+        Some(node)
+    }
+
     /// Adds `cost` to one instruction, the calling-context node it ran in,
     /// and the task's total: where every figure that moved between two
     /// stops goes.

@@ -7,7 +7,9 @@
 //! [`Profiler::record`], which this calls with the clock already read, so
 //! the first read happens before the stop is even looked at.
 
-use cove_runtime::vm::debug::{Debugger, Resume, Stop, Stops};
+use cove_ir::op::StretchEnd;
+use cove_ir::program::FunctionId;
+use cove_runtime::vm::debug::{Debugger, Glance, Resume, Stop, Stops};
 
 use crate::profiler::{Profiler, Reach, Sample};
 
@@ -47,6 +49,29 @@ impl Debugger for Profiler {
         Resume::Go
     }
 
+    /// The stops after a branch, a call or a return, for the untimed
+    /// profilers on task 0: after a branch only the count moves; after a
+    /// call or a return the slow stop runs as `at` would run it, without
+    /// the `Stop` being built or looked at, since the heap is where it was.
+    #[inline(always)]
+    fn glance(&self, glance: &Glance<'_>) -> bool {
+        // Only the untimed modes stop at stretches, so only they are
+        // offered glances; task 0's stops are the ones its front takes.
+        if glance.task() != 0 {
+            return false;
+        }
+        match glance.after() {
+            StretchEnd::Branch => self.hot.branched(glance.pc()),
+            StretchEnd::Call => {
+                self.untimed_hop(true, glance.function_id(), glance.pc(), glance.depth())
+            }
+            StretchEnd::Return => {
+                self.untimed_hop(false, glance.function_id(), glance.pc(), glance.depth())
+            }
+            _ => false,
+        }
+    }
+
     /// Stretches for the untimed profilers, whose counts need only where
     /// control went; every instruction for the interval one, which times
     /// each.
@@ -79,6 +104,17 @@ impl Debugger for Profiler {
 }
 
 impl Profiler {
+    /// The slow stop of the untimed modes after a call (`call`) or a
+    /// return, which allocate nothing. False, with nothing recorded, when
+    /// the shard cannot take it by its shape.
+    #[inline(never)]
+    fn untimed_hop(&self, call: bool, function: FunctionId, pc: u32, depth: usize) -> bool {
+        self.hot.busy(true);
+        let taken = self.glanced_stop(call, function, pc, depth);
+        self.hot.busy(false);
+        taken
+    }
+
     /// The slow stop of the untimed modes, out of the loop's way.
     #[cold]
     #[inline(never)]

@@ -39,7 +39,7 @@
 //! apart (they run on their own threads, which is why `Debugger: Sync`), and
 //! each task's heap counters are its own.
 
-use cove_ir::op::{Instr, Reg};
+use cove_ir::op::{Instr, Reg, StretchEnd};
 use cove_ir::program::{Function, FunctionId, Program};
 
 use crate::heap::Memory;
@@ -79,6 +79,23 @@ pub trait Debugger: Sync {
         Stops::Instructions
     }
 
+    /// A stop the loop already knows the shape of, offered before it builds
+    /// the [`Stop`], to a debugger stopped at stretches
+    /// ([`Stops::Stretches`]): the first stop after a branch, a call or a
+    /// return ([`Glance`] says which and where). A debugger that takes it
+    /// answers true and the instruction runs, as after [`Resume::Go`];
+    /// false (the default) makes it an ordinary stop at [`Debugger::at`].
+    /// Never offered to a debugger stopped at every instruction, nor at a
+    /// task's first stop.
+    ///
+    /// It exists for cost: a counting profiler's common stop is a counter
+    /// or two, and building the `Stop` and writing the frame's position for
+    /// it cost the loop more than the count.
+    fn glance(&self, glance: &Glance<'_>) -> bool {
+        let _ = glance;
+        false
+    }
+
     /// Called once when a runtime error ends a watched task, on that task's
     /// thread, before the run returns `error`: `stop` is the machine at
     /// the faulting instruction with every frame still on the stack, so a
@@ -96,6 +113,50 @@ pub trait Debugger: Sync {
     /// of the run lets go of it here. Default: nothing.
     fn ended(&self, task: u32) {
         let _ = task;
+    }
+}
+
+/// A stop the loop knows the shape of ([`Debugger::glance`]).
+///
+/// What it says follows from the instruction that ended the stretch before
+/// (`after`): after a branch the task is in the frame and function of its
+/// previous stop; after a call, one frame deeper, at the callee's first
+/// instruction; after a return, one frame shallower, just past the call
+/// in the caller. None of the three allocates, so the heap's counters are
+/// where they were at the previous stop.
+#[derive(Debug, Clone, Copy)]
+pub struct Glance<'a> {
+    pub(crate) task: u32,
+    pub(crate) after: StretchEnd,
+    pub(crate) pc: u32,
+    pub(crate) frames: &'a [CallFrame],
+}
+
+impl Glance<'_> {
+    /// The task, as [`Stop::task`].
+    pub fn task(&self) -> u32 {
+        self.task
+    }
+
+    /// How the stretch before ended: [`StretchEnd::Branch`],
+    /// [`StretchEnd::Call`] or [`StretchEnd::Return`].
+    pub fn after(&self) -> StretchEnd {
+        self.after
+    }
+
+    /// The instruction's index in its function's code, as [`Stop::pc`].
+    pub fn pc(&self) -> u32 {
+        self.pc
+    }
+
+    /// The function about to run an instruction, as [`Stop::function_id`].
+    pub fn function_id(&self) -> FunctionId {
+        self.frames.last().expect("a stop has a frame").func
+    }
+
+    /// How many frames the task's stack holds, as [`Stop::depth`].
+    pub fn depth(&self) -> usize {
+        self.frames.len()
     }
 }
 

@@ -70,7 +70,7 @@
 
 use std::thread::Scope;
 
-use cove_ir::op::{Instr, Reg};
+use cove_ir::op::{Instr, Reg, StretchEnd};
 use cove_ir::program::FunctionId;
 #[cfg(doc)]
 use cove_ir::verify::Verified;
@@ -78,7 +78,7 @@ use cove_ir::verify::Verified;
 use crate::error::{ErrorKind, Fault, RunError};
 use crate::heap::{a_of, b_of, kind};
 use crate::value::ChannelHandle;
-use crate::vm::debug::{Debugger, Resume, Stop};
+use crate::vm::debug::{Debugger, Glance, Resume, Stop};
 use crate::vm::machine::{CallFrame, Machine};
 
 /// How many instructions run between two safepoints: exactly, in a run
@@ -99,6 +99,8 @@ pub(crate) trait Watch<'d>: Sync {
     const EVERY: bool;
     /// Called before an instruction when `ON`.
     fn at(&self, stop: &Stop<'_>) -> Resume;
+    /// Offers a stop the loop knows the shape of ([`Debugger::glance`]).
+    fn glance(&self, glance: &Glance<'_>) -> bool;
     /// The debugger a task spawned from this one is watched by, if any.
     fn child(&self) -> Option<&'d Self::D>;
 }
@@ -115,6 +117,11 @@ impl<'d> Watch<'d> for Unwatched {
     #[inline(always)]
     fn at(&self, _stop: &Stop<'_>) -> Resume {
         Resume::Go
+    }
+
+    #[inline(always)]
+    fn glance(&self, _glance: &Glance<'_>) -> bool {
+        true
     }
 
     fn child(&self) -> Option<&'d Self::D> {
@@ -145,6 +152,11 @@ impl<'d, D: Debugger + ?Sized + 'd, const EVERY: bool> Watch<'d> for Watched<'d,
     #[inline(always)]
     fn at(&self, stop: &Stop<'_>) -> Resume {
         self.debugger.at(stop)
+    }
+
+    #[inline(always)]
+    fn glance(&self, glance: &Glance<'_>) -> bool {
+        self.debugger.glance(glance)
     }
 
     fn child(&self) -> Option<&'d D> {
@@ -247,6 +259,14 @@ impl<'env> Machine<'env> {
         };
         // Signed: a polled loop runs a little past zero before it looks.
         let mut remaining = i64::from(self.chunk);
+
+        // Whether the next instruction starts a stretch, and how the one
+        // before ended it: the first of a run starts one (an ordinary stop),
+        // and so does every one after an instruction that ends one. After a
+        // branch the debugger is first offered the stop by its pc alone
+        // (`Debugger::branched`). Only a loop that stops at stretches keeps
+        // it.
+        let mut fresh = StretchEnd::Other;
 
         // The index of the next instruction in the current function.
         macro_rules! pc {
@@ -400,7 +420,22 @@ impl<'env> Machine<'env> {
                             unsafe { clear_lent(regs, from, back.clear_to as usize) };
                         }
                         set!(cove_ir::op::Reg(done.dst), value);
+                        if W::ON && !W::EVERY {
+                            // A conditional return's opcode cannot say it.
+                            fresh = StretchEnd::Return;
+                        }
                     }
+                }
+            }};
+        }
+        // A conditional return: returns `value` if `cond` holds, and falls
+        // through within its frame (as a branch not taken) if not.
+        macro_rules! ret_if {
+            ($cond:expr, $value:expr) => {{
+                if $cond {
+                    ret!($value)
+                } else if W::ON && !W::EVERY {
+                    fresh = StretchEnd::Branch;
                 }
             }};
         }
@@ -436,11 +471,6 @@ impl<'env> Machine<'env> {
                 }
             };
         }
-
-        // Whether the next instruction starts a stretch: the first of a run
-        // does, and so does every one after an instruction that ends one.
-        // Only a loop that stops at stretches keeps it.
-        let mut fresh = true;
 
         // Pushes the frame of a call of `callee` on the `count` registers
         // from `args` and enters it: the one call path of `call` and
@@ -526,7 +556,17 @@ impl<'env> Machine<'env> {
             // jump and every target is inside it, so `ip` points at an
             // instruction.
             let instr: &Instr = unsafe { &*ip };
-            if W::ON && (W::EVERY || fresh) {
+            if W::ON
+                && (W::EVERY || fresh != StretchEnd::No)
+                && (W::EVERY
+                    || fresh == StretchEnd::Other
+                    || !watch.glance(&Glance {
+                        task: self.task,
+                        after: fresh,
+                        pc: pc!() as u32,
+                        frames: &self.frames,
+                    }))
+            {
                 sync!();
                 let stop = Stop {
                     program,
@@ -555,7 +595,7 @@ impl<'env> Machine<'env> {
                 }
             }
             if W::ON && !W::EVERY {
-                fresh = instr.opcode().ends_stretch();
+                fresh = instr.opcode().stretch_end();
             }
             // SAFETY: *ends*: one past an instruction is at most the end of
             // the code, and an instruction that does not jump or return is
@@ -864,34 +904,22 @@ impl<'env> Machine<'env> {
                 Instr::Return { src } => ret!(reg!(src)),
                 Instr::ReturnUnit {} => ret!(0),
                 Instr::ReturnIfEqIntImm { a, value, src } => {
-                    if int!(a) == i64::from(value) {
-                        ret!(reg!(src))
-                    }
+                    ret_if!(int!(a) == i64::from(value), reg!(src))
                 }
                 Instr::ReturnIfNeIntImm { a, value, src } => {
-                    if int!(a) != i64::from(value) {
-                        ret!(reg!(src))
-                    }
+                    ret_if!(int!(a) != i64::from(value), reg!(src))
                 }
                 Instr::ReturnIfLtIntImm { a, value, src } => {
-                    if int!(a) < i64::from(value) {
-                        ret!(reg!(src))
-                    }
+                    ret_if!(int!(a) < i64::from(value), reg!(src))
                 }
                 Instr::ReturnIfLeIntImm { a, value, src } => {
-                    if int!(a) <= i64::from(value) {
-                        ret!(reg!(src))
-                    }
+                    ret_if!(int!(a) <= i64::from(value), reg!(src))
                 }
                 Instr::ReturnIfGtIntImm { a, value, src } => {
-                    if int!(a) > i64::from(value) {
-                        ret!(reg!(src))
-                    }
+                    ret_if!(int!(a) > i64::from(value), reg!(src))
                 }
                 Instr::ReturnIfGeIntImm { a, value, src } => {
-                    if int!(a) >= i64::from(value) {
-                        ret!(reg!(src))
-                    }
+                    ret_if!(int!(a) >= i64::from(value), reg!(src))
                 }
 
                 // ---- structs, enums, options -----------------------------

@@ -1,0 +1,132 @@
+//! The glances of the debugger seam (`Debugger::glance`): the stops after a
+//! branch, a call or a return are what the glance says they are, and a
+//! debugger that takes them sees the same stops, in the same places, as one
+//! that declines them and looks at every `Stop`.
+
+use std::sync::Mutex;
+
+use cove_ir::op::StretchEnd;
+use cove_ir::program::FunctionId;
+use cove_runtime::vm::debug::{Debugger, Glance, Resume, Stop, Stops};
+use cove_runtime::{Value, Vm};
+
+/// A recursion with a conditional return, a loop, a closure call and
+/// allocations between them, so every kind of stretch end occurs.
+const PROGRAM: &str = "fn fib(n: Int) -> Int {
+  if n < 2 {
+    return n
+  }
+  fib(n - 1) + fib(n - 2)
+}
+
+export fn main() -> Int {
+  var total = 0
+  let add = fn(x: Int) -> Int { x + total }
+  for i in 0..6 {
+    let text = \"n={i}\"
+    total = total + fib(i) + text.length()
+    total = add(1)
+  }
+  total
+}
+";
+
+/// One stop, where it was and what the heap had handed out by then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Seen {
+    function: FunctionId,
+    pc: u32,
+    depth: usize,
+    words: u64,
+}
+
+/// A debugger stopped at stretches that takes glances (or not) and writes
+/// down every stop, checking each glance against the stop before it.
+struct Recorder {
+    take: bool,
+    stops: Mutex<Vec<Seen>>,
+    glances: Mutex<Vec<StretchEnd>>,
+}
+
+impl Recorder {
+    fn new(take: bool) -> Recorder {
+        Recorder {
+            take,
+            stops: Mutex::new(Vec::new()),
+            glances: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+impl Debugger for Recorder {
+    fn at(&self, stop: &Stop<'_>) -> Resume {
+        self.stops.lock().unwrap().push(Seen {
+            function: stop.function_id(),
+            pc: stop.pc(),
+            depth: stop.depth(),
+            words: stop.allocated_words(),
+        });
+        Resume::Go
+    }
+
+    fn stops(&self) -> Stops {
+        Stops::Stretches
+    }
+
+    fn glance(&self, glance: &Glance<'_>) -> bool {
+        if !self.take {
+            return false;
+        }
+        let mut stops = self.stops.lock().unwrap();
+        let before = *stops.last().expect("a task's first stop is never a glance");
+        let now = Seen {
+            function: glance.function_id(),
+            pc: glance.pc(),
+            depth: glance.depth(),
+            // A glance promises the heap has not moved.
+            words: before.words,
+        };
+        match glance.after() {
+            StretchEnd::Branch => {
+                assert_eq!((now.function, now.depth), (before.function, before.depth));
+            }
+            StretchEnd::Call => {
+                assert_eq!(now.depth, before.depth + 1);
+                assert_eq!(now.pc, 0, "a call's next stop is the callee's first");
+            }
+            StretchEnd::Return => assert_eq!(now.depth + 1, before.depth),
+            other => panic!("a glance after {other:?}"),
+        }
+        assert_eq!(glance.task(), 0);
+        stops.push(now);
+        self.glances.lock().unwrap().push(glance.after());
+        true
+    }
+}
+
+fn run(recorder: &Recorder) -> (Result<Value, cove_runtime::RunError>, u64) {
+    let program = cove_compiler::compile_module("m", PROGRAM).unwrap_or_else(|d| panic!("{d}"));
+    let mut vm = Vm::new(&program).with_debugger(recorder);
+    let result = vm.run_entry("m", "main", vec![]);
+    (result, vm.instructions())
+}
+
+#[test]
+fn a_debugger_that_takes_glances_sees_the_stops_one_that_declines_them_sees() {
+    let taking = Recorder::new(true);
+    let declining = Recorder::new(false);
+    let (a, count_a) = run(&taking);
+    let (b, count_b) = run(&declining);
+    assert_eq!(a, b);
+    assert_eq!(count_a, count_b);
+    assert_eq!(
+        *taking.stops.lock().unwrap(),
+        *declining.stops.lock().unwrap(),
+        "the same stops in the same places, with the heap where the Stop says"
+    );
+    let glances = taking.glances.lock().unwrap();
+    for kind in [StretchEnd::Branch, StretchEnd::Call, StretchEnd::Return] {
+        assert!(glances.contains(&kind), "no glance after {kind:?}");
+    }
+    assert!(declining.glances.lock().unwrap().is_empty());
+}
