@@ -53,6 +53,7 @@
 //!         depth: 1,
 //!         allocated_words: 0,
 //!         allocations: 0,
+//!         blocked_nanos: 0,
 //!     });
 //! }
 //! assert_eq!(profiler.counted(), 2);

@@ -72,6 +72,20 @@ pub struct Sample {
     pub allocated_words: u64,
     /// Objects the task's heap has handed out so far, cumulative.
     pub allocations: u64,
+    /// Nanoseconds the task has spent blocked (parked in `join` or
+    /// `recv`) so far, cumulative.
+    pub blocked_nanos: u64,
+}
+
+impl Sample {
+    /// One number that moves whenever the heap's word counter or the
+    /// blocked time moves, and only then: what a fast stop must find
+    /// unchanged. Both are cumulative and never go back, so their sum is
+    /// unchanged exactly when each is.
+    #[inline(always)]
+    pub(crate) fn movement(words: u64, blocked: u64) -> u64 {
+        words.wrapping_add(blocked)
+    }
 }
 
 /// The per-instruction floor of the timing, measured when the profiler was
@@ -157,6 +171,7 @@ const BATCHES: usize = 15;
 ///         depth: 1,
 ///         allocated_words: 0,
 ///         allocations: 0,
+///         blocked_nanos: 0,
 ///     });
 /// }
 /// assert_eq!(profiler.counted(), 4);
@@ -416,7 +431,11 @@ impl Profiler {
                 shard.node()
             }
         };
-        self.hot.settle(at.depth, at.allocated_words, node);
+        self.hot.settle(
+            at.depth,
+            Sample::movement(at.allocated_words, at.blocked_nanos),
+            node,
+        );
         self.hot.publish(shard.total().ran);
     }
 
@@ -479,6 +498,7 @@ impl Profiler {
             depth: 1,
             allocated_words: 0,
             allocations: 0,
+            blocked_nanos: 0,
         };
         scratch.hot.prepare_cells(&[STOPS as usize]);
         scratch.slow_stop(&probe(0), Reach::Lock);
@@ -536,6 +556,7 @@ impl Profiler {
             depth: 1,
             allocated_words: 0,
             allocations: 0,
+            blocked_nanos: 0,
         };
         let mut batches = Vec::with_capacity(BATCHES);
         for _ in 0..BATCHES {
@@ -574,10 +595,12 @@ impl Profiler {
     #[inline]
     pub fn record(&self, at: &Sample) {
         if self.is_untimed_at_stops() && at.task == 0 {
-            if !self
-                .hot
-                .step(at.function, at.pc, at.depth, at.allocated_words)
-            {
+            if !self.hot.step(
+                at.function,
+                at.pc,
+                at.depth,
+                Sample::movement(at.allocated_words, at.blocked_nanos),
+            ) {
                 self.slow_stop(at, Reach::Lock);
             }
         } else {
@@ -898,6 +921,7 @@ fn spread(starts: &BTreeMap<(FunctionId, u32), Start>, hot: &Hot, costs: StopCos
                     nanos: nanos.round() as u64,
                     words: 0,
                     allocations: 0,
+                    blocked: 0,
                 },
             ));
         }
@@ -925,6 +949,7 @@ mod tests {
             depth,
             allocated_words: 0,
             allocations: 0,
+            blocked_nanos: 0,
         }
     }
 

@@ -17,6 +17,7 @@ fn cost(ran: u64, nanos: u64, allocations: u64) -> Cost {
         nanos,
         words: allocations * 4,
         allocations,
+        blocked: 0,
     }
 }
 
