@@ -775,7 +775,7 @@ impl Profiler {
         }
     }
 
-    /// What the whole run cost, by the four figures a row carries.
+    /// What the whole run cost, by the figures a row carries.
     pub fn total(&self) -> Cost {
         let mut all = Cost::default();
         self.for_each_task(|_, shard| all.add(&shard.total()));
