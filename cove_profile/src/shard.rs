@@ -222,6 +222,23 @@ impl Shard {
         });
     }
 
+    /// Records a stop of a task the profiler is stopped at stretches for
+    /// but keeps no lock-free front for (a spawned task, in the untimed
+    /// modes): what moved since the last stop goes to the last instruction
+    /// of the stretch that stop began (`length` tells a stretch's length
+    /// from its start), and the count to the stretch this stop begins,
+    /// whole. The rows count stretch starts, as the lock-free front does;
+    /// the profiler spreads them over the stretches' instructions when it
+    /// reports.
+    pub(crate) fn record_stretch(&mut self, at: &Sample, length: impl Fn(FunctionId, u32) -> u32) {
+        if let Some(last) = self.last {
+            let end = last.pc + length(last.function, last.pc).saturating_sub(1);
+            self.absorb(0, last.function, end);
+        }
+        self.record(0, at);
+        self.extend_last(u64::from(length(at.function, at.pc).max(1)) - 1);
+    }
+
     /// The slow stops a counting run makes most — the first stop in a
     /// callee, the first back in its caller, or the next in the same frame
     /// after an allocation — recorded without the general path's searches;

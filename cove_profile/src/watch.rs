@@ -35,6 +35,10 @@ impl Debugger for Profiler {
             }
             return Resume::Go;
         }
+        if self.is_untimed_at_stops() {
+            // A spawned task's stop reads the stretches' lengths.
+            self.hot.prepare(stop.program());
+        }
         let now = self.now();
         let sample = Sample {
             task: stop.task(),
