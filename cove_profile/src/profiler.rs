@@ -54,6 +54,11 @@ pub struct Estimate {
     pub stops: (u64, u64),
     /// The relative uncertainty of the net time (0.08 is ±8%).
     pub uncertainty: f64,
+    /// Looks that charged time to followed spawned tasks, whose threads
+    /// are sampled as task 0's is; 0 when none were followed, and in a
+    /// profile written before they were sampled.
+    #[cfg_attr(feature = "reports", serde(default))]
+    pub spawned_samples: u64,
 }
 
 /// What one stop tells the profiler: plain data, no machine.
@@ -275,7 +280,8 @@ impl Profiler {
     /// instruction it is at, every 100 µs (see `sampler.rs`). Each row's
     /// `nanos` is then sampled time less the profiler's own calibrated cost
     /// per stop: an estimate of what the row costs in a run nobody profiles.
-    /// Spawned tasks, when followed, are counted exactly but not timed.
+    /// Spawned tasks, when followed, are counted exactly and their threads
+    /// sampled the same way, each task's time kept apart.
     pub fn sampling() -> Profiler {
         let mut profiler = Profiler::untimed(Mode::Sampled);
         let sampler = Sampler::start(Arc::clone(&profiler.hot));
@@ -391,6 +397,7 @@ impl Profiler {
             overhead_nanos: overhead as u64,
             stops: (slow, fast),
             uncertainty: (counting * counting + calibration * calibration).sqrt(),
+            spawned_samples: taken.spawned.values().map(|t| t.samples).sum(),
         })
     }
 
@@ -649,7 +656,17 @@ impl Profiler {
     /// whole stretch (see [`Shard::record_stretch`]).
     #[inline]
     fn record_in_spawned(&self, shard: &mut Shard, now: u64, at: &Sample) {
-        if self.is_untimed_at_stops() {
+        if let Some(sampler) = &self.sampler {
+            // The sampler times the task's thread from its first stop, and
+            // charges what it finds inside a stop to the profiler.
+            if shard.is_empty() {
+                sampler.watch(at.task);
+            }
+            sampler.busy(at.task, true);
+            shard.record_stretch(at, |function, pc| self.hot.length(function, pc));
+            sampler.publish(at.task, at.function, at.pc, shard.node());
+            sampler.busy(at.task, false);
+        } else if self.is_untimed_at_stops() {
             shard.record_stretch(at, |function, pc| self.hot.length(function, pc));
         } else {
             shard.record(now, at);
@@ -680,18 +697,22 @@ impl Profiler {
             if self.mode == Mode::Interval {
                 each(i as u32 + 1, &shard);
             } else {
-                each(i as u32 + 1, &self.merged_spawned(&shard));
+                each(i as u32 + 1, &self.merged_spawned(i as u32 + 1, &shard));
             }
         }
     }
 
     /// A spawned task's shard as a report reads it in the untimed modes: a
     /// copy whose rows, which count stretch starts, have each stretch's
-    /// count spread over the instructions it ran, as task 0's are (see
-    /// [`Profiler::merged_main`]). FIXME (issue 13): a fault inside a
-    /// spawned task's stretch is not taken back as task 0's is, so the
-    /// instructions after the faulting one in its stretch are counted.
-    fn merged_spawned(&self, shard: &Shard) -> Shard {
+    /// count spread over the instructions it ran, and in the sampled mode
+    /// the sampler's time for the task shared among them, as task 0's are
+    /// (see [`Profiler::merged_main`]). Every stop of a spawned task is a
+    /// locked one, whose cost the sampler measured and charged to the
+    /// profiler, so only the per-instruction cost of being watched comes
+    /// off. FIXME (issue 13): a fault inside a spawned task's stretch is
+    /// not taken back as task 0's is, so the instructions after the
+    /// faulting one in its stretch are counted.
+    fn merged_spawned(&self, task: u32, shard: &Shard) -> Shard {
         let mut shard = shard.clone();
         let mut starts: BTreeMap<(FunctionId, u32), Start> = BTreeMap::new();
         let mut rows: Vec<((FunctionId, u32), Cost)> = Vec::new();
@@ -708,8 +729,31 @@ impl Profiler {
                 },
             ));
         }
-        rows.extend(spread(&starts, &self.hot, StopCosts::default()).rows);
+        let taken = self
+            .sampler
+            .as_ref()
+            .and_then(|sampler| sampler.taken().spawned.remove(&task));
+        if let Some(taken) = &taken {
+            for ((f, pc), nanos) in &taken.cells {
+                if *f != u32::MAX {
+                    starts.entry((FunctionId(*f), *pc)).or_default().nanos += nanos;
+                }
+            }
+        }
+        let costs = StopCosts {
+            fast: 0.0,
+            instruction: self.stop_costs().instruction,
+        };
+        let spread = spread(&starts, &self.hot, costs);
+        rows.extend(spread.rows);
         shard.replace_rows(rows);
+        if let Some(taken) = &taken {
+            let each = spread.overhead_per_instruction;
+            shard.retime_nodes(|node, cost| {
+                let sampled = taken.nodes.get(&node).copied().unwrap_or(0) as f64;
+                (sampled - cost.ran as f64 * each).max(0.0) as u64
+            });
+        }
         shard
     }
 
@@ -810,10 +854,13 @@ impl Profiler {
         self.main.release();
     }
 
-    /// Ends task 0's lease on its shard (see `lease.rs`): the task ended.
+    /// Ends task 0's lease on its shard (see `lease.rs`), or the sampling
+    /// of a spawned task's thread: the task ended.
     pub(crate) fn task_ended(&self, task: u32) {
         if task == 0 {
             self.main.release();
+        } else if let Some(sampler) = &self.sampler {
+            sampler.unwatch(task);
         }
     }
 

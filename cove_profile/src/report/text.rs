@@ -90,10 +90,15 @@ impl Report<'_> {
             ("sampled", Some(e)) => {
                 let _ = writeln!(
                     out,
-                    "time: sampled, {} samples of task 0's CPU time, ±{:.0}%; the profiler's own \
+                    "time: sampled, {} samples of task 0's CPU time{}, ±{:.0}%; the profiler's own \
                      stops taken off ({} ns measured in its slow stops, ~{:.1} ns calibrated for \
                      each of {} fast ones); counts and heap figures are exact",
                     thousands(e.samples),
+                    if e.spawned_samples > 0 {
+                        format!(" and {} of spawned tasks'", thousands(e.spawned_samples))
+                    } else {
+                        String::new()
+                    },
                     e.uncertainty * 100.0,
                     thousands(
                         e.overhead_nanos
