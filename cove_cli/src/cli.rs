@@ -550,8 +550,8 @@ pub struct ProfileArgs {
     pub metric: Metric,
 
     /// Put the time tasks spent blocked (in join and recv) into stacks of
-    /// time too: folded, svg and speedscope get a `(blocked)` leaf frame
-    /// under each path that waited. Without it they show running time
+    /// time too: folded, svg, speedscope and pprof get a `(blocked)` leaf
+    /// frame under each path that waited. Without it they show running time
     /// only; tables and json always show blocked time in a column of its
     /// own.
     #[arg(long)]

@@ -49,7 +49,9 @@ fn folded_stacks_of_time_get_a_blocked_leaf_only_with_idle() {
 fn speedscope_gets_a_blocked_frame_and_sample_only_with_idle() {
     let (program, profiler) = waited();
     let working = Report::new(&program, &profiler).speedscope();
-    let idle = Report::new(&program, &profiler).with_idle(true).speedscope();
+    let idle = Report::new(&program, &profiler)
+        .with_idle(true)
+        .speedscope();
     assert!(!working.contains(BLOCKED_FRAME), "{working}");
     let document: serde_json::Value = serde_json::from_str(&idle).expect("JSON");
     let frames = document["shared"]["frames"].as_array().expect("frames");
@@ -78,10 +80,7 @@ fn pprof_gets_a_blocked_function_and_sample_only_with_idle() {
         let profile = Report::new(&program, &profiler)
             .with_idle(idle)
             .pprof_profile();
-        let named = profile
-            .string_table
-            .iter()
-            .position(|s| s == BLOCKED_FRAME);
+        let named = profile.string_table.iter().position(|s| s == BLOCKED_FRAME);
         let function = profile
             .function
             .iter()
