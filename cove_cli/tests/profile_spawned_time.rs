@@ -25,7 +25,7 @@ fn profile(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("the profile is JSON")
 }
 
-fn task<'a>(profile: &'a Value, n: u64) -> &'a Value {
+fn task(profile: &Value, n: u64) -> &Value {
     profile["tasks"]
         .as_array()
         .expect("tasks")

@@ -30,10 +30,13 @@ export fn main() -> Int {
 }
 ";
 
-/// What `profiler`, following tasks, saw of `POOL`: the rows (ran, words
-/// and allocations only), each task's total of those, and the folded
-/// stacks of instructions and of words.
-fn profiled(profiler: Profiler) -> (Vec<((FunctionId, u32), Cost)>, Vec<Cost>, String, String) {
+/// What a profile of `POOL` saw, untimed: the rows (ran, words and
+/// allocations only), each task's total of those, and the folded stacks of
+/// instructions and of words.
+type Seen = (Vec<((FunctionId, u32), Cost)>, Vec<Cost>, String, String);
+
+/// What `profiler`, following tasks, saw of `POOL`.
+fn profiled(profiler: Profiler) -> Seen {
     let profiler = profiler.following_tasks();
     let program = cove_compiler::compile_module("pool", POOL).unwrap_or_else(|d| panic!("{d}"));
     let mut vm = Vm::new(&program).with_debugger(&profiler);
