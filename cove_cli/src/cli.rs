@@ -549,6 +549,14 @@ pub struct ProfileArgs {
     #[arg(long, value_parser = metric_parser(), default_value = "ran")]
     pub metric: Metric,
 
+    /// Put the time tasks spent blocked (in join and recv) into stacks of
+    /// time too: folded, svg, speedscope and pprof get a `(blocked)` leaf
+    /// frame under each path that waited. Without it they show running time
+    /// only; tables and json always show blocked time in a column of its
+    /// own.
+    #[arg(long)]
+    pub idle: bool,
+
     /// Time every instruction by a deterministic clock, for tests
     /// (same as COVE_FAKE_CLOCK=1).
     #[arg(long, hide = true)]

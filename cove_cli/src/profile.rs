@@ -35,6 +35,8 @@
 //! `COVE_FAKE_CLOCK=1` (or the hidden `--fake-clock`) gives the profiler a
 //! clock that advances one nanosecond per reading, so every figure of a
 //! report is a function of the program alone: what the snapshot tests use.
+//! It also makes every time a task parks in `join` or `recv` count exactly
+//! one millisecond of blocked time ([`cove_runtime::Vm::with_fixed_wait_time`]).
 //! It is not for reading a real run.
 
 use std::io::Write as _;
@@ -52,6 +54,10 @@ use crate::run::{call_main, ending, machine, watched};
 use crate::status::Status;
 use crate::style::Style;
 use crate::{interrupt, pipe};
+
+/// What one park of a task counts under the deterministic clock: one
+/// millisecond, so a profile's blocked time reads as a count of waits.
+const FAKE_WAIT_NANOS: u64 = 1_000_000;
 
 /// Runs `cove profile` (or `cove annotate`, whose default format is
 /// `annotate`): `default` is the format when `--format` is not given.
@@ -109,7 +115,10 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
     } else {
         progress.guard(std::io::stdout())
     };
-    let vm = machine(&program, &args.limits, args.program.args());
+    let mut vm = machine(&program, &args.limits, args.program.args());
+    if fake {
+        vm = vm.with_fixed_wait_time(FAKE_WAIT_NANOS);
+    }
     let out = watched(&vm, program_stdout);
     let err = watched(&vm, progress.guard(std::io::stderr()));
     let mut vm = vm
@@ -164,10 +173,12 @@ fn render(
     format: Format,
     to_stdout: bool,
 ) -> Result<Vec<u8>, String> {
-    let report = Report::new(program, profiler).with_subject(
-        &args.program.file().display().to_string(),
-        args.program.args(),
-    );
+    let report = Report::new(program, profiler)
+        .with_subject(
+            &args.program.file().display().to_string(),
+            args.program.args(),
+        )
+        .with_idle(args.idle);
     let metric = args.metric;
     Ok(match format {
         Format::Table => report.table_sorted(args.by, metric, args.top).into_bytes(),

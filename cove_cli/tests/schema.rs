@@ -29,7 +29,7 @@ fn complaints(validator: &jsonschema::Validator, json: &str) -> Vec<String> {
 #[test]
 fn every_profile_the_cli_writes_is_valid_against_the_json_schema() {
     let validator = validator();
-    let runs: [&[&str]; 4] = [
+    let runs: [&[&str]; 5] = [
         &["profile", "--format", "json", "examples/fib.cove", "12"],
         &[
             "profile",
@@ -47,6 +47,13 @@ fn every_profile_the_cli_writes_is_valid_against_the_json_schema() {
             "examples/channels.cove",
         ],
         &["profile", "--format", "json", "examples/fails.cove"],
+        // Blocked time and waits, on a consumer that waits on recv.
+        &[
+            "profile",
+            "--format",
+            "json",
+            "cove_cli/tests/fixtures/waiting/consumer.cove",
+        ],
     ];
     for words in runs {
         let out = run(words);

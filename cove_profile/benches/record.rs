@@ -29,6 +29,7 @@ fn stops() -> Vec<Sample> {
         depth,
         allocated_words: n,
         allocations: n / 4,
+        blocked_nanos: 0,
     };
     for turn in 0..1000u64 {
         for pc in 0..12 {

@@ -1,9 +1,11 @@
-//! [`Cost`]: the four figures every row of a profile carries.
+//! [`Cost`]: the figures every row of a profile carries.
 //!
-//! One small `Copy` struct rather than four parallel tables, because every
+//! One small `Copy` struct rather than parallel tables, because every
 //! place that moves a cost — the hot path, the calling-context tree, the
-//! reports, the diff — moves all four at once, and a struct of four `u64`s
-//! is one cache line's half.
+//! reports, the diff — moves them all at once, and a struct of five `u64`s
+//! fits one cache line. The fifth, `blocked`, is 0 on every row but the
+//! few `join`s and `recv`s that waited; a table of its own would save
+//! eight bytes a row at the price of a second sum in every grouping.
 
 #[cfg(feature = "reports")]
 use serde::{Deserialize, Serialize};
@@ -26,6 +28,24 @@ pub struct Cost {
     pub words: u64,
     /// Objects the task's heap handed out while it ran. Exact.
     pub allocations: u64,
+    /// Nanoseconds the task spent blocked in it — parked in a `join` or a
+    /// `recv` — rather than running: wall time, measured by the runtime
+    /// only while the task is parked
+    /// ([`Stop::blocked_nanos`](cove_runtime::vm::debug::Stop::blocked_nanos)),
+    /// and never part of `nanos` (an interval clock's interval has it
+    /// taken off; processor time never had it). 0 for an instruction that
+    /// never waited, which is every instruction but a `join` or `recv`.
+    /// Left out of JSON where it is 0 (so a profile of a run that never
+    /// waited reads as it did before the figure was kept), and read as 0
+    /// where it is missing.
+    #[cfg_attr(feature = "reports", serde(default, skip_serializing_if = "is_zero"))]
+    pub blocked: u64,
+}
+
+/// Whether a figure is 0: the figures JSON leaves out then.
+#[cfg(feature = "reports")]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Cost {
@@ -35,6 +55,7 @@ impl Cost {
         self.nanos += other.nanos;
         self.words += other.words;
         self.allocations += other.allocations;
+        self.blocked += other.blocked;
     }
 
     /// What is in this and not in `earlier`: the cost of an interval, given
@@ -46,6 +67,7 @@ impl Cost {
             nanos: self.nanos.saturating_sub(earlier.nanos),
             words: self.words.saturating_sub(earlier.words),
             allocations: self.allocations.saturating_sub(earlier.allocations),
+            blocked: self.blocked.saturating_sub(earlier.blocked),
         }
     }
 
@@ -81,12 +103,14 @@ mod tests {
             nanos: 2,
             words: 3,
             allocations: 4,
+            blocked: 0,
         };
         a.add(&Cost {
             ran: 10,
             nanos: 20,
             words: 30,
             allocations: 40,
+            blocked: 0,
         });
         assert_eq!(
             a,
@@ -94,7 +118,8 @@ mod tests {
                 ran: 11,
                 nanos: 22,
                 words: 33,
-                allocations: 44
+                allocations: 44,
+                blocked: 0
             }
         );
     }
@@ -106,12 +131,14 @@ mod tests {
             nanos: 50,
             words: 8,
             allocations: 2,
+            blocked: 0,
         };
         let early = Cost {
             ran: 2,
             nanos: 60,
             words: 3,
             allocations: 1,
+            blocked: 0,
         };
         assert_eq!(
             late.since(&early),
@@ -119,7 +146,8 @@ mod tests {
                 ran: 3,
                 nanos: 0,
                 words: 5,
-                allocations: 1
+                allocations: 1,
+                blocked: 0
             }
         );
     }
@@ -131,6 +159,7 @@ mod tests {
             nanos: 150,
             words: 0,
             allocations: 0,
+            blocked: 0,
         };
         assert_eq!(c.nanos_net_of(10.0), 50.0);
         assert_eq!(c.nanos_net_of(20.0), 0.0);

@@ -7,7 +7,7 @@
 //! to the machine for it, so a run that asks for no profile is the run it
 //! was.
 //!
-//! Every row of a profile carries four figures, a [`Cost`]:
+//! Every row of a profile carries five figures, a [`Cost`]:
 //!
 //! - **ran**: how many times the instruction executed. Exact: every
 //!   instruction is counted, not one in a thousand, and the count equals
@@ -19,6 +19,9 @@
 //!   reads and the way in and out of the hook), measured when the profile
 //!   begins and reported as [`Floor`]. Read time as a ratio between rows, or
 //!   per instruction to find an expensive opcode; never as an absolute.
+//! - **blocked**: the time the task spent parked in the instruction (a
+//!   `join` or `recv` that waited) rather than running, measured by the
+//!   runtime around each wait and never part of `nanos`.
 //!
 //! Beyond the flat rows the profiler keeps a calling-context tree per task,
 //! so [`report`] can give each function's self and inclusive cost, its
@@ -53,6 +56,7 @@
 //!         depth: 1,
 //!         allocated_words: 0,
 //!         allocations: 0,
+//!         blocked_nanos: 0,
 //!     });
 //! }
 //! assert_eq!(profiler.counted(), 2);

@@ -54,6 +54,11 @@ pub struct Estimate {
     pub stops: (u64, u64),
     /// The relative uncertainty of the net time (0.08 is ±8%).
     pub uncertainty: f64,
+    /// Looks that charged time to followed spawned tasks, whose threads
+    /// are sampled as task 0's is; 0 when none were followed, and in a
+    /// profile written before they were sampled.
+    #[cfg_attr(feature = "reports", serde(default))]
+    pub spawned_samples: u64,
 }
 
 /// What one stop tells the profiler: plain data, no machine.
@@ -72,6 +77,20 @@ pub struct Sample {
     pub allocated_words: u64,
     /// Objects the task's heap has handed out so far, cumulative.
     pub allocations: u64,
+    /// Nanoseconds the task has spent blocked (parked in `join` or
+    /// `recv`) so far, cumulative.
+    pub blocked_nanos: u64,
+}
+
+impl Sample {
+    /// One number that moves whenever the heap's word counter or the
+    /// blocked time moves, and only then: what a fast stop must find
+    /// unchanged. Both are cumulative and never go back, so their sum is
+    /// unchanged exactly when each is.
+    #[inline(always)]
+    pub(crate) fn movement(words: u64, blocked: u64) -> u64 {
+        words.wrapping_add(blocked)
+    }
 }
 
 /// The per-instruction floor of the timing, measured when the profiler was
@@ -157,6 +176,7 @@ const BATCHES: usize = 15;
 ///         depth: 1,
 ///         allocated_words: 0,
 ///         allocations: 0,
+///         blocked_nanos: 0,
 ///     });
 /// }
 /// assert_eq!(profiler.counted(), 4);
@@ -260,7 +280,8 @@ impl Profiler {
     /// instruction it is at, every 100 µs (see `sampler.rs`). Each row's
     /// `nanos` is then sampled time less the profiler's own calibrated cost
     /// per stop: an estimate of what the row costs in a run nobody profiles.
-    /// Spawned tasks, when followed, are counted exactly but not timed.
+    /// Spawned tasks, when followed, are counted exactly and their threads
+    /// sampled the same way, each task's time kept apart.
     pub fn sampling() -> Profiler {
         let mut profiler = Profiler::untimed(Mode::Sampled);
         let sampler = Sampler::start(Arc::clone(&profiler.hot));
@@ -376,6 +397,7 @@ impl Profiler {
             overhead_nanos: overhead as u64,
             stops: (slow, fast),
             uncertainty: (counting * counting + calibration * calibration).sqrt(),
+            spawned_samples: taken.spawned.values().map(|t| t.samples).sum(),
         })
     }
 
@@ -453,7 +475,11 @@ impl Profiler {
                 shard.node()
             }
         };
-        self.hot.settle(at.depth, at.allocated_words, node);
+        self.hot.settle(
+            at.depth,
+            Sample::movement(at.allocated_words, at.blocked_nanos),
+            node,
+        );
         self.hot.publish(shard.total().ran);
     }
 
@@ -516,6 +542,7 @@ impl Profiler {
             depth: 1,
             allocated_words: 0,
             allocations: 0,
+            blocked_nanos: 0,
         };
         scratch.hot.prepare_cells(&[STOPS as usize]);
         scratch.slow_stop(&probe(0), Reach::Lock);
@@ -573,6 +600,7 @@ impl Profiler {
             depth: 1,
             allocated_words: 0,
             allocations: 0,
+            blocked_nanos: 0,
         };
         let mut batches = Vec::with_capacity(BATCHES);
         for _ in 0..BATCHES {
@@ -611,10 +639,12 @@ impl Profiler {
     #[inline]
     pub fn record(&self, at: &Sample) {
         if self.is_untimed_at_stops() && at.task == 0 {
-            if !self
-                .hot
-                .step(at.function, at.pc, at.depth, at.allocated_words)
-            {
+            if !self.hot.step(
+                at.function,
+                at.pc,
+                at.depth,
+                Sample::movement(at.allocated_words, at.blocked_nanos),
+            ) {
                 self.slow_stop(at, Reach::Lock);
             }
         } else {
@@ -644,9 +674,7 @@ impl Profiler {
         {
             let spawned = self.spawned.read();
             if let Some(shard) = spawned.get(index) {
-                let mut shard = shard.lock();
-                shard.record(now, at);
-                shard.stamp(self.now());
+                self.record_in_spawned(&mut shard.lock(), now, at);
                 return;
             }
         }
@@ -657,9 +685,30 @@ impl Profiler {
             }
             Arc::clone(&spawned[index])
         };
-        let mut shard = shard.lock();
-        shard.record(now, at);
-        shard.stamp(self.now());
+        self.record_in_spawned(&mut shard.lock(), now, at);
+    }
+
+    /// Records a spawned task's stop in its shard: an interval, or in the
+    /// untimed modes, where the run stops only where a stretch starts, the
+    /// whole stretch (see [`Shard::record_stretch`]).
+    #[inline]
+    fn record_in_spawned(&self, shard: &mut Shard, now: u64, at: &Sample) {
+        if let Some(sampler) = &self.sampler {
+            // The sampler times the task's thread from its first stop, and
+            // charges what it finds inside a stop to the profiler.
+            if shard.is_empty() {
+                sampler.watch(at.task);
+            }
+            sampler.busy(at.task, true);
+            shard.record_stretch(at, |function, pc| self.hot.length(function, pc));
+            sampler.publish(at.task, at.function, at.pc, shard.node());
+            sampler.busy(at.task, false);
+        } else if self.is_untimed_at_stops() {
+            shard.record_stretch(at, |function, pc| self.hot.length(function, pc));
+        } else {
+            shard.record(now, at);
+            shard.stamp(self.now());
+        }
     }
 
     /// Calls `each` with every task's shard that recorded anything, task 0
@@ -679,10 +728,70 @@ impl Profiler {
         let spawned = self.spawned.read();
         for (i, shard) in spawned.iter().enumerate() {
             let shard = shard.lock();
-            if !shard.is_empty() {
+            if shard.is_empty() {
+                continue;
+            }
+            if self.mode == Mode::Interval {
                 each(i as u32 + 1, &shard);
+            } else {
+                each(i as u32 + 1, &self.merged_spawned(i as u32 + 1, &shard));
             }
         }
+    }
+
+    /// A spawned task's shard as a report reads it in the untimed modes: a
+    /// copy whose rows, which count stretch starts, have each stretch's
+    /// count spread over the instructions it ran, and in the sampled mode
+    /// the sampler's time for the task shared among them, as task 0's are
+    /// (see [`Profiler::merged_main`]). Every stop of a spawned task is a
+    /// locked one, whose cost the sampler measured and charged to the
+    /// profiler, so only the per-instruction cost of being watched comes
+    /// off. FIXME (issue 13): a fault inside a spawned task's stretch is
+    /// not taken back as task 0's is, so the instructions after the
+    /// faulting one in its stretch are counted.
+    fn merged_spawned(&self, task: u32, shard: &Shard) -> Shard {
+        let mut shard = shard.clone();
+        let mut starts: BTreeMap<(FunctionId, u32), Start> = BTreeMap::new();
+        let mut rows: Vec<((FunctionId, u32), Cost)> = Vec::new();
+        for (at, cost) in shard.rows() {
+            if cost.ran > 0 {
+                starts.entry(at).or_default().slow += cost.ran;
+            }
+            rows.push((
+                at,
+                Cost {
+                    ran: 0,
+                    nanos: 0,
+                    ..cost
+                },
+            ));
+        }
+        let taken = self
+            .sampler
+            .as_ref()
+            .and_then(|sampler| sampler.taken().spawned.remove(&task));
+        if let Some(taken) = &taken {
+            for ((f, pc), nanos) in &taken.cells {
+                if *f != u32::MAX {
+                    starts.entry((FunctionId(*f), *pc)).or_default().nanos += nanos;
+                }
+            }
+        }
+        let costs = StopCosts {
+            fast: 0.0,
+            instruction: self.stop_costs().instruction,
+        };
+        let spread = spread(&starts, &self.hot, costs);
+        rows.extend(spread.rows);
+        shard.replace_rows(rows);
+        if let Some(taken) = &taken {
+            let each = spread.overhead_per_instruction;
+            shard.retime_nodes(|node, cost| {
+                let sampled = taken.nodes.get(&node).copied().unwrap_or(0) as f64;
+                (sampled - cost.ran as f64 * each).max(0.0) as u64
+            });
+        }
+        shard
     }
 
     /// Task 0's shard as a report reads it in the untimed modes: a copy
@@ -782,14 +891,17 @@ impl Profiler {
         self.main.release();
     }
 
-    /// Ends task 0's lease on its shard (see `lease.rs`): the task ended.
+    /// Ends task 0's lease on its shard (see `lease.rs`), or the sampling
+    /// of a spawned task's thread: the task ended.
     pub(crate) fn task_ended(&self, task: u32) {
         if task == 0 {
             self.main.release();
+        } else if let Some(sampler) = &self.sampler {
+            sampler.unwatch(task);
         }
     }
 
-    /// What the whole run cost, by the four figures a row carries.
+    /// What the whole run cost, by the figures a row carries.
     pub fn total(&self) -> Cost {
         let mut all = Cost::default();
         self.for_each_task(|_, shard| all.add(&shard.total()));
@@ -935,6 +1047,7 @@ fn spread(starts: &BTreeMap<(FunctionId, u32), Start>, hot: &Hot, costs: StopCos
                     nanos: nanos.round() as u64,
                     words: 0,
                     allocations: 0,
+                    blocked: 0,
                 },
             ));
         }
@@ -962,6 +1075,7 @@ mod tests {
             depth,
             allocated_words: 0,
             allocations: 0,
+            blocked_nanos: 0,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Statistical time: a thread that looks, at a known rate, at where task 0
 //! is, and charges the processor time the task used since its last look to
-//! the instruction it finds.
+//! the instruction it finds; and, for a profile that follows spawned
+//! tasks, at where each of them is, the same way.
 //!
 //! # Why sample, when everything else is counted
 //!
@@ -23,6 +24,17 @@
 //! calibrated cost per stop off every row (see `Profiler::snapshot`), so a
 //! row's nanoseconds estimate what it costs in a run nobody profiles.
 //!
+//! # Spawned tasks
+//!
+//! Each followed task runs on a thread of its own. Its first stop registers
+//! that thread's CPU clock here ([`Sampler::watch`]) and every stop
+//! publishes its position ([`Sampler::publish`]); its end takes the clock
+//! off again ([`Sampler::unwatch`]), before the thread goes and its clock
+//! id can be another's. The sampler reads each registered clock at every
+//! look and keeps each task's charges apart ([`Taken::spawned`]). A spawned
+//! task's stops all take the shard's lock, so the sampler sees them all as
+//! the profiler's own time, measured, as it sees task 0's slow stops.
+//!
 //! # What it costs
 //!
 //! One thread, asleep but for a few microseconds every [`PERIOD`]: under 2%
@@ -31,11 +43,12 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering::Relaxed};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use parking_lot::Mutex;
+use cove_ir::program::FunctionId;
+use parking_lot::{Mutex, RwLock};
 
 use crate::hot::Hot;
 
@@ -57,6 +70,33 @@ pub(crate) struct Taken {
     /// Nanoseconds charged while task 0 was inside one of the profiler's
     /// slow stops: the profiler's own cost, measured.
     pub(crate) profiler: u64,
+    /// What was charged to each followed spawned task, by task number.
+    pub(crate) spawned: HashMap<u32, Taken>,
+}
+
+/// Where one spawned task is, and whose clock to read for it.
+#[derive(Debug)]
+struct Watch {
+    /// The CPU clock of the thread running it, `NO_CLOCK` before its first
+    /// stop and after its end.
+    clock: AtomicI64,
+    function: AtomicU32,
+    pc: AtomicU32,
+    node: AtomicU32,
+    /// Whether it is inside one of the profiler's stops.
+    busy: AtomicBool,
+}
+
+impl Default for Watch {
+    fn default() -> Watch {
+        Watch {
+            clock: AtomicI64::new(NO_CLOCK),
+            function: AtomicU32::new(u32::MAX),
+            pc: AtomicU32::new(0),
+            node: AtomicU32::new(0),
+            busy: AtomicBool::new(false),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -66,6 +106,8 @@ struct Shared {
     clock: AtomicI64,
     done: AtomicBool,
     taken: Mutex<Taken>,
+    /// The followed spawned tasks, `tasks[task - 1]`.
+    tasks: RwLock<Vec<Arc<Watch>>>,
 }
 
 /// The sampling thread and what it found.
@@ -83,6 +125,7 @@ impl Sampler {
             clock: AtomicI64::new(NO_CLOCK),
             done: AtomicBool::new(false),
             taken: Mutex::new(Taken::default()),
+            tasks: RwLock::new(Vec::new()),
         });
         let looking = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
@@ -108,6 +151,67 @@ impl Sampler {
         }
     }
 
+    /// The watch of spawned task `task` (from 1), made on first asking.
+    fn task(&self, task: u32) -> Option<Arc<Watch>> {
+        let index = (task as usize).checked_sub(1)?;
+        if let Some(watch) = self.shared.tasks.read().get(index) {
+            return Some(Arc::clone(watch));
+        }
+        let mut tasks = self.shared.tasks.write();
+        while tasks.len() <= index {
+            tasks.push(Arc::new(Watch::default()));
+        }
+        Some(Arc::clone(&tasks[index]))
+    }
+
+    /// Registers the calling thread as the one running spawned task
+    /// `task`: its CPU clock is read at every look from now on.
+    pub(crate) fn watch(&self, task: u32) {
+        if let Some(watch) = self.task(task) {
+            watch.clock.store(current_cpu_clock(), Relaxed);
+        }
+    }
+
+    /// Stops reading spawned task `task`'s clock: the task ended.
+    pub(crate) fn unwatch(&self, task: u32) {
+        if let Some(watch) = self
+            .shared
+            .tasks
+            .read()
+            .get((task as usize).wrapping_sub(1))
+        {
+            watch.clock.store(NO_CLOCK, Relaxed);
+        }
+    }
+
+    /// Publishes where spawned task `task` is: the instruction a stop is
+    /// before and its calling-context node.
+    pub(crate) fn publish(&self, task: u32, function: FunctionId, pc: u32, node: u32) {
+        if let Some(watch) = self
+            .shared
+            .tasks
+            .read()
+            .get((task as usize).wrapping_sub(1))
+        {
+            watch.function.store(function.0, Relaxed);
+            watch.pc.store(pc, Relaxed);
+            watch.node.store(node, Relaxed);
+        }
+    }
+
+    /// Marks spawned task `task` as inside one of the profiler's stops, or
+    /// out of it again.
+    pub(crate) fn busy(&self, task: u32, inside: bool) {
+        if let Some(watch) = self
+            .shared
+            .tasks
+            .read()
+            .get((task as usize).wrapping_sub(1))
+        {
+            watch.busy.store(inside, Relaxed);
+        }
+    }
+
     /// A copy of what was charged so far.
     pub(crate) fn taken(&self) -> Taken {
         self.shared.taken.lock().clone()
@@ -126,15 +230,18 @@ impl Drop for Sampler {
 /// The sampler's loop.
 fn sample(shared: &Shared) {
     let mut last: Option<(i64, u64)> = None;
+    let mut tasks_last: Vec<Option<(i64, u64)>> = Vec::new();
     while !shared.done.load(Relaxed) {
         std::thread::sleep(PERIOD);
         let id = shared.clock.load(Relaxed);
         if id == NO_CLOCK {
+            look_at_tasks(shared, &mut tasks_last);
             continue;
         }
         let Some(now) = cpu_nanos(id) else {
             // The thread is gone: its run ended.
             last = None;
+            look_at_tasks(shared, &mut tasks_last);
             continue;
         };
         if let Some((was, before)) = last
@@ -154,6 +261,45 @@ fn sample(shared: &Shared) {
             }
         }
         last = Some((id, now));
+        look_at_tasks(shared, &mut tasks_last);
+    }
+}
+
+/// One look at every followed spawned task: what each used since the last
+/// look is charged to where it is. `last` is each task's clock and reading
+/// at the look before.
+fn look_at_tasks(shared: &Shared, last: &mut Vec<Option<(i64, u64)>>) {
+    let tasks = shared.tasks.read();
+    if tasks.is_empty() {
+        return;
+    }
+    last.resize(tasks.len(), None);
+    for (index, watch) in tasks.iter().enumerate() {
+        let id = watch.clock.load(Relaxed);
+        let now = if id == NO_CLOCK { None } else { cpu_nanos(id) };
+        let Some(now) = now else {
+            last[index] = None;
+            continue;
+        };
+        if let Some((was, before)) = last[index]
+            && was == id
+        {
+            let moved = now.saturating_sub(before);
+            if moved > 0 {
+                let task = index as u32 + 1;
+                let mut taken = shared.taken.lock();
+                let taken = taken.spawned.entry(task).or_default();
+                if watch.busy.load(Relaxed) {
+                    taken.profiler += moved;
+                } else {
+                    let at = (watch.function.load(Relaxed), watch.pc.load(Relaxed));
+                    *taken.cells.entry(at).or_default() += moved;
+                    *taken.nodes.entry(watch.node.load(Relaxed)).or_default() += moved;
+                }
+                taken.samples += 1;
+            }
+        }
+        last[index] = Some((id, now));
     }
 }
 

@@ -55,6 +55,7 @@ struct Previous {
     when: u64,
     words: u64,
     allocations: u64,
+    blocked: u64,
 }
 
 /// What the calls made at one call site cost, callee included.
@@ -141,6 +142,9 @@ pub(crate) struct Shard {
     site_table: Vec<Vec<SiteSlot>>,
     /// The call sites the table has no cell for.
     sites: Sites,
+    /// How many instructions this task waited in (stops whose blocked
+    /// time had moved since the one before).
+    waits: u64,
 }
 
 /// A copy of one task's profile, taken for a report.
@@ -155,6 +159,8 @@ pub(crate) struct TaskProfile {
     /// Every call site, sorted, with the frames still open counted as if
     /// they returned now.
     pub(crate) sites: Vec<(Site, SiteCost)>,
+    /// How many instructions the task waited in.
+    pub(crate) waits: u64,
 }
 
 impl Shard {
@@ -167,12 +173,19 @@ impl Shard {
     #[inline]
     pub(crate) fn record(&mut self, now: u64, at: &Sample) {
         if let Some(before) = self.last {
+            // Time blocked is wall time inside the interval, not running
+            // time: it is taken off the interval and kept apart.
+            let blocked = at.blocked_nanos.saturating_sub(before.blocked);
             let moved = Cost {
                 ran: 0,
-                nanos: now.saturating_sub(before.when),
+                nanos: now.saturating_sub(before.when).saturating_sub(blocked),
                 words: at.allocated_words.saturating_sub(before.words),
                 allocations: at.allocations.saturating_sub(before.allocations),
+                blocked,
             };
+            if blocked > 0 {
+                self.waits += 1;
+            }
             // Untimed, most stops between allocations move nothing.
             if !moved.is_empty() {
                 self.charge(before.function, before.pc, before.node, &moved);
@@ -190,6 +203,7 @@ impl Shard {
                 nanos: 0,
                 words: at.allocated_words,
                 allocations: at.allocations,
+                blocked: 0,
             };
             self.charge(at.function, at.pc, node, &before);
         }
@@ -204,7 +218,25 @@ impl Shard {
             when: now,
             words: at.allocated_words,
             allocations: at.allocations,
+            blocked: at.blocked_nanos,
         });
+    }
+
+    /// Records a stop of a task the profiler is stopped at stretches for
+    /// but keeps no lock-free front for (a spawned task, in the untimed
+    /// modes): what moved since the last stop goes to the last instruction
+    /// of the stretch that stop began (`length` tells a stretch's length
+    /// from its start), and the count to the stretch this stop begins,
+    /// whole. The rows count stretch starts, as the lock-free front does;
+    /// the profiler spreads them over the stretches' instructions when it
+    /// reports.
+    pub(crate) fn record_stretch(&mut self, at: &Sample, length: impl Fn(FunctionId, u32) -> u32) {
+        if let Some(last) = self.last {
+            let end = last.pc + length(last.function, last.pc).saturating_sub(1);
+            self.absorb(0, last.function, end);
+        }
+        self.record(0, at);
+        self.extend_last(u64::from(length(at.function, at.pc).max(1)) - 1);
     }
 
     /// The slow stops a counting run makes most — the first stop in a
@@ -259,7 +291,11 @@ impl Shard {
             nanos: 0,
             words: at.allocated_words.saturating_sub(last.words),
             allocations: at.allocations.saturating_sub(last.allocations),
+            blocked: at.blocked_nanos.saturating_sub(last.blocked),
         };
+        if moved.blocked > 0 {
+            self.waits += 1;
+        }
         if !moved.is_empty() {
             self.charge(function, end, last.node, &moved);
         }
@@ -293,6 +329,7 @@ impl Shard {
             when: 0,
             words: at.allocated_words,
             allocations: at.allocations,
+            blocked: at.blocked_nanos,
         });
         Some(node)
     }
@@ -637,6 +674,7 @@ impl Shard {
             tree: self.tree.clone(),
             total: self.total,
             sites,
+            waits: self.waits,
         }
     }
 }
@@ -653,6 +691,7 @@ mod tests {
             depth,
             allocated_words: words,
             allocations,
+            blocked_nanos: 0,
         }
     }
 
@@ -757,7 +796,8 @@ mod tests {
                 ran: 1,
                 nanos: 10,
                 words: 5,
-                allocations: 1
+                allocations: 1,
+                blocked: 0
             }
         );
         assert_eq!(
@@ -766,7 +806,8 @@ mod tests {
                 ran: 1,
                 nanos: 10,
                 words: 0,
-                allocations: 0
+                allocations: 0,
+                blocked: 0
             }
         );
         // The last instruction is the one no later stop closes.
@@ -776,9 +817,39 @@ mod tests {
                 ran: 1,
                 nanos: 0,
                 words: 0,
-                allocations: 0
+                allocations: 0,
+                blocked: 0
             }
         );
+    }
+
+    #[test]
+    fn time_blocked_goes_to_the_instruction_that_waited_and_is_taken_off_its_interval() {
+        let mut shard = Shard::default();
+        let waited = |pc: u32, blocked: u64| Sample {
+            blocked_nanos: blocked,
+            ..at(0, pc, 1, 0, 0)
+        };
+        // Stops 10 ns apart as `feed` makes them, but the instruction at
+        // pc 1 (a `join`, say) spent 1,000 ns of a longer interval parked.
+        shard.record(0, &waited(0, 0));
+        shard.stamp(1);
+        shard.record(11, &waited(1, 0));
+        shard.stamp(12);
+        shard.record(1_022, &waited(2, 1_000));
+        shard.stamp(1_023);
+        shard.record(1_033, &waited(3, 1_000));
+        let rows: Vec<_> = shard.rows().collect();
+        assert_eq!((rows[0].1.nanos, rows[0].1.blocked), (10, 0));
+        assert_eq!(
+            (rows[1].1.nanos, rows[1].1.blocked),
+            (10, 1_000),
+            "the wait is kept apart from the running time"
+        );
+        assert_eq!((rows[2].1.nanos, rows[2].1.blocked), (10, 0));
+        assert_eq!(shard.total().blocked, 1_000);
+        assert_eq!(shard.snapshot(0).waits, 1);
+        assert_eq!(shard.tree.nodes[1].cost.blocked, 1_000);
     }
 
     #[test]
@@ -805,7 +876,8 @@ mod tests {
                 ran: 2,
                 nanos: 20,
                 words: 3,
-                allocations: 1
+                allocations: 1,
+                blocked: 0
             }
         );
         assert_eq!(
@@ -818,7 +890,8 @@ mod tests {
                         ran: 2,
                         nanos: 20,
                         words: 3,
-                        allocations: 1
+                        allocations: 1,
+                        blocked: 0
                     }
                 }
             )]

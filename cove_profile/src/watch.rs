@@ -2,8 +2,9 @@
 //! [`Sample`].
 //!
 //! This is the only place the crate touches `cove_runtime`, and it touches
-//! only the debugger seam: a stop's function, pc, depth, task and the two
-//! heap counters. Everything the profiler decides is in
+//! only the debugger seam: a stop's function, pc, depth, task, the two
+//! heap counters and the task's blocked time. Everything the profiler
+//! decides is in
 //! [`Profiler::record`], which this calls with the clock already read, so
 //! the first read happens before the stop is even looked at.
 
@@ -30,11 +31,15 @@ impl Debugger for Profiler {
                 stop.function_id(),
                 stop.pc(),
                 stop.depth(),
-                stop.allocated_words(),
+                Sample::movement(stop.allocated_words(), stop.blocked_nanos()),
             ) {
                 self.untimed_slow(stop);
             }
             return Resume::Go;
+        }
+        if self.is_untimed_at_stops() {
+            // A spawned task's stop reads the stretches' lengths.
+            self.hot.prepare(stop.program());
         }
         let now = self.now();
         let sample = Sample {
@@ -44,6 +49,7 @@ impl Debugger for Profiler {
             depth: stop.depth(),
             allocated_words: stop.allocated_words(),
             allocations: stop.allocations(),
+            blocked_nanos: stop.blocked_nanos(),
         };
         self.record_at(now, &sample, Reach::Lease);
         Resume::Go
@@ -129,6 +135,7 @@ impl Profiler {
                 depth: stop.depth(),
                 allocated_words: stop.allocated_words(),
                 allocations: stop.allocations(),
+                blocked_nanos: stop.blocked_nanos(),
             },
             Reach::Lease,
         );

@@ -17,6 +17,7 @@ fn cost(ran: u64, nanos: u64, allocations: u64) -> Cost {
         nanos,
         words: allocations * 4,
         allocations,
+        blocked: 0,
     }
 }
 
@@ -365,6 +366,7 @@ fn without_a_recorded_entry_the_entry_module_is_task_zeros_root() {
             task: 0,
             roots: vec![root.to_string()],
             total: p.total,
+            waits: 0,
         });
     }
     let diff = Diff::new(&one, &two);

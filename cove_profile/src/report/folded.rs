@@ -13,6 +13,16 @@
 //! row is the tasks reads more plainly than one where the first task is
 //! the background. A profile of one task has no task frame, as before.
 //!
+//! **Blocked time.** A folded file of time holds running time only: what a
+//! task spent parked in `join` or `recv` is not in any line, as py-spy
+//! leaves out idle threads. A report made [`Report::with_idle`] adds it
+//! back as a leaf frame [`BLOCKED_FRAME`] under the path that waited
+//! (`m.main;(blocked) 1000000`), so a flame graph shows the wait where it
+//! happened and wide, without mixing it into the frame's own running time
+//! (a leaf frame rather than extra weight on the frame itself: the graph
+//! then tells waiting and working apart). The other metrics have no
+//! blocked part and are the same either way.
+//!
 //! **Deep recursion.** A path longer than [`FOLDED_MAX_FRAMES`] frames is written
 //! as its outermost `FOLDED_MAX_FRAMES - 2` frames, a `…` frame, and its innermost
 //! frame: a runaway recursion 20,000 calls deep is a tower of 126 frames,
@@ -39,6 +49,10 @@ const HEAD: usize = FOLDED_MAX_FRAMES - 2;
 
 /// The frame that stands for the frames a cut path leaves out.
 pub const ELIDED_FRAME: &str = "…";
+
+/// The leaf frame that holds a path's blocked time in a report made
+/// [`Report::with_idle`].
+pub const BLOCKED_FRAME: &str = "(blocked)";
 
 impl Report<'_> {
     /// Folded stacks of `metric`: `a;b;c N`, one path a line, sorted.
@@ -96,7 +110,12 @@ impl Report<'_> {
                 None
             };
             let n = metric.of(&context.cost);
-            if n == 0 {
+            let idle = if self.idle() && metric == Metric::Nanos {
+                context.cost.blocked
+            } else {
+                0
+            };
+            if n == 0 && idle == 0 {
                 continue;
             }
             let line = match &whole[id] {
@@ -109,7 +128,12 @@ impl Report<'_> {
                     join(&join(head, ELIDED_FRAME), &name)
                 }
             };
-            *lines.entry(line).or_default() += n;
+            if idle > 0 {
+                *lines.entry(join(&line, BLOCKED_FRAME)).or_default() += idle;
+            }
+            if n > 0 {
+                *lines.entry(line).or_default() += n;
+            }
         }
         let mut out = String::new();
         for (stack, n) in lines {

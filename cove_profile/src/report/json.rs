@@ -106,6 +106,16 @@ pub struct TaskEntry {
     pub roots: Vec<String>,
     /// What the task cost.
     pub total: Cost,
+    /// How many of its instructions waited — parked in a `join` or a
+    /// `recv` — for the `total.blocked` nanoseconds it spent blocked.
+    /// Absent where 0, and read as 0 from a profile that has none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub waits: u64,
+}
+
+/// Whether a count is 0: the counts JSON leaves out then.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One function of a profile.
@@ -404,6 +414,7 @@ impl Report<'_> {
                         .map(|(f, _)| program.function_name(*f).to_string())
                         .collect(),
                     total: task.total,
+                    waits: task.waits,
                 })
                 .collect(),
             functions: self

@@ -39,7 +39,7 @@ use crate::profiler::{Floor, Profiler};
 use crate::shard::TaskProfile;
 
 pub use annotate::Annotate;
-pub use folded::{ELIDED_FRAME, FOLDED_MAX_FRAMES};
+pub use folded::{BLOCKED_FRAME, ELIDED_FRAME, FOLDED_MAX_FRAMES};
 pub use json::{
     CallEntry, FunctionEntry, Group, InstructionEntry, JSON_SCHEMA, Profile, ProfileError,
     SCHEMA_VERSION, StackEntry, TaskEntry,
@@ -242,6 +242,8 @@ pub struct Report<'a> {
     edges: Vec<EdgeRow>,
     /// The program's identity, when the caller gave it.
     subject: Option<Subject>,
+    /// Whether stacks of time show blocked time too ([`Report::with_idle`]).
+    idle: bool,
 }
 
 impl<'a> Report<'a> {
@@ -288,6 +290,7 @@ impl<'a> Report<'a> {
             functions,
             edges,
             subject: None,
+            idle: false,
         }
     }
 
@@ -315,6 +318,22 @@ impl<'a> Report<'a> {
     pub fn with_subject(mut self, entry: &str, args: &[String]) -> Report<'a> {
         self.subject = Some(Subject::new(self.program, entry, args));
         self
+    }
+
+    /// This report, its stacks of time (folded, SVG, speedscope, pprof)
+    /// showing blocked time too when `idle`: each path that waited gets a
+    /// leaf frame [`BLOCKED_FRAME`] holding its blocked nanoseconds. By
+    /// default they leave it out, as py-spy leaves out idle threads, and
+    /// show running time only. Tables and JSON always keep blocked time
+    /// apart, in a figure of its own.
+    pub fn with_idle(mut self, idle: bool) -> Report<'a> {
+        self.idle = idle;
+        self
+    }
+
+    /// Whether stacks of time show blocked time (see [`Report::with_idle`]).
+    pub fn idle(&self) -> bool {
+        self.idle
     }
 
     /// What the profile is of, when [`Report::with_subject`] said.

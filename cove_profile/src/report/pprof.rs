@@ -21,6 +21,11 @@
 //! `-list` print the exact figures; only which path a line's cost is shown
 //! under is estimated, and only for functions with several paths. A caller's
 //! frame is placed at the line of its first call to the callee.
+//!
+//! Time spent blocked is in no sample unless the report was made
+//! [`Report::with_idle`]: then each path that waited gets one more sample,
+//! of nanoseconds only, whose leaf is a `(blocked)` function under the
+//! function that waited, as in the folded stacks.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
@@ -28,13 +33,17 @@ use std::io::Write as _;
 use cove_ir::program::FunctionId;
 use prost::Message as _;
 
-use super::folded::{ELIDED_FRAME, FOLDED_MAX_FRAMES};
+use super::folded::{BLOCKED_FRAME, ELIDED_FRAME, FOLDED_MAX_FRAMES};
 use super::{Metric, Report};
 use crate::context::ROOT;
 use crate::cost::Cost;
 
 /// The location of the frames a deep path leaves out: no function's id.
 const ELIDED: FunctionId = FunctionId(u32::MAX);
+
+/// The location of a path's blocked time under `with_idle`: no function's
+/// id either.
+const BLOCKED: FunctionId = FunctionId(u32::MAX - 1);
 
 /// `Profile`: the whole file.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -313,6 +322,21 @@ impl Report<'_> {
                         (None, _) => location(ELIDED, 0),
                     })
                     .collect();
+                if self.idle() && node.cost.blocked > 0 {
+                    // The wait, as a leaf `(blocked)` frame under the
+                    // function that waited, in nanoseconds only.
+                    let mut location_id = vec![location(BLOCKED, 0), location(node.function, 0)];
+                    location_id.extend(&callers);
+                    samples.push(Sample {
+                        location_id,
+                        value: vec![0, node.cost.blocked as i64, 0, 0],
+                        label: vec![Label {
+                            key: task_key,
+                            str: 0,
+                            num: i64::from(task.task),
+                        }],
+                    });
+                }
                 let Some((numbers, pools)) = pools.get_mut(&node.function) else {
                     continue;
                 };
@@ -364,6 +388,19 @@ impl Report<'_> {
             filename: 0,
             start_line: 0,
         });
+        // The function of the leaf frame that holds blocked time, only in
+        // a profile that shows it.
+        let blocked_id = function.len() as u64 + 1;
+        if self.idle() {
+            let blocked_name = strings.get(BLOCKED_FRAME);
+            function.push(Function {
+                id: blocked_id,
+                name: blocked_name,
+                system_name: blocked_name,
+                filename: 0,
+                start_line: 0,
+            });
+        }
         let location = locations
             .into_iter()
             .map(|((function, line), id)| Location {
@@ -372,6 +409,8 @@ impl Report<'_> {
                 line: vec![Line {
                     function_id: if function == ELIDED {
                         elided_id
+                    } else if function == BLOCKED {
+                        blocked_id
                     } else {
                         function.index() as u64 + 1
                     },

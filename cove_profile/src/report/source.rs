@@ -159,6 +159,7 @@ mod tests {
                 depth: 1,
                 allocated_words: 0,
                 allocations: 0,
+                blocked_nanos: 0,
             });
         }
         let report = Report::new(&program, &profiler);

@@ -11,11 +11,14 @@
 //! viewer opens on something to see. A path deeper than
 //! [`FOLDED_MAX_FRAMES`](super::folded::FOLDED_MAX_FRAMES) is cut as folded
 //! stacks cut it, with a `…` frame, so a runaway recursion's file stays
-//! linear in its calling contexts.
+//! linear in its calling contexts. Time spent blocked is in no profile
+//! unless the report was made [`Report::with_idle`], which adds each path
+//! that waited with a `(blocked)` leaf frame to the time profile, as the
+//! folded stacks do.
 
 use serde_json::{Value, json};
 
-use super::folded::{ELIDED_FRAME, FOLDED_MAX_FRAMES};
+use super::folded::{BLOCKED_FRAME, ELIDED_FRAME, FOLDED_MAX_FRAMES};
 use super::{Metric, Report};
 use crate::context::ROOT;
 
@@ -42,6 +45,12 @@ impl Report<'_> {
         // The frame that stands for those a deep path leaves out.
         let elided = frames.len() as u32;
         frames.push(json!({ "name": ELIDED_FRAME }));
+        // The leaf frame of a path's blocked time, under `with_idle` only,
+        // so a file made without it is what it always was.
+        let blocked = frames.len() as u32;
+        if self.idle() {
+            frames.push(json!({ "name": BLOCKED_FRAME }));
+        }
         let mut profiles = Vec::new();
         for task in &self.tasks {
             let paths = task.tree.capped_paths(FOLDED_MAX_FRAMES);
@@ -53,15 +62,28 @@ impl Report<'_> {
                         continue;
                     }
                     let weight = metric.of(&node.cost);
-                    if weight == 0 {
+                    let idle = if self.idle() && metric == Metric::Nanos {
+                        node.cost.blocked
+                    } else {
+                        0
+                    };
+                    if weight == 0 && idle == 0 {
                         continue;
                     }
                     let stack: Vec<u32> = paths[id]
                         .iter()
                         .map(|f| f.map_or(elided, |f| f.0))
                         .collect();
-                    samples.push(stack);
-                    weights.push(weight);
+                    if idle > 0 {
+                        let mut waited = stack.clone();
+                        waited.push(blocked);
+                        samples.push(waited);
+                        weights.push(idle);
+                    }
+                    if weight > 0 {
+                        samples.push(stack);
+                        weights.push(weight);
+                    }
                 }
                 let total: u64 = weights.iter().sum();
                 if total == 0 && metric != Metric::Ran {

@@ -4,6 +4,12 @@
 //! exact is what they are. Time prints raw, per instruction, and per
 //! instruction net of the floor with a `~` in front, because that last one
 //! is an estimate and the table should never let it pass for anything else.
+//!
+//! Time a task spent blocked (parked in `join` or `recv`) is not running
+//! time: a profile in which some task waited gets `blocked` columns and a
+//! header line of its own, and one in which none did prints as it always
+//! did. A profile of `--clock none` shows no time at all, blocked time
+//! included.
 
 use std::fmt::Write as _;
 
@@ -84,10 +90,15 @@ impl Report<'_> {
             ("sampled", Some(e)) => {
                 let _ = writeln!(
                     out,
-                    "time: sampled, {} samples of task 0's CPU time, ±{:.0}%; the profiler's own \
+                    "time: sampled, {} samples of task 0's CPU time{}, ±{:.0}%; the profiler's own \
                      stops taken off ({} ns measured in its slow stops, ~{:.1} ns calibrated for \
                      each of {} fast ones); counts and heap figures are exact",
                     thousands(e.samples),
+                    if e.spawned_samples > 0 {
+                        format!(" and {} of spawned tasks'", thousands(e.spawned_samples))
+                    } else {
+                        String::new()
+                    },
                     e.uncertainty * 100.0,
                     thousands(
                         e.overhead_nanos
@@ -106,7 +117,24 @@ impl Report<'_> {
                 );
             }
         }
+        if self.shows_blocked() {
+            let waits: u64 = self.tasks.iter().map(|t| t.waits).sum();
+            let _ = writeln!(
+                out,
+                "blocked: {} ns in {} wait{}, parked in join and recv: kept apart from the time \
+                 above",
+                thousands(t.blocked),
+                thousands(waits),
+                if waits == 1 { "" } else { "s" }
+            );
+        }
         out
+    }
+
+    /// Whether the tables have `blocked` columns: some task waited, and the
+    /// profile records time.
+    pub(crate) fn shows_blocked(&self) -> bool {
+        self.clock != "none" && self.total.blocked > 0
     }
 
     fn section(&self, by: By, metric: Metric, top: usize) -> String {
@@ -134,7 +162,10 @@ impl Report<'_> {
             _ => self.flat_columns(by, &rows),
         };
         if self.clock == "none" {
-            let (head, aligns, body) = without_time(head, aligns, body);
+            let (head, aligns, body) = without(&TIME, head, aligns, body);
+            out.push_str(&align(&head, &aligns, &body));
+        } else if !self.shows_blocked() {
+            let (head, aligns, body) = without(&BLOCKED, head, aligns, body);
             out.push_str(&align(&head, &aligns, &body));
         } else {
             out.push_str(&align(&head, &aligns, &body));
@@ -182,9 +213,10 @@ impl Report<'_> {
             _ => "",
         };
         let head = vec![
-            "ran", "share", "nanos", "time", "ns/instr", "net", "words", "allocs", what, place,
+            "ran", "share", "nanos", "time", "ns/instr", "net", "blocked", "words", "allocs", what,
+            place,
         ];
-        let mut aligns = vec![Align::Right; 8];
+        let mut aligns = vec![Align::Right; 9];
         aligns.extend([Align::Left, Align::Left]);
         let body = rows
             .iter()
@@ -197,6 +229,7 @@ impl Report<'_> {
                     self.share(row.cost.nanos, self.total.nanos),
                     each,
                     net,
+                    thousands(row.cost.blocked),
                     thousands(row.cost.words),
                     thousands(row.cost.allocations),
                     row.label.clone(),
@@ -218,6 +251,8 @@ impl Report<'_> {
             "incl ns",
             "ns/instr",
             "net",
+            "self blocked",
+            "incl blocked",
             "self words",
             "self allocs",
             "incl words",
@@ -225,7 +260,7 @@ impl Report<'_> {
             "function",
             "source",
         ];
-        let mut aligns = vec![Align::Right; 13];
+        let mut aligns = vec![Align::Right; 15];
         aligns.extend([Align::Left, Align::Left]);
         let body = rows
             .iter()
@@ -242,6 +277,8 @@ impl Report<'_> {
                     thousands(inclusive.nanos),
                     each,
                     net,
+                    thousands(row.cost.blocked),
+                    thousands(inclusive.blocked),
                     thousands(row.cost.words),
                     thousands(row.cost.allocations),
                     thousands(inclusive.words),
@@ -260,11 +297,12 @@ impl Report<'_> {
             "incl ran",
             "incl share",
             "incl ns",
+            "incl blocked",
             "incl words",
             "incl allocs",
             "caller -> callee",
         ];
-        let mut aligns = vec![Align::Right; 6];
+        let mut aligns = vec![Align::Right; 7];
         aligns.push(Align::Left);
         let body = rows
             .iter()
@@ -275,6 +313,7 @@ impl Report<'_> {
                     thousands(inclusive.ran),
                     self.share(inclusive.ran, self.total.ran),
                     thousands(inclusive.nanos),
+                    thousands(inclusive.blocked),
                     thousands(inclusive.words),
                     thousands(inclusive.allocations),
                     row.label.clone(),
@@ -285,19 +324,33 @@ impl Report<'_> {
     }
 }
 
-/// Lays out a table: every column as wide as its widest cell, two spaces
-/// between columns, no trailing spaces.
-/// The columns of a table less those that say time: what a profile that
-/// recorded none prints, rather than columns of zeros.
-fn without_time(
+/// The columns that say time, running or blocked: what a profile that
+/// recorded none leaves out, rather than print columns of zeros.
+const TIME: [&str; 10] = [
+    "nanos",
+    "time",
+    "ns/instr",
+    "net",
+    "self ns",
+    "incl ns",
+    "ns",
+    "blocked",
+    "self blocked",
+    "incl blocked",
+];
+
+/// The columns of blocked time: what a profile in which no task waited
+/// leaves out.
+const BLOCKED: [&str; 3] = ["blocked", "self blocked", "incl blocked"];
+
+/// The columns of a table less those named in `drop`.
+fn without(
+    drop: &[&str],
     head: Vec<&'static str>,
     aligns: Vec<Align>,
     body: Vec<Vec<String>>,
 ) -> (Vec<&'static str>, Vec<Align>, Vec<Vec<String>>) {
-    const TIME: [&str; 7] = [
-        "nanos", "time", "ns/instr", "net", "self ns", "incl ns", "ns",
-    ];
-    let keep: Vec<bool> = head.iter().map(|h| !TIME.contains(h)).collect();
+    let keep: Vec<bool> = head.iter().map(|h| !drop.contains(h)).collect();
     let pick = |row: Vec<String>| -> Vec<String> {
         row.into_iter()
             .zip(&keep)
@@ -321,6 +374,8 @@ fn without_time(
     )
 }
 
+/// Lays out a table: every column as wide as its widest cell, two spaces
+/// between columns, no trailing spaces.
 fn align(head: &[&str], aligns: &[Align], body: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
     for row in body {

@@ -166,6 +166,7 @@ pub fn run(program: &Program, stop: &mut dyn FnMut(&Sample, &Instr)) -> i64 {
                 depth,
                 allocated_words: words,
                 allocations,
+                blocked_nanos: 0,
             },
             &instr,
         );

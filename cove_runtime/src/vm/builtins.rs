@@ -22,7 +22,7 @@ use crate::heap::{INT_ENTRY_WORDS, Table, a_of, b_of, str_entry_words};
 use crate::limits::InterruptHandle;
 use crate::vm::exec::{index_out_of_range, unwrap_none};
 use crate::vm::machine::Machine;
-use crate::vm::tasks::{Blocked, Scheduler};
+use crate::vm::tasks::{Blocked, Scheduler, Waited};
 
 /// The text of a string that is known to be UTF-8.
 fn text(bytes: &[u8]) -> &str {
@@ -849,10 +849,11 @@ impl Machine<'_> {
     /// and waiting again each time the scheduler asks for a sweep.
     fn wait<T>(
         &mut self,
-        wait: impl Fn(&Scheduler, &InterruptHandle) -> Result<T, Blocked>,
+        wait: impl Fn(&Scheduler, &InterruptHandle, &mut Waited) -> Result<T, Blocked>,
     ) -> Faulty<T> {
+        let shared = self.shared;
         loop {
-            match wait(&self.shared.scheduler, &self.shared.interrupt) {
+            match wait(&shared.scheduler, &shared.interrupt, &mut self.waited) {
                 Ok(value) => return Ok(value),
                 Err(Blocked::Fault(fault)) => return Err(fault),
                 Err(Blocked::Sweep) => self.sweep()?,
@@ -879,7 +880,8 @@ impl Machine<'_> {
         let handle = self.heap.task(task).clone();
         let result_ty = b_of(self.heap.header(task));
         // From here on `task` may be moved by a sweep; the handle is enough.
-        let outcome = self.wait(|scheduler, interrupt| scheduler.join(&handle.0, interrupt))?;
+        let outcome =
+            self.wait(|scheduler, interrupt, waited| scheduler.join(&handle.0, interrupt, waited))?;
         match &outcome.0 {
             Ok(value) => {
                 self.heap
@@ -909,7 +911,8 @@ impl Machine<'_> {
         // is the reference `recv` is given, and through the clone here,
         // which outlives a sweep that may move `channel`.
         let handle = self.heap.channel(channel).clone();
-        let message = self.wait(|scheduler, interrupt| scheduler.recv(&handle, 2, interrupt))?;
+        let message = self
+            .wait(|scheduler, interrupt, waited| scheduler.recv(&handle, 2, interrupt, waited))?;
         drop(handle);
         match message {
             None => Ok(0),

@@ -203,6 +203,7 @@ pub(crate) fn report_fault<D: Debugger + ?Sized>(
         pc: innermost.pc().saturating_sub(1),
         task: machine.task,
         ran: !machine.ended_before,
+        blocked: machine.waited.nanos,
     };
     debugger.faulted(&stop, error);
 }
@@ -228,6 +229,7 @@ pub struct Stop<'a> {
     pub(crate) pc: u32,
     pub(crate) task: u32,
     pub(crate) ran: bool,
+    pub(crate) blocked: u64,
 }
 
 impl<'a> Stop<'a> {
@@ -265,6 +267,17 @@ impl<'a> Stop<'a> {
     /// collection never lowers it.
     pub fn allocations(&self) -> u64 {
         self.heap.allocations()
+    }
+
+    /// Nanoseconds this task has spent parked — waiting in a `join` for a
+    /// task to end, or in a `recv` for a message — since the task began;
+    /// cumulative, never lowered. A debugger that reads it at two stops
+    /// has the time the instructions between them spent waiting rather
+    /// than running (a profiler charges it to the `join` or `recv` the
+    /// first stop was before). Measured by the monotonic clock only while
+    /// the task is parked: a wait that was ready at once is 0.
+    pub fn blocked_nanos(&self) -> u64 {
+        self.blocked
     }
 
     /// The source line of the instruction, if the program records it.

@@ -576,6 +576,7 @@ impl<'env> Machine<'env> {
                     pc: pc!() as u32,
                     task: self.task,
                     ran: false,
+                    blocked: self.waited.nanos,
                 };
                 // A debugger's panic is caught here, not where the task
                 // started, so the run still counts what it ran and says

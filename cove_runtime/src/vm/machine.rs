@@ -35,7 +35,7 @@ use crate::error::{BacktraceFrame, ErrorKind, Fault, RunError};
 use crate::heap::{Layouts, Memory};
 use crate::limits::{FuelTank, HeapBudget, InterruptHandle, Limits, WORK_PER_FUEL};
 use crate::value::Value;
-use crate::vm::tasks::Scheduler;
+use crate::vm::tasks::{Scheduler, Waited};
 
 /// One frame of a task's stack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,6 +198,9 @@ pub(crate) struct Shared<'env> {
     pub(crate) input: Mutex<Box<dyn std::io::BufRead + Send>>,
     pub(crate) args: Vec<String>,
     pub(crate) scheduler: Scheduler,
+    /// What every park counts instead of the clock, if set
+    /// ([`Vm::with_fixed_wait_time`](crate::Vm::with_fixed_wait_time)).
+    pub(crate) fixed_wait: Option<u64>,
 }
 
 impl std::fmt::Debug for Shared<'_> {
@@ -234,6 +237,12 @@ pub(crate) struct Machine<'env> {
     pub(crate) fuel: Option<u64>,
     /// This task's number: 0 for the task the `Vm` ran.
     pub(crate) task: u32,
+    /// How long this task has spent parked in `join` and `recv`: a figure
+    /// of the run, like the heap's counters, that a debugger reads at a
+    /// stop and the task keeps whether or not one is installed (it is
+    /// added to only on the parked path, so a task that never waits never
+    /// touches it).
+    pub(crate) waited: Waited,
     /// `Limits::max_call_depth`, where a call reads it.
     pub(crate) max_depth: usize,
     /// How deep the frame stack may grow before a call must stop and
@@ -291,6 +300,10 @@ impl<'env> Machine<'env> {
             // Empty: the first stride's fuel comes from the run's tank.
             fuel: limits.fuel.map(|_| 0),
             task,
+            waited: Waited {
+                nanos: 0,
+                fixed: shared.fixed_wait,
+            },
             max_depth: limits.max_call_depth,
             room: 0,
             callees: &shared.digest.callees,

@@ -77,6 +77,8 @@ pub struct Vm<'a, D: Debugger + ?Sized = dyn Debugger + 'a> {
     proven: Result<(Verified<'a>, Digest), String>,
     /// The allocation the sweep's hook fails, if any.
     fail_allocation_at: Option<u64>,
+    /// What each park of a task counts, instead of the clock, if set.
+    fixed_wait: Option<u64>,
 }
 
 impl<D: Debugger + ?Sized> std::fmt::Debug for Vm<'_, D> {
@@ -152,6 +154,7 @@ impl<'a> Vm<'a> {
             instructions: 0,
             proven,
             fail_allocation_at: None,
+            fixed_wait: None,
         }
     }
 }
@@ -165,6 +168,17 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
     /// [`Limits`]; a run without it pays one untaken branch an allocation.
     pub fn with_allocation_failure_at(mut self, n: u64) -> Vm<'a, D> {
         self.fail_allocation_at = Some(n);
+        self
+    }
+
+    /// Makes every time a task parks — in a `join` of a task not yet done,
+    /// a `recv` on an empty channel — count `nanos` nanoseconds of waiting
+    /// ([`Stop::blocked_nanos`](debug::Stop::blocked_nanos)) however long
+    /// it really took: a deterministic clock for tests of what a debugger
+    /// or profiler shows of waiting. Whether a task parks at all is still
+    /// up to the threads. Not a limit, so not in [`Limits`].
+    pub fn with_fixed_wait_time(mut self, nanos: u64) -> Vm<'a, D> {
+        self.fixed_wait = Some(nanos);
         self
     }
 
@@ -190,6 +204,7 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
             instructions: self.instructions,
             proven: self.proven,
             fail_allocation_at: self.fail_allocation_at,
+            fixed_wait: self.fixed_wait,
         }
     }
 
@@ -320,6 +335,7 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
             )),
             args: self.args.clone(),
             scheduler: Scheduler::default(),
+            fixed_wait: self.fixed_wait,
         };
         let debugger = self.debugger;
         let outcome = std::thread::scope(|scope| {

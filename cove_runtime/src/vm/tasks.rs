@@ -60,7 +60,7 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
@@ -68,6 +68,45 @@ use crate::error::{ErrorKind, Fault, Faulty, RunError};
 use crate::heap::convert::{dispose, words_of};
 use crate::limits::InterruptHandle;
 use crate::value::{ChannelHandle, Value};
+
+/// How long one task has spent parked in `join` and `recv`, cumulative:
+/// what [`Stop::blocked_nanos`](crate::vm::debug::Stop::blocked_nanos)
+/// tells a debugger.
+///
+/// The clock is read only on the parked path of
+/// [`Scheduler::block_until`], once just before a task parks and once when
+/// it is done waiting, so a run that never blocks never reads it; a wait
+/// that is ready at once is no wait and costs nothing. Counted per task,
+/// by the task's own thread, so it needs no atomics.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Waited {
+    /// Nanoseconds spent parked so far.
+    pub(crate) nanos: u64,
+    /// When set, every park counts this many nanoseconds however long it
+    /// took: the deterministic clock of
+    /// [`Vm::with_fixed_wait_time`](crate::Vm::with_fixed_wait_time).
+    pub(crate) fixed: Option<u64>,
+}
+
+impl Waited {
+    /// The clock, read as the task parks (not at all under a fixed time).
+    fn parking(&self) -> Option<Instant> {
+        match self.fixed {
+            Some(_) => None,
+            None => Some(Instant::now()),
+        }
+    }
+
+    /// Adds the park that began at `since` and ends now.
+    fn woke(&mut self, since: Option<Instant>) {
+        let nanos = match (self.fixed, since) {
+            (Some(fixed), _) => fixed,
+            (None, Some(since)) => u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX),
+            (None, None) => 0,
+        };
+        self.nanos = self.nanos.saturating_add(nanos);
+    }
+}
 
 /// A spawned task's outcome, once it has one.
 #[derive(Debug)]
@@ -448,9 +487,13 @@ impl Scheduler {
     /// event woke counts as running until it has looked, so a task that
     /// sends and then blocks cannot mistake the receiver it just woke for a
     /// task that can never move.
+    ///
+    /// The time from parking to the end of the wait, however it ends, is
+    /// added to `waited`; a condition that is ready at once adds nothing.
     fn block_until<T>(
         &self,
         interrupt: &InterruptHandle,
+        waited: &mut Waited,
         mut ready: impl FnMut() -> Option<T>,
     ) -> Result<T, Blocked> {
         let mut counts = self.counts.lock();
@@ -461,6 +504,7 @@ impl Scheduler {
             return Ok(value);
         }
         // Parked: off the running count until the next event.
+        let parked_at = waited.parking();
         counts.running -= 1;
         counts.parked += 1;
         let mut seen = counts.epoch;
@@ -507,6 +551,7 @@ impl Scheduler {
                     counts.parked -= 1;
                     counts.running += 1;
                 }
+                waited.woke(parked_at);
                 return Ok(value);
             }
             if woken {
@@ -520,6 +565,7 @@ impl Scheduler {
             counts.parked -= 1;
             counts.running += 1;
         }
+        waited.woke(parked_at);
         outcome
     }
 
@@ -541,12 +587,13 @@ impl Scheduler {
         &self,
         task: &TaskState,
         interrupt: &InterruptHandle,
+        waited: &mut Waited,
     ) -> Result<Arc<Outcome>, Blocked> {
         // Bound first: a guard in the `match` would be held while waiting.
         let finished = task.result.lock().clone();
         let done = match finished {
             Some(done) => done,
-            None => self.block_until(interrupt, || task.result.lock().clone())?,
+            None => self.block_until(interrupt, waited, || task.result.lock().clone())?,
         };
         let first = task.run == self.run && !task.joined.swap(true, Ordering::Relaxed);
         if first || done.0.is_err() {
@@ -625,8 +672,9 @@ impl Scheduler {
         channel: &ChannelHandle,
         holders_here: usize,
         interrupt: &InterruptHandle,
+        waited: &mut Waited,
     ) -> Result<Option<Value>, Blocked> {
-        self.block_until(interrupt, || {
+        self.block_until(interrupt, waited, || {
             if let Some((message, words)) = channel.0.queue.lock().pop_front() {
                 if let Some(counted) = channel.0.counted.get() {
                     counted.fetch_sub(words, Ordering::Relaxed);

@@ -1,0 +1,82 @@
+//! A spawned task's counts in the untimed modes, which stop only where a
+//! stretch starts: each task's rows, total and calling contexts are what a
+//! profiler stopped at every instruction counts.
+
+use cove_ir::program::FunctionId;
+use cove_profile::report::{Metric, Report};
+use cove_profile::{Cost, Profiler, SteppingClock};
+use cove_runtime::Vm;
+
+/// Two workers that loop, allocate and call, and main, which joins them.
+const POOL: &str = "
+fn work(n: Int) -> Int {
+  var s = 0
+  var names = List[String]()
+  for i in 0..n {
+    s += i % 7
+    if i % 10 == 0 {
+      names.push(\"n{i}\")
+    }
+  }
+  s + names.length()
+}
+fn worker(n: Int) -> Int {
+  work(n) + work(n / 2)
+}
+export fn main() -> Int {
+  let a = spawn worker(300)
+  let b = spawn worker(700)
+  a.join() + b.join()
+}
+";
+
+/// What a profile of `POOL` saw, untimed: the rows (ran, words and
+/// allocations only), each task's total of those, and the folded stacks of
+/// instructions and of words.
+type Seen = (Vec<((FunctionId, u32), Cost)>, Vec<Cost>, String, String);
+
+/// What `profiler`, following tasks, saw of `POOL`.
+fn profiled(profiler: Profiler) -> Seen {
+    let profiler = profiler.following_tasks();
+    let program = cove_compiler::compile_module("pool", POOL).unwrap_or_else(|d| panic!("{d}"));
+    let mut vm = Vm::new(&program).with_debugger(&profiler);
+    vm.run_entry("pool", "main", Vec::new()).expect("it runs");
+    drop(vm);
+    let untimed = |cost: &Cost| Cost {
+        ran: cost.ran,
+        words: cost.words,
+        allocations: cost.allocations,
+        ..Cost::default()
+    };
+    let rows = profiler
+        .rows()
+        .iter()
+        .map(|(at, cost)| (*at, untimed(cost)))
+        .filter(|(_, cost)| !cost.is_empty())
+        .collect();
+    let report = Report::new(&program, &profiler);
+    let tasks = report
+        .profile()
+        .tasks
+        .iter()
+        .map(|task| untimed(&task.total))
+        .collect();
+    (
+        rows,
+        tasks,
+        report.folded(Metric::Ran),
+        report.folded(Metric::Words),
+    )
+}
+
+#[test]
+fn a_spawned_task_counted_at_stretches_counts_what_one_stopped_at_every_instruction_does() {
+    let every = profiled(Profiler::with_clock(SteppingClock::new(1)));
+    let stretches = profiled(Profiler::counting());
+    assert_eq!(every.1.len(), 3, "main and two workers");
+    assert!(every.1[2].ran > 5_000, "{:?}", every.1);
+    assert_eq!(stretches.1, every.1, "each task's total");
+    assert_eq!(stretches.0, every.0, "each instruction's row");
+    assert_eq!(stretches.2, every.2, "each calling context's instructions");
+    assert_eq!(stretches.3, every.3, "each calling context's words");
+}
