@@ -563,6 +563,22 @@ impl Parser<'_, '_> {
                 );
                 return Some(broken(name, params, self.span()));
             }
+            if pname.name == "self" && !self.at(&Tok::Colon) {
+                // Inside an `impl`, but not first: `fn f(x: Int, self)`.
+                self.error(
+                    Pending::new(
+                        "E0019",
+                        pname.span.clone(),
+                        "`self` is the first parameter of a method, and only it",
+                        "not first",
+                    )
+                    .help(format!(
+                        "write `fn {}(self, ...)`, with `self` once and first",
+                        name.name
+                    )),
+                );
+                return Some(broken(name, params, self.span()));
+            }
             if !self.expect(Tok::Colon, "`:` and the parameter's type") {
                 return Some(broken(name, params, self.span()));
             }
@@ -883,13 +899,44 @@ impl Parser<'_, '_> {
                 "fewer than two names",
             ));
             // One name goes on as a plain variable, so its uses are not
-            // reported too.
-            self.panicking = false;
+            // reported too; none leaves the statement to be skipped.
             if names.is_empty() {
                 return None;
             }
+            self.panicking = false;
         }
         Some(names)
+    }
+
+    /// Reports a name that the tuple names `names` (and the inner tuples
+    /// of `nested_lets`, taken apart after them) bind twice, once, at its
+    /// second binding: `let (a, a) = t`, `for (k, (k, v)) in m`.
+    fn bound_twice(&mut self, names: &[Ident], nested: &[Stmt]) {
+        let inner = nested.iter().flat_map(|s| match s {
+            Stmt::LetTuple { names, .. } => names.as_slice(),
+            _ => &[],
+        });
+        let mut all: Vec<&Ident> = names
+            .iter()
+            .chain(inner)
+            .filter(|n| n.name != "_" && !n.name.starts_with("__cove_part"))
+            .collect();
+        all.sort_by_key(|n| n.span.start);
+        let twice = all
+            .iter()
+            .enumerate()
+            .find(|(i, n)| all[..*i].iter().any(|m| m.name == n.name));
+        if let Some((_, n)) = twice {
+            self.errors.push(
+                Pending::new(
+                    "E0511",
+                    n.span.clone(),
+                    format!("the name `{}` is bound twice in one pattern", n.name),
+                    "bound again here",
+                )
+                .help("give each part a name of its own, or `_` for a part to skip"),
+            );
+        }
     }
 
     /// `fn(T, U) -> R`, from its `fn`.
@@ -1077,6 +1124,9 @@ impl Parser<'_, '_> {
             Tok::Let | Tok::Var if matches!(self.nth(1), Tok::LParen) => {
                 let mutable = matches!(self.bump().tok, Tok::Var);
                 let names = self.tuple_names(mutable)?;
+                let nested = std::mem::take(&mut self.nested_lets);
+                self.bound_twice(&names, &nested);
+                self.nested_lets = nested;
                 if !self.expect(Tok::Assign, "`=` and the tuple to take apart") {
                     return None;
                 }
@@ -1128,6 +1178,7 @@ impl Parser<'_, '_> {
                 self.bump();
                 let names = self.tuple_names(false)?;
                 let inner = std::mem::take(&mut self.nested_lets);
+                self.bound_twice(&names, &inner);
                 if !self.expect(Tok::In, "`in`") {
                     return None;
                 }
@@ -1144,7 +1195,14 @@ impl Parser<'_, '_> {
                 // tuples apart first thing in the body.
                 body.stmts.splice(0..0, inner);
                 if names.len() == 1 {
+                    // `for (k) in m` is already reported (E0018): the loop
+                    // goes on over nothing known, so that a map cannot be
+                    // looped over by one name is not said as well.
                     let name = names.into_iter().next()?;
+                    let iter = Expr {
+                        span: iter.span,
+                        kind: ExprKind::Error,
+                    };
                     return Some(Stmt::For { name, iter, body });
                 }
                 Some(Stmt::ForTuple { names, iter, body })
@@ -1275,7 +1333,33 @@ impl Parser<'_, '_> {
             if prec < min {
                 break;
             }
-            self.bump();
+            let at = self.bump().span;
+            if matches!(op, BinOp::And | BinOp::Or)
+                && self.at(&Tok::Assign)
+                && self.span().start == at.end
+            {
+                // `b &&= c`: one diagnostic that names the Cove way, then
+                // the statement's value is skipped as already reported.
+                let span = at.start..self.span().end;
+                let sym = if op == BinOp::And { "&&" } else { "||" };
+                self.error(
+                    Pending::new(
+                        "E0037",
+                        span.clone(),
+                        format!("Cove has no `{sym}=`"),
+                        "not an assignment operator",
+                    )
+                    .help(format!("write `x = x {sym} y`")),
+                );
+                self.bump();
+                let rhs = self.expr();
+                self.panicking = false;
+                self.chain -= steps.min(self.chain);
+                return Expr {
+                    span: lhs.span.start..rhs.span.end,
+                    kind: ExprKind::Error,
+                };
+            }
             steps += 1;
             if !self.extend_chain() {
                 break;
@@ -1360,6 +1444,12 @@ impl Parser<'_, '_> {
                 Tok::Dot => {
                     self.bump();
                     let Some(name) = self.ident("a field or method name after `.`") else {
+                        // What follows is not read as more of `e` (`t.-1` is
+                        // not `t - 1`), so it gets no type errors of its own.
+                        e = Expr {
+                            span: start..self.prev_end(),
+                            kind: ExprKind::Error,
+                        };
                         break;
                     };
                     let qualified_struct = !self.no_struct

@@ -122,7 +122,10 @@ impl FnCx<'_> {
             self.skip_tests = last_always_matches && i + 1 == arms.len();
             let pats = match &arm.pattern.kind {
                 PatternKind::Or(alts) => self.alternatives_test(alts, s.reg, sty, next, tag),
-                _ => vec![self.pattern(&arm.pattern, s.reg, sty, next, tag, false)],
+                _ => {
+                    self.bound_twice(&arm.pattern);
+                    vec![self.pattern(&arm.pattern, s.reg, sty, next, tag, false)]
+                }
             };
             self.skip_tests = false;
             match &arm.guard {
@@ -222,12 +225,14 @@ impl FnCx<'_> {
     ) -> Vec<Pat> {
         let matched = self.e.label();
         let mut pats = Vec::with_capacity(alts.len());
+        // Said once a pattern, at the first alternative that binds.
+        let mut said = false;
         for (i, alt) in alts.iter().enumerate() {
             let last = i + 1 == alts.len();
             let next = if last { fail } else { self.e.label() };
             let before = self.vars.len();
             pats.push(self.pattern(alt, reg, ty, next, tag, false));
-            if self.vars.len() > before {
+            if self.vars.len() > before && !std::mem::replace(&mut said, true) {
                 self.err(
                     Pending::new(
                         "E0510",
@@ -1016,6 +1021,43 @@ impl FnCx<'_> {
             }
         }
     }
+}
+
+impl FnCx<'_> {
+    /// Reports a name that `p` binds twice (`(a, a)`), once, at its second
+    /// binding: which of the two values it would be is anyone's guess.
+    fn bound_twice(&mut self, p: &Pattern) {
+        fn walk<'p>(p: &'p Pattern, out: &mut Vec<(&'p str, &'p Span)>) {
+            match &p.kind {
+                PatternKind::Bind(n) if n != "None" => out.push((n, &p.span)),
+                PatternKind::Variant(_, Some(ps)) | PatternKind::Tuple(ps) => {
+                    ps.iter().for_each(|q| walk(q, out));
+                }
+                _ => {}
+            }
+        }
+        let mut names = Vec::new();
+        walk(p, &mut names);
+        let twice = names
+            .iter()
+            .enumerate()
+            .find(|(i, (n, _))| names[..*i].iter().any(|(m, _)| m == n));
+        if let Some((_, (name, span))) = twice {
+            self.err(bound_twice_error(name, span));
+        }
+    }
+}
+
+/// E0511: `name`, bound again at `span` by the pattern that bound it (the
+/// parser says the same of `let (a, a)`).
+fn bound_twice_error(name: &str, span: &Span) -> Pending {
+    Pending::new(
+        "E0511",
+        span.clone(),
+        format!("the name `{name}` is bound twice in one pattern"),
+        "bound again here",
+    )
+    .help("give each part a name of its own, or `_` for a part to skip")
 }
 
 /// The alternatives of an arm's pattern: `A | B` gives both, any other
