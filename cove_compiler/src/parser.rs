@@ -2091,6 +2091,31 @@ impl Parser<'_, '_> {
         p
     }
 
+    /// `| q` after a pattern inside another (`Token.Word("if" | "else")`):
+    /// alternatives go only at the top of an arm, so this is reported once
+    /// and the alternatives skipped, the part keeping its first pattern.
+    fn nested_alternatives(&mut self) {
+        if self.panicking || !self.at(&Tok::Pipe) {
+            return;
+        }
+        let start = self.span().start;
+        while self.eat(&Tok::Pipe) {
+            let _ = self.pattern();
+        }
+        self.error(
+            Pending::new(
+                "E0015",
+                start..self.prev_end(),
+                "`|` alternatives go only at the top of a `match` arm",
+                "alternatives inside a pattern",
+            )
+            .help(
+                "write each alternative whole: `Token.Word(\"if\") | Token.Word(\"else\") => ...`",
+            ),
+        );
+        self.panicking = false;
+    }
+
     fn pattern_inner(&mut self, span: Span) -> Pattern {
         let start = span.start;
         let kind = match self.tok().clone() {
@@ -2160,6 +2185,7 @@ impl Parser<'_, '_> {
                         let mut subs = Vec::new();
                         while !self.at(&Tok::RParen) && !self.at(&Tok::Eof) {
                             subs.push(self.pattern());
+                            self.nested_alternatives();
                             if self.panicking || !self.eat(&Tok::Comma) {
                                 break;
                             }
@@ -2183,6 +2209,7 @@ impl Parser<'_, '_> {
                 let mut trailing = false;
                 while !self.at(&Tok::RParen) && !self.at(&Tok::Eof) {
                     subs.push(self.pattern());
+                    self.nested_alternatives();
                     trailing = false;
                     if self.panicking || !self.eat(&Tok::Comma) {
                         break;

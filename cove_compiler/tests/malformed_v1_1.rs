@@ -249,6 +249,14 @@ const CASES: &[(&str, &str)] = &[
         "match 3 {\n    1 | => println(1),\n    _ => println(0),\n  }",
     ),
     (
+        "alternatives inside a variant pattern",
+        "let o: Option[String] = None\n  match o {\n    Some(\"a\" | \"b\") => println(1),\n    _ => println(0),\n  }",
+    ),
+    (
+        "alternatives inside a tuple pattern",
+        "match (1, 2) {\n    (1 | 2, _) => println(1),\n    _ => println(0),\n  }",
+    ),
+    (
         "two guards",
         "match 3 {\n    n if n > 1 if n < 5 => println(n),\n    _ => println(0),\n  }",
     ),

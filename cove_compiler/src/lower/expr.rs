@@ -1607,6 +1607,15 @@ impl FnCx<'_> {
                 let elem = items.iter().find_map(|x| self.guess_type(x))?;
                 self.program.intern_type(Type::List(elem))
             }
+            // `(5, Some("a"))`, when every part's shape tells its type: so
+            // `[(0, None), (5, Some("a"))]` is a list of those.
+            ExprKind::Tuple(items) => {
+                let mut parts = Vec::with_capacity(items.len());
+                for x in items {
+                    parts.push(self.guess_type(x)?);
+                }
+                super::tuples::tuple_type(self.program, &parts)
+            }
             // `if a { None } else if b { None } else { Some(1) }`: any branch
             // whose shape tells its type.
             ExprKind::If(_, then, Some(els)) => match self.guess_block(then) {
