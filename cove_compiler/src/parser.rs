@@ -111,6 +111,73 @@ struct Parser<'s, 'e> {
     impl_type: Option<Ident>,
 }
 
+/// How many alternatives one arm's pattern may stand for once the
+/// alternatives inside it are lifted to its top (a product: `(A | B, C | D)`
+/// is four).
+const MAX_ALTERNATIVES: usize = 1024;
+
+/// Pushes onto `out` the patterns without alternatives inside that `p`
+/// stands for, in order; false if they would be more than
+/// [`MAX_ALTERNATIVES`].
+fn lift_alternatives(p: Pattern, out: &mut Vec<Pattern>) -> bool {
+    let Pattern { kind, span } = p;
+    let parts = |subs: Vec<Pattern>| -> Option<Vec<Vec<Pattern>>> {
+        let mut rows: Vec<Vec<Pattern>> = vec![Vec::new()];
+        for sub in subs {
+            let mut options = Vec::new();
+            if !lift_alternatives(sub, &mut options) {
+                return None;
+            }
+            if rows.len() * options.len() > MAX_ALTERNATIVES {
+                return None;
+            }
+            let mut next = Vec::with_capacity(rows.len() * options.len());
+            for row in &rows {
+                for o in &options {
+                    let mut r = row.clone();
+                    r.push(o.clone());
+                    next.push(r);
+                }
+            }
+            rows = next;
+        }
+        Some(rows)
+    };
+    let lifted: Vec<Pattern> = match kind {
+        PatternKind::Or(alts) => {
+            for a in alts {
+                if !lift_alternatives(a, out) {
+                    return false;
+                }
+            }
+            return out.len() <= MAX_ALTERNATIVES;
+        }
+        PatternKind::Tuple(subs) => match parts(subs) {
+            Some(rows) => rows
+                .into_iter()
+                .map(|r| Pattern {
+                    kind: PatternKind::Tuple(r),
+                    span: span.clone(),
+                })
+                .collect(),
+            None => return false,
+        },
+        PatternKind::Variant(path, Some(subs)) => match parts(subs) {
+            Some(rows) => rows
+                .into_iter()
+                .map(|r| Pattern {
+                    kind: PatternKind::Variant(path.clone(), Some(r)),
+                    span: span.clone(),
+                })
+                .collect(),
+            None => return false,
+        },
+        kind => vec![Pattern { kind, span }],
+    };
+    out.extend(lifted);
+    out.len() <= MAX_ALTERNATIVES
+}
+
 fn binop(tok: &Tok) -> Option<(BinOp, u8)> {
     Some(match tok {
         Tok::OrOr => (BinOp::Or, 1),
@@ -2060,19 +2127,38 @@ impl Parser<'_, '_> {
     }
 
     /// An arm's pattern: one pattern, or alternatives `A | B | C`.
+    /// Alternatives inside it are lifted to the top, so the lowering and
+    /// the exhaustiveness check see only those:
+    /// `(State.Idle, Event.Cancel | Event.Kick)` is
+    /// `(State.Idle, Event.Cancel) | (State.Idle, Event.Kick)`.
     fn arm_pattern(&mut self) -> Pattern {
         let first = self.pattern();
-        if !self.at(&Tok::Pipe) {
-            return first;
+        let whole = self.nested_alternatives(first);
+        let span = whole.span.clone();
+        let mut alts = Vec::new();
+        if !lift_alternatives(whole, &mut alts) {
+            self.error(
+                Pending::new(
+                    "E0015",
+                    span.clone(),
+                    format!("this pattern has more than {MAX_ALTERNATIVES} alternatives"),
+                    "too many alternatives",
+                )
+                .help("match the parts one `match` at a time"),
+            );
+            return Pattern {
+                span,
+                kind: PatternKind::Error,
+            };
         }
-        let start = first.span.start;
-        let mut alts = vec![first];
-        while !self.panicking && self.eat(&Tok::Pipe) {
-            self.skip_newlines();
-            alts.push(self.pattern());
+        if alts.len() == 1 {
+            return alts.pop().unwrap_or(Pattern {
+                span,
+                kind: PatternKind::Error,
+            });
         }
         Pattern {
-            span: start..self.prev_end(),
+            span,
             kind: PatternKind::Or(alts),
         }
     }
@@ -2091,29 +2177,24 @@ impl Parser<'_, '_> {
         p
     }
 
-    /// `| q` after a pattern inside another (`Token.Word("if" | "else")`):
-    /// alternatives go only at the top of an arm, so this is reported once
-    /// and the alternatives skipped, the part keeping its first pattern.
-    fn nested_alternatives(&mut self) {
+    /// `p | q` inside another pattern (`Token.Word("if" | "else")`,
+    /// `(State.Idle, Event.Cancel | Event.Kick)`), from after `p`: the
+    /// alternatives as an `Or`, which [`Parser::arm_pattern`] then lifts to
+    /// the top of the arm.
+    fn nested_alternatives(&mut self, first: Pattern) -> Pattern {
         if self.panicking || !self.at(&Tok::Pipe) {
-            return;
+            return first;
         }
-        let start = self.span().start;
-        while self.eat(&Tok::Pipe) {
-            let _ = self.pattern();
+        let start = first.span.start;
+        let mut alts = vec![first];
+        while !self.panicking && self.eat(&Tok::Pipe) {
+            self.skip_newlines();
+            alts.push(self.pattern());
         }
-        self.error(
-            Pending::new(
-                "E0015",
-                start..self.prev_end(),
-                "`|` alternatives go only at the top of a `match` arm",
-                "alternatives inside a pattern",
-            )
-            .help(
-                "write each alternative whole: `Token.Word(\"if\") | Token.Word(\"else\") => ...`",
-            ),
-        );
-        self.panicking = false;
+        Pattern {
+            span: start..self.prev_end(),
+            kind: PatternKind::Or(alts),
+        }
     }
 
     fn pattern_inner(&mut self, span: Span) -> Pattern {
@@ -2184,8 +2265,8 @@ impl Parser<'_, '_> {
                         self.bump();
                         let mut subs = Vec::new();
                         while !self.at(&Tok::RParen) && !self.at(&Tok::Eof) {
-                            subs.push(self.pattern());
-                            self.nested_alternatives();
+                            let sub = self.pattern();
+                            subs.push(self.nested_alternatives(sub));
                             if self.panicking || !self.eat(&Tok::Comma) {
                                 break;
                             }
@@ -2208,8 +2289,8 @@ impl Parser<'_, '_> {
                 let mut subs = Vec::new();
                 let mut trailing = false;
                 while !self.at(&Tok::RParen) && !self.at(&Tok::Eof) {
-                    subs.push(self.pattern());
-                    self.nested_alternatives();
+                    let sub = self.pattern();
+                    subs.push(self.nested_alternatives(sub));
                     trailing = false;
                     if self.panicking || !self.eat(&Tok::Comma) {
                         break;

@@ -237,8 +237,12 @@ const CASES: &[(&str, &str)] = &[
         "let o: Option[Int] = None\n  match o {\n    Some(x) | None => println(1),\n  }",
     ),
     (
-        "alternatives that both bind",
-        "match (1, 2) {\n    (a, b) | (b, a) => println(a),\n  }",
+        "alternatives that bind different names",
+        "match (1, 2) {\n    (a, 1) | (1, b) => println(1),\n    _ => println(0),\n  }",
+    ),
+    (
+        "alternatives that bind a name at two types",
+        "match (1, \"s\") {\n    (a, \"x\") | (2, a) => println(1),\n    _ => println(0),\n  }",
     ),
     (
         "alternative of another type",
@@ -249,12 +253,12 @@ const CASES: &[(&str, &str)] = &[
         "match 3 {\n    1 | => println(1),\n    _ => println(0),\n  }",
     ),
     (
-        "alternatives inside a variant pattern",
-        "let o: Option[String] = None\n  match o {\n    Some(\"a\" | \"b\") => println(1),\n    _ => println(0),\n  }",
+        "alternatives inside a variant pattern, the second missing",
+        "let o: Option[String] = None\n  match o {\n    Some(\"a\" | ) => println(1),\n    _ => println(0),\n  }",
     ),
     (
-        "alternatives inside a tuple pattern",
-        "match (1, 2) {\n    (1 | 2, _) => println(1),\n    _ => println(0),\n  }",
+        "alternatives inside a tuple pattern not exhaustive",
+        "match (true, 2) {\n    (true | false, 1) => println(1),\n    (false, _) => println(0),\n  }",
     ),
     (
         "two guards",

@@ -119,7 +119,11 @@ impl FnCx<'_> {
             let next = self.e.label();
             self.push_scope();
             let old = self.set_line(&arm.pattern.span);
-            self.skip_tests = last_always_matches && i + 1 == arms.len();
+            // The tests of alternatives are kept even in the last arm: which
+            // one matched says where the names it binds are.
+            self.skip_tests = last_always_matches
+                && i + 1 == arms.len()
+                && !matches!(arm.pattern.kind, PatternKind::Or(_));
             let pats = match &arm.pattern.kind {
                 PatternKind::Or(alts) => self.alternatives_test(alts, s.reg, sty, next, tag),
                 _ => {
@@ -213,8 +217,12 @@ impl FnCx<'_> {
     }
 
     /// Emits the tests of alternatives `A | B | C`: each alternative that
-    /// fails tries the next, the last one fails to `fail`. An alternative
-    /// may not bind names (which would be unset when another matched).
+    /// fails tries the next, the last one fails to `fail`. Alternatives may
+    /// bind names when every one binds the same names with the same types
+    /// (`(0, Some(n)) | (n, None)`): each name gets a register of its own,
+    /// which every alternative moves its value into once it has matched,
+    /// and is declared from `matched` on, so the guard and the body read
+    /// it whichever alternative matched.
     fn alternatives_test(
         &mut self,
         alts: &[Pattern],
@@ -225,30 +233,75 @@ impl FnCx<'_> {
     ) -> Vec<Pat> {
         let matched = self.e.label();
         let mut pats = Vec::with_capacity(alts.len());
-        // Said once a pattern, at the first alternative that binds.
+        // The first alternative's names, types and shared registers.
+        let mut common: Option<Vec<(String, TypeId, Reg)>> = None;
+        // Said once a pattern, at the first alternative that differs.
         let mut said = false;
         for (i, alt) in alts.iter().enumerate() {
             let last = i + 1 == alts.len();
             let next = if last { fail } else { self.e.label() };
+            self.push_scope();
             let before = self.vars.len();
             pats.push(self.pattern(alt, reg, ty, next, tag, false));
-            if self.vars.len() > before && !std::mem::replace(&mut said, true) {
+            let bound: Vec<(String, TypeId, Reg)> = self.vars[before..]
+                .iter()
+                .filter(|v| !v.name.starts_with("__cove"))
+                .map(|v| (v.name.clone(), v.ty, v.reg))
+                .collect();
+            let shared = match &common {
+                None => {
+                    let regs: Vec<(String, TypeId, Reg)> = bound
+                        .iter()
+                        .map(|(n, t, _)| (n.clone(), *t, self.e.alloc(self.is_ref(*t))))
+                        .collect();
+                    common.insert(regs).clone()
+                }
+                Some(c) => c.clone(),
+            };
+            let same = bound.len() == shared.len()
+                && bound
+                    .iter()
+                    .all(|(n, t, _)| shared.iter().any(|(m, u, _)| m == n && u == t));
+            if !same && !std::mem::replace(&mut said, true) {
+                let names = |cx: &mut Self, b: &[(String, TypeId, Reg)]| {
+                    let mut ns: Vec<String> = b
+                        .iter()
+                        .map(|(n, t, _)| format!("`{n}: {}`", cx.tname(*t)))
+                        .collect();
+                    ns.sort();
+                    if ns.is_empty() {
+                        "no names".to_string()
+                    } else {
+                        ns.join(", ")
+                    }
+                };
+                let (these, first) = (names(self, &bound), names(self, &shared));
                 self.err(
                     Pending::new(
                         "E0510",
                         alt.span.clone(),
-                        "an alternative of a `|` pattern cannot bind a name",
-                        "this binds a name",
+                        "the alternatives of a `|` pattern must bind the same names, of the same types",
+                        format!("this binds {these}, the first alternative {first}"),
                     )
-                    .help("write an arm of its own for each alternative that binds a name"),
+                    .help("bind the same names in every alternative, or write an arm of its own for each"),
                 );
             }
+            for (n, t, r) in &bound {
+                if let Some((_, _, c)) = shared.iter().find(|(m, u, _)| m == n && u == t) {
+                    self.e.emit(Instr::Move { dst: *c, src: *r });
+                }
+            }
+            self.pop_scope(None);
             if !last {
                 self.e.jump(Instr::Jump { target: 0 }, matched);
                 self.e.bind(next);
             }
         }
         self.e.bind(matched);
+        for (n, t, r) in common.unwrap_or_default() {
+            self.declare(&n, t, r, false, true);
+            self.declared_by(super::Origin::Pattern);
+        }
         pats
     }
 
