@@ -2204,6 +2204,22 @@ impl Parser<'_, '_> {
                 self.bump();
                 PatternKind::Int(v, false)
             }
+            Tok::Float(_) => {
+                // Cove has no Float patterns (Rust is retiring them): a
+                // guard says what `NaN` and `-0.0` should do.
+                self.bump();
+                self.error(
+                    Pending::new(
+                        "E0015",
+                        span.clone(),
+                        "a Float cannot be a pattern",
+                        "a Float literal",
+                    )
+                    .help("match it with a guard: `x if x == 1.5 => ...`"),
+                );
+                self.panicking = false;
+                PatternKind::Error
+            }
             Tok::Minus if matches!(self.nth(1), Tok::Int(_)) => {
                 self.bump();
                 let Tok::Int(v) = self.bump().tok else {

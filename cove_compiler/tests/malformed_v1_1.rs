@@ -307,6 +307,14 @@ const CASES: &[(&str, &str)] = &[
         "const N: Int = 1\n\nfn main2() {\n  N = 2\n}\n",
     ),
     ("const inside a function", "let x = 1\n  const N: Int = x"),
+    (
+        "const of a Float as a pattern",
+        "const RATE: Float = 1.5\n\nfn main2() {\n  match 1.5 {\n    RATE => println(1),\n    _ => println(2),\n  }\n}\n",
+    ),
+    (
+        "a Float literal as a pattern",
+        "match 1.5 {\n    1.5 => println(1),\n    _ => println(2),\n  }",
+    ),
     ("const of the wrong type", "const A: Int = \"s\"\n"),
     ("const without a value", "const A: Int\n"),
     ("const division by zero", "const A: Float = 1 / 0\n"),

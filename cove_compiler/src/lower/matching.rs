@@ -68,6 +68,22 @@ impl FnCx<'_> {
         expected: Option<TypeId>,
         want: Want,
     ) -> Val {
+        // A constant named in a pattern matches its value (`LIMIT => ...`),
+        // as in Rust, not a new variable that would match everything.
+        let with_consts: Vec<Arm>;
+        let arms = if arms.iter().any(|a| self.names_a_constant(&a.pattern)) {
+            with_consts = arms
+                .iter()
+                .map(|a| Arm {
+                    pattern: self.constant_patterns(&a.pattern),
+                    guard: a.guard.clone(),
+                    body: a.body.clone(),
+                })
+                .collect();
+            &with_consts[..]
+        } else {
+            arms
+        };
         let s = self.expr(scrutinee, None, Want::Any);
         let sty = s.ty;
         let end = self.e.label();
@@ -1077,6 +1093,72 @@ impl FnCx<'_> {
 }
 
 impl FnCx<'_> {
+    /// The constant of this module that `name` in a pattern names: not when
+    /// a local variable of that name hides it, as it would in an expression.
+    fn pattern_constant(&self, name: &str) -> Option<Option<crate::consts::ConstValue>> {
+        if self.var(name).is_some() {
+            return None;
+        }
+        self.scopes[self.module]
+            .consts
+            .get(name)
+            .map(|c| c.value.clone())
+    }
+
+    /// Whether `p` names a constant anywhere.
+    fn names_a_constant(&self, p: &Pattern) -> bool {
+        match &p.kind {
+            PatternKind::Bind(n) => self.pattern_constant(n).is_some(),
+            PatternKind::Variant(_, Some(ps)) | PatternKind::Tuple(ps) | PatternKind::Or(ps) => {
+                ps.iter().any(|q| self.names_a_constant(q))
+            }
+            _ => false,
+        }
+    }
+
+    /// `p` with each constant it names replaced by the literal pattern of
+    /// its value. A Float constant cannot be a pattern (no Float literal
+    /// is): reported, and matched as a pattern already in error.
+    fn constant_patterns(&mut self, p: &Pattern) -> Pattern {
+        use crate::consts::ConstValue;
+        let kind = match &p.kind {
+            PatternKind::Bind(n) => match self.pattern_constant(n) {
+                None => return p.clone(),
+                Some(None) => PatternKind::Error,
+                Some(Some(ConstValue::Int(v))) => PatternKind::Int(Some(v.unsigned_abs()), v < 0),
+                Some(Some(ConstValue::Bool(b))) => PatternKind::Bool(b),
+                Some(Some(ConstValue::Str(s))) => PatternKind::Str(s),
+                Some(Some(ConstValue::Float(_))) => {
+                    self.err(
+                        Pending::new(
+                            "E0502",
+                            p.span.clone(),
+                            format!("the Float constant `{n}` cannot be a pattern"),
+                            "a Float constant",
+                        )
+                        .help(format!("match it with a guard: `x if x == {n} => ...`")),
+                    );
+                    PatternKind::Error
+                }
+            },
+            PatternKind::Variant(path, Some(ps)) => PatternKind::Variant(
+                path.clone(),
+                Some(ps.iter().map(|q| self.constant_patterns(q)).collect()),
+            ),
+            PatternKind::Tuple(ps) => {
+                PatternKind::Tuple(ps.iter().map(|q| self.constant_patterns(q)).collect())
+            }
+            PatternKind::Or(ps) => {
+                PatternKind::Or(ps.iter().map(|q| self.constant_patterns(q)).collect())
+            }
+            _ => return p.clone(),
+        };
+        Pattern {
+            kind,
+            span: p.span.clone(),
+        }
+    }
+
     /// Reports a name that `p` binds twice (`(a, a)`), once, at its second
     /// binding: which of the two values it would be is anyone's guess.
     fn bound_twice(&mut self, p: &Pattern) {
