@@ -33,6 +33,18 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("calling a non-function", "let n = 3\n  n(1)"),
     (
+        "a closure passed to a method of an unknown name's value",
+        "let ps = nope\n  ps.sort_by(fn(a, b) { a < b })",
+    ),
+    (
+        "an unknown function of a type as a value",
+        "struct P {\n  x: Int,\n}\n\nfn main2() {\n  let f = P.nope\n}\n",
+    ),
+    (
+        "a function value called with the wrong arguments",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn new(x: Int) -> P {\n    P { x: x }\n  }\n}\n\nfn main2() {\n  let mk = P.new\n  mk(\"a\")\n}\n",
+    ),
+    (
         "closure with one untyped parameter",
         "let f = fn(x: Int, y) -> Int { x }",
     ),

@@ -356,6 +356,8 @@ impl FnCx<'_> {
             let t = match (ty, &hint) {
                 (Some(t), _) => self.resolve_type(t),
                 (None, Some((ps, _))) => ps[i],
+                // Expected where a type is already in error: said already.
+                (None, None) if expected == Some(ERROR) => ERROR,
                 (None, None) if arity.is_some_and(|n| n != fe.params.len()) => {
                     // A function of the wrong arity where a function type
                     // is expected (`xs.map(fn(x, y) { x })`): said once, for
