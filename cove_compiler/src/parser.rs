@@ -118,7 +118,7 @@ const MAX_ALTERNATIVES: usize = 1024;
 
 /// Pushes onto `out` the patterns without alternatives inside that `p`
 /// stands for, in order; false if they would be more than
-/// [`MAX_ALTERNATIVES`].
+/// `MAX_ALTERNATIVES`.
 fn lift_alternatives(p: Pattern, out: &mut Vec<Pattern>) -> bool {
     let Pattern { kind, span } = p;
     let parts = |subs: Vec<Pattern>| -> Option<Vec<Vec<Pattern>>> {
@@ -2179,7 +2179,7 @@ impl Parser<'_, '_> {
 
     /// `p | q` inside another pattern (`Token.Word("if" | "else")`,
     /// `(State.Idle, Event.Cancel | Event.Kick)`), from after `p`: the
-    /// alternatives as an `Or`, which [`Parser::arm_pattern`] then lifts to
+    /// alternatives as an `Or`, which `arm_pattern` then lifts to
     /// the top of the arm.
     fn nested_alternatives(&mut self, first: Pattern) -> Pattern {
         if self.panicking || !self.at(&Tok::Pipe) {
