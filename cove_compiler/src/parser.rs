@@ -1170,6 +1170,13 @@ impl Parser<'_, '_> {
         if !self.at(&Tok::RBrace) {
             let span = start..start + 1;
             self.unclosed = true;
+            // A declaration met inside this block since it opened (`fn
+            // main` after a body missing its `}`) was the missing `}`
+            // showing: that is this error, not one of its own.
+            if !self.panicking && !self.too_deep {
+                self.errors
+                    .retain(|d| !(d.code == "E0016" && d.span.start > start));
+            }
             self.error(
                 Pending::new("E0010", span, "this `{` is never closed", "opened here")
                     .help("add a `}` where the block should end"),

@@ -462,16 +462,10 @@ const CASES: &[(&str, &str)] = &[
 
 /// The cases that get two errors, and why that is not a cascade (or, with
 /// a FIXME, that it is one still): every other case gets exactly one.
-const TWO_ERRORS: &[(&str, &str)] = &[
-    (
-        "tuple type mismatch",
-        "both parts are of the wrong type: two mistakes, each said at its part",
-    ),
-    (
-        "impl truncated",
-        "FIXME: the unclosed `{` swallows the `fn main` after it, reported as nested",
-    ),
-];
+const TWO_ERRORS: &[(&str, &str)] = &[(
+    "tuple type mismatch",
+    "both parts are of the wrong type: two mistakes, each said at its part",
+)];
 
 /// The module a case stands for.
 fn module_of(body: &str) -> String {
