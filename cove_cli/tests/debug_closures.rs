@@ -22,3 +22,13 @@ fn closures_tuples_and_captured_vars_print_with_their_types_and_step_enters_clos
     );
     insta::assert_snapshot!("closures", out);
 }
+
+#[test]
+fn a_closure_met_again_in_its_own_captures_prints_as_its_name_and_where_it_is() {
+    let out = session(
+        "cove_cli/tests/fixtures/debug/recursive_closures.cove",
+        "break 14\ncontinue\ninfo locals\nquit\n",
+    );
+    assert!(!out.contains("<cycle>"), "{out}");
+    insta::assert_snapshot!("recursive_closures", out);
+}

@@ -111,6 +111,73 @@ struct Parser<'s, 'e> {
     impl_type: Option<Ident>,
 }
 
+/// How many alternatives one arm's pattern may stand for once the
+/// alternatives inside it are lifted to its top (a product: `(A | B, C | D)`
+/// is four).
+const MAX_ALTERNATIVES: usize = 1024;
+
+/// Pushes onto `out` the patterns without alternatives inside that `p`
+/// stands for, in order; false if they would be more than
+/// `MAX_ALTERNATIVES`.
+fn lift_alternatives(p: Pattern, out: &mut Vec<Pattern>) -> bool {
+    let Pattern { kind, span } = p;
+    let parts = |subs: Vec<Pattern>| -> Option<Vec<Vec<Pattern>>> {
+        let mut rows: Vec<Vec<Pattern>> = vec![Vec::new()];
+        for sub in subs {
+            let mut options = Vec::new();
+            if !lift_alternatives(sub, &mut options) {
+                return None;
+            }
+            if rows.len() * options.len() > MAX_ALTERNATIVES {
+                return None;
+            }
+            let mut next = Vec::with_capacity(rows.len() * options.len());
+            for row in &rows {
+                for o in &options {
+                    let mut r = row.clone();
+                    r.push(o.clone());
+                    next.push(r);
+                }
+            }
+            rows = next;
+        }
+        Some(rows)
+    };
+    let lifted: Vec<Pattern> = match kind {
+        PatternKind::Or(alts) => {
+            for a in alts {
+                if !lift_alternatives(a, out) {
+                    return false;
+                }
+            }
+            return out.len() <= MAX_ALTERNATIVES;
+        }
+        PatternKind::Tuple(subs) => match parts(subs) {
+            Some(rows) => rows
+                .into_iter()
+                .map(|r| Pattern {
+                    kind: PatternKind::Tuple(r),
+                    span: span.clone(),
+                })
+                .collect(),
+            None => return false,
+        },
+        PatternKind::Variant(path, Some(subs)) => match parts(subs) {
+            Some(rows) => rows
+                .into_iter()
+                .map(|r| Pattern {
+                    kind: PatternKind::Variant(path.clone(), Some(r)),
+                    span: span.clone(),
+                })
+                .collect(),
+            None => return false,
+        },
+        kind => vec![Pattern { kind, span }],
+    };
+    out.extend(lifted);
+    out.len() <= MAX_ALTERNATIVES
+}
+
 fn binop(tok: &Tok) -> Option<(BinOp, u8)> {
     Some(match tok {
         Tok::OrOr => (BinOp::Or, 1),
@@ -563,6 +630,22 @@ impl Parser<'_, '_> {
                 );
                 return Some(broken(name, params, self.span()));
             }
+            if pname.name == "self" && !self.at(&Tok::Colon) {
+                // Inside an `impl`, but not first: `fn f(x: Int, self)`.
+                self.error(
+                    Pending::new(
+                        "E0019",
+                        pname.span.clone(),
+                        "`self` is the first parameter of a method, and only it",
+                        "not first",
+                    )
+                    .help(format!(
+                        "write `fn {}(self, ...)`, with `self` once and first",
+                        name.name
+                    )),
+                );
+                return Some(broken(name, params, self.span()));
+            }
             if !self.expect(Tok::Colon, "`:` and the parameter's type") {
                 return Some(broken(name, params, self.span()));
             }
@@ -883,13 +966,44 @@ impl Parser<'_, '_> {
                 "fewer than two names",
             ));
             // One name goes on as a plain variable, so its uses are not
-            // reported too.
-            self.panicking = false;
+            // reported too; none leaves the statement to be skipped.
             if names.is_empty() {
                 return None;
             }
+            self.panicking = false;
         }
         Some(names)
+    }
+
+    /// Reports a name that the tuple names `names` (and the inner tuples
+    /// of `nested_lets`, taken apart after them) bind twice, once, at its
+    /// second binding: `let (a, a) = t`, `for (k, (k, v)) in m`.
+    fn bound_twice(&mut self, names: &[Ident], nested: &[Stmt]) {
+        let inner = nested.iter().flat_map(|s| match s {
+            Stmt::LetTuple { names, .. } => names.as_slice(),
+            _ => &[],
+        });
+        let mut all: Vec<&Ident> = names
+            .iter()
+            .chain(inner)
+            .filter(|n| n.name != "_" && !n.name.starts_with("__cove_part"))
+            .collect();
+        all.sort_by_key(|n| n.span.start);
+        let twice = all
+            .iter()
+            .enumerate()
+            .find(|(i, n)| all[..*i].iter().any(|m| m.name == n.name));
+        if let Some((_, n)) = twice {
+            self.errors.push(
+                Pending::new(
+                    "E0511",
+                    n.span.clone(),
+                    format!("the name `{}` is bound twice in one pattern", n.name),
+                    "bound again here",
+                )
+                .help("give each part a name of its own, or `_` for a part to skip"),
+            );
+        }
     }
 
     /// `fn(T, U) -> R`, from its `fn`.
@@ -1056,6 +1170,13 @@ impl Parser<'_, '_> {
         if !self.at(&Tok::RBrace) {
             let span = start..start + 1;
             self.unclosed = true;
+            // A declaration met inside this block since it opened (`fn
+            // main` after a body missing its `}`) was the missing `}`
+            // showing: that is this error, not one of its own.
+            if !self.panicking && !self.too_deep {
+                self.errors
+                    .retain(|d| !(d.code == "E0016" && d.span.start > start));
+            }
             self.error(
                 Pending::new("E0010", span, "this `{` is never closed", "opened here")
                     .help("add a `}` where the block should end"),
@@ -1077,6 +1198,9 @@ impl Parser<'_, '_> {
             Tok::Let | Tok::Var if matches!(self.nth(1), Tok::LParen) => {
                 let mutable = matches!(self.bump().tok, Tok::Var);
                 let names = self.tuple_names(mutable)?;
+                let nested = std::mem::take(&mut self.nested_lets);
+                self.bound_twice(&names, &nested);
+                self.nested_lets = nested;
                 if !self.expect(Tok::Assign, "`=` and the tuple to take apart") {
                     return None;
                 }
@@ -1128,6 +1252,7 @@ impl Parser<'_, '_> {
                 self.bump();
                 let names = self.tuple_names(false)?;
                 let inner = std::mem::take(&mut self.nested_lets);
+                self.bound_twice(&names, &inner);
                 if !self.expect(Tok::In, "`in`") {
                     return None;
                 }
@@ -1144,7 +1269,14 @@ impl Parser<'_, '_> {
                 // tuples apart first thing in the body.
                 body.stmts.splice(0..0, inner);
                 if names.len() == 1 {
+                    // `for (k) in m` is already reported (E0018): the loop
+                    // goes on over nothing known, so that a map cannot be
+                    // looped over by one name is not said as well.
                     let name = names.into_iter().next()?;
+                    let iter = Expr {
+                        span: iter.span,
+                        kind: ExprKind::Error,
+                    };
                     return Some(Stmt::For { name, iter, body });
                 }
                 Some(Stmt::ForTuple { names, iter, body })
@@ -1275,7 +1407,33 @@ impl Parser<'_, '_> {
             if prec < min {
                 break;
             }
-            self.bump();
+            let at = self.bump().span;
+            if matches!(op, BinOp::And | BinOp::Or)
+                && self.at(&Tok::Assign)
+                && self.span().start == at.end
+            {
+                // `b &&= c`: one diagnostic that names the Cove way, then
+                // the statement's value is skipped as already reported.
+                let span = at.start..self.span().end;
+                let sym = if op == BinOp::And { "&&" } else { "||" };
+                self.error(
+                    Pending::new(
+                        "E0037",
+                        span.clone(),
+                        format!("Cove has no `{sym}=`"),
+                        "not an assignment operator",
+                    )
+                    .help(format!("write `x = x {sym} y`")),
+                );
+                self.bump();
+                let rhs = self.expr();
+                self.panicking = false;
+                self.chain -= steps.min(self.chain);
+                return Expr {
+                    span: lhs.span.start..rhs.span.end,
+                    kind: ExprKind::Error,
+                };
+            }
             steps += 1;
             if !self.extend_chain() {
                 break;
@@ -1360,6 +1518,12 @@ impl Parser<'_, '_> {
                 Tok::Dot => {
                     self.bump();
                     let Some(name) = self.ident("a field or method name after `.`") else {
+                        // What follows is not read as more of `e` (`t.-1` is
+                        // not `t - 1`), so it gets no type errors of its own.
+                        e = Expr {
+                            span: start..self.prev_end(),
+                            kind: ExprKind::Error,
+                        };
                         break;
                     };
                     let qualified_struct = !self.no_struct
@@ -1970,19 +2134,38 @@ impl Parser<'_, '_> {
     }
 
     /// An arm's pattern: one pattern, or alternatives `A | B | C`.
+    /// Alternatives inside it are lifted to the top, so the lowering and
+    /// the exhaustiveness check see only those:
+    /// `(State.Idle, Event.Cancel | Event.Kick)` is
+    /// `(State.Idle, Event.Cancel) | (State.Idle, Event.Kick)`.
     fn arm_pattern(&mut self) -> Pattern {
         let first = self.pattern();
-        if !self.at(&Tok::Pipe) {
-            return first;
+        let whole = self.nested_alternatives(first);
+        let span = whole.span.clone();
+        let mut alts = Vec::new();
+        if !lift_alternatives(whole, &mut alts) {
+            self.error(
+                Pending::new(
+                    "E0015",
+                    span.clone(),
+                    format!("this pattern has more than {MAX_ALTERNATIVES} alternatives"),
+                    "too many alternatives",
+                )
+                .help("match the parts one `match` at a time"),
+            );
+            return Pattern {
+                span,
+                kind: PatternKind::Error,
+            };
         }
-        let start = first.span.start;
-        let mut alts = vec![first];
-        while !self.panicking && self.eat(&Tok::Pipe) {
-            self.skip_newlines();
-            alts.push(self.pattern());
+        if alts.len() == 1 {
+            return alts.pop().unwrap_or(Pattern {
+                span,
+                kind: PatternKind::Error,
+            });
         }
         Pattern {
-            span: start..self.prev_end(),
+            span,
             kind: PatternKind::Or(alts),
         }
     }
@@ -2001,12 +2184,48 @@ impl Parser<'_, '_> {
         p
     }
 
+    /// `p | q` inside another pattern (`Token.Word("if" | "else")`,
+    /// `(State.Idle, Event.Cancel | Event.Kick)`), from after `p`: the
+    /// alternatives as an `Or`, which `arm_pattern` then lifts to
+    /// the top of the arm.
+    fn nested_alternatives(&mut self, first: Pattern) -> Pattern {
+        if self.panicking || !self.at(&Tok::Pipe) {
+            return first;
+        }
+        let start = first.span.start;
+        let mut alts = vec![first];
+        while !self.panicking && self.eat(&Tok::Pipe) {
+            self.skip_newlines();
+            alts.push(self.pattern());
+        }
+        Pattern {
+            span: start..self.prev_end(),
+            kind: PatternKind::Or(alts),
+        }
+    }
+
     fn pattern_inner(&mut self, span: Span) -> Pattern {
         let start = span.start;
         let kind = match self.tok().clone() {
             Tok::Int(v) => {
                 self.bump();
                 PatternKind::Int(v, false)
+            }
+            Tok::Float(_) => {
+                // Cove has no Float patterns (Rust is retiring them): a
+                // guard says what `NaN` and `-0.0` should do.
+                self.bump();
+                self.error(
+                    Pending::new(
+                        "E0015",
+                        span.clone(),
+                        "a Float cannot be a pattern",
+                        "a Float literal",
+                    )
+                    .help("match it with a guard: `x if x == 1.5 => ...`"),
+                );
+                self.panicking = false;
+                PatternKind::Error
             }
             Tok::Minus if matches!(self.nth(1), Tok::Int(_)) => {
                 self.bump();
@@ -2069,7 +2288,8 @@ impl Parser<'_, '_> {
                         self.bump();
                         let mut subs = Vec::new();
                         while !self.at(&Tok::RParen) && !self.at(&Tok::Eof) {
-                            subs.push(self.pattern());
+                            let sub = self.pattern();
+                            subs.push(self.nested_alternatives(sub));
                             if self.panicking || !self.eat(&Tok::Comma) {
                                 break;
                             }
@@ -2092,7 +2312,8 @@ impl Parser<'_, '_> {
                 let mut subs = Vec::new();
                 let mut trailing = false;
                 while !self.at(&Tok::RParen) && !self.at(&Tok::Eof) {
-                    subs.push(self.pattern());
+                    let sub = self.pattern();
+                    subs.push(self.nested_alternatives(sub));
                     trailing = false;
                     if self.panicking || !self.eat(&Tok::Comma) {
                         break;

@@ -1,6 +1,7 @@
 //! Malformed uses of every v1.1 construct — truncated, of the wrong arity,
 //! of the wrong types, or in the wrong place — each compiled on its own:
-//! each must get at least one located diagnostic with a code, none of them
+//! each must get one located diagnostic with a code, not a cascade (the
+//! few with two say why in `TWO_ERRORS`), none of them
 //! an internal error (the compiler's panic turned into `E9000`), and the
 //! whole report is one snapshot, so a change in what a newcomer is told
 //! shows up in review.
@@ -32,6 +33,59 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("calling a non-function", "let n = 3\n  n(1)"),
     (
+        "a closure passed to a method of an unknown name's value",
+        "let ps = nope\n  ps.sort_by(fn(a, b) { a < b })",
+    ),
+    (
+        "an unknown function of a type as a value",
+        "struct P {\n  x: Int,\n}\n\nfn main2() {\n  let f = P.nope\n}\n",
+    ),
+    (
+        "a function value called with the wrong arguments",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn new(x: Int) -> P {\n    P { x: x }\n  }\n}\n\nfn main2() {\n  let mk = P.new\n  mk(\"a\")\n}\n",
+    ),
+    (
+        "closure with one untyped parameter",
+        "let f = fn(x: Int, y) -> Int { x }",
+    ),
+    (
+        "closure with an arrow but no result type",
+        "let f = fn(x: Int) -> { x }",
+    ),
+    (
+        "closure called with no arguments",
+        "let f = fn(x: Int) -> Int { x }\n  f()",
+    ),
+    (
+        "closure of the wrong parameter type for its annotation",
+        "let f = fn(x: Int) -> Int { x }\n  let g: fn(String) -> Int = f",
+    ),
+    (
+        "list of closures of two types",
+        "let fs = [fn(x: Int) { x }, fn(x: String) { x }]",
+    ),
+    ("fn written twice", "let f = fn fn(x: Int) { x }"),
+    (
+        "map with a function of two parameters",
+        "let xs = [1]\n  xs.map(fn(x, y) { x })",
+    ),
+    (
+        "fold with a function of one parameter",
+        "let xs = [1]\n  xs.fold(0, fn(a) { a })",
+    ),
+    (
+        "sort_by with a comparator of one untyped parameter",
+        "let xs = [1]\n  xs.sort_by(fn(a) { a > 0 })",
+    ),
+    (
+        "filter with a non-Bool predicate",
+        "let xs = [1]\n  xs.filter(fn(x) { x })",
+    ),
+    (
+        "break inside a closure inside a loop",
+        "loop {\n    let f = fn() { break 1 }\n  }",
+    ),
+    (
         "assigning a captured let",
         "let k = 1\n  let f = fn() { k = 2 }\n  f()",
     ),
@@ -61,6 +115,30 @@ const CASES: &[(&str, &str)] = &[
         "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn get(self) -> Int {\n    self.x\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  p.get(2)\n}\n",
     ),
     (
+        "method reading an unknown field of self",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn get(self) -> Int {\n    self.y\n  }\n}\n",
+    ),
+    (
+        "method with self twice",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn get(self, self) -> Int {\n    1\n  }\n}\n",
+    ),
+    (
+        "method with self not first",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn get(x: Int, self) -> Int {\n    x\n  }\n}\n",
+    ),
+    (
+        "method declared twice",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn get(self) -> Int {\n    1\n  }\n\n  fn get(self) -> Int {\n    2\n  }\n}\n",
+    ),
+    (
+        "assigning self",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn reset(self) {\n    self = P { x: 2 }\n  }\n}\n",
+    ),
+    (
+        "method on an enum value of another enum",
+        "enum A {\n  X,\n}\n\nenum B {\n  Y,\n}\n\nimpl A {\n  fn name(self) -> String {\n    \"x\"\n  }\n}\n\nfn main2() {\n  println(B.Y.name())\n}\n",
+    ),
+    (
         "static called on a value",
         "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn new() -> P {\n    P { x: 0 }\n  }\n}\n\nfn main2() {\n  let p = P.new()\n  p.new()\n}\n",
     ),
@@ -73,6 +151,36 @@ const CASES: &[(&str, &str)] = &[
     ("generics", "fn first[T](xs: List[T]) -> T {\n  xs[0]\n}\n"),
     // Tuples.
     ("tuple truncated", "let t = (1, 2"),
+    (
+        "tuple field negative",
+        "let t = (1, \"a\")\n  println(t.-1)",
+    ),
+    ("tuple field by name", "let t = (1, \"a\")\n  println(t.x)"),
+    ("tuple destructured into no names", "let () = ()"),
+    (
+        "tuple destructured into one name twice",
+        "let (a, a) = (1, 2)\n  println(a)",
+    ),
+    (
+        "nested tuple destructured into one name twice",
+        "var ((a, b), a) = ((1, 2), 3)\n  println(a + b)",
+    ),
+    (
+        "for over a map with one name in parentheses",
+        "let m = Map[String, Int]()\n  for (k) in m {\n    println(k)\n  }",
+    ),
+    (
+        "for over a map with the same name twice",
+        "let m = Map[String, Int]()\n  for (k, k) in m {\n    println(k)\n  }",
+    ),
+    (
+        "for over a map without parentheses",
+        "let m = Map[String, Int]()\n  for k, v in m {\n    println(k)\n  }",
+    ),
+    (
+        "assigning a for-tuple name",
+        "let m = Map[String, Int]()\n  for (k, v) in m.entries() {\n    v += 1\n  }",
+    ),
     ("tuple field out of range", "let t = (1, 2)\n  println(t.2)"),
     (
         "tuple destructured into too many names",
@@ -85,6 +193,10 @@ const CASES: &[(&str, &str)] = &[
         "for (a, b) in [1, 2] {\n    println(a)\n  }",
     ),
     // Tuple patterns.
+    (
+        "tuple pattern binding one name twice",
+        "match (1, 2) {\n    (a, a) => println(a),\n  }",
+    ),
     (
         "tuple pattern arity",
         "match (1, 2) {\n    (a, b, c) => println(a),\n    _ => println(0),\n  }",
@@ -137,6 +249,38 @@ const CASES: &[(&str, &str)] = &[
         "let o: Option[Int] = None\n  match o {\n    Some(x) | None => println(1),\n  }",
     ),
     (
+        "alternatives that bind different names",
+        "match (1, 2) {\n    (a, 1) | (1, b) => println(1),\n    _ => println(0),\n  }",
+    ),
+    (
+        "alternatives that bind a name at two types",
+        "match (1, \"s\") {\n    (a, \"x\") | (2, a) => println(1),\n    _ => println(0),\n  }",
+    ),
+    (
+        "alternative of another type",
+        "match 3 {\n    1 | \"a\" => println(1),\n    _ => println(0),\n  }",
+    ),
+    (
+        "alternative missing",
+        "match 3 {\n    1 | => println(1),\n    _ => println(0),\n  }",
+    ),
+    (
+        "alternatives inside a variant pattern, the second missing",
+        "let o: Option[String] = None\n  match o {\n    Some(\"a\" | ) => println(1),\n    _ => println(0),\n  }",
+    ),
+    (
+        "alternatives inside a tuple pattern not exhaustive",
+        "match (true, 2) {\n    (true | false, 1) => println(1),\n    (false, _) => println(0),\n  }",
+    ),
+    (
+        "two guards",
+        "match 3 {\n    n if n > 1 if n < 5 => println(n),\n    _ => println(0),\n  }",
+    ),
+    (
+        "string match without a catch-all",
+        "match \"a\" {\n    \"a\" => println(1),\n  }",
+    ),
+    (
         "guard truncated",
         "match 3 {\n    n if => println(n),\n    _ => println(0),\n  }",
     ),
@@ -149,6 +293,18 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("break outside a loop", "break 3"),
     ("continue outside a loop", "continue"),
+    (
+        "bare break then break value",
+        "let x = loop {\n    break\n    break 1\n  }",
+    ),
+    (
+        "break value of the wrong type for its annotation",
+        "let x: Int = loop {\n    break \"s\"\n  }",
+    ),
+    (
+        "break inside a closure inside a for",
+        "for i in 0..3 {\n    let f = fn() { break }\n  }",
+    ),
     // Constants.
     ("const without type", "const N = 3\n"),
     (
@@ -163,6 +319,33 @@ const CASES: &[(&str, &str)] = &[
         "const N: Int = 1\n\nfn main2() {\n  N = 2\n}\n",
     ),
     ("const inside a function", "let x = 1\n  const N: Int = x"),
+    (
+        "const of a Float as a pattern",
+        "const RATE: Float = 1.5\n\nfn main2() {\n  match 1.5 {\n    RATE => println(1),\n    _ => println(2),\n  }\n}\n",
+    ),
+    (
+        "a Float literal as a pattern",
+        "match 1.5 {\n    1.5 => println(1),\n    _ => println(2),\n  }",
+    ),
+    ("const of the wrong type", "const A: Int = \"s\"\n"),
+    ("const without a value", "const A: Int\n"),
+    ("const division by zero", "const A: Float = 1 / 0\n"),
+    ("const shift too far", "const A: Int = 1 << 64\n"),
+    (
+        "const of a string times an Int",
+        "const A: String = \"a\" * 2\n",
+    ),
+    ("const of a method call", "const A: Int = [1].length()\n"),
+    (
+        "const declared twice",
+        "const A: Int = 1\nconst A: Int = 2\n",
+    ),
+    ("const of a tuple type", "const A: (Int, Int) = (1, 2)\n"),
+    ("const of an Option type", "const A: Option[Int] = None\n"),
+    (
+        "const of an if",
+        "const A: Int = if true { 1 } else { 2 }\n",
+    ),
     // Format specs.
     ("format spec malformed", "let x = 1\n  println(\"{x:>>>}\")"),
     (
@@ -172,6 +355,41 @@ const CASES: &[(&str, &str)] = &[
     ("format binary on a float", "println(\"{1.5:b}\")"),
     ("format spec empty expression", "println(\"{:5}\")"),
     ("format spec unclosed", "let x = 1\n  println(\"{x:5\")"),
+    (
+        "format spec precision without digits",
+        "let x = 1\n  println(\"{x:5.}\")",
+    ),
+    (
+        "format spec unknown type",
+        "let x = 1\n  println(\"{x:q}\")",
+    ),
+    (
+        "format spec width too large",
+        "let x = 1\n  println(\"{x:99999}\")",
+    ),
+    (
+        "format spec precision too large",
+        "let x = 1\n  println(\"{x:.99999}\")",
+    ),
+    ("format spec two signs", "let x = 1\n  println(\"{x:+-5}\")"),
+    (
+        "format spec alternate form",
+        "let x = 1\n  println(\"{x:#x}\")",
+    ),
+    ("format spec twice", "let x = 1\n  println(\"{x:5:5}\")"),
+    (
+        "format spec with a space",
+        "let x = 1\n  println(\"{x: 5}\")",
+    ),
+    (
+        "format spec width from an argument",
+        "let x = 1\n  println(\"{x:{5}}\")",
+    ),
+    ("format type x on a list", "println(\"{[1]:x}\")"),
+    (
+        "format type e on a Bool",
+        "let b = true\n  println(\"{b:e}\")",
+    ),
     // Text, lists and numbers.
     ("char literal", "let c = 'a'"),
     ("to_char on a string", "println(\"a\".to_char())"),
@@ -192,11 +410,35 @@ const CASES: &[(&str, &str)] = &[
         "let xs = [1, 2]\n  println(xs.fold(fn(a, x) { a + x }, 0))",
     ),
     ("pow of a Float on an Int", "println(2.pow(0.5))"),
+    ("to_char with an argument", "println(5.to_char(1))"),
+    ("to_char on a Float", "println(5.5.to_char())"),
+    ("chars with an argument", "println(\"a\".chars(1))"),
+    ("bytes on an Int", "println(3.bytes())"),
+    ("an unknown Int constant", "println(Int.NOPE)"),
+    ("round on an Int", "println(3.round())"),
+    ("is_nan with an argument", "println(3.0.is_nan(1))"),
+    ("repeat of a String count", "let xs = [1].repeat(\"a\")"),
+    ("copy with an argument", "let xs = [1].copy(1)"),
+    ("sort of a list of tuples", "let xs = [(1, 2)]\n  xs.sort()"),
+    ("enumerate with an argument", "let xs = [1].enumerate(2)"),
+    ("enumerate on an Int", "let xs = 5.enumerate()"),
+    (
+        "find then an unknown method",
+        "let xs = [1]\n  xs.find(fn(x) { x > 0 }).nope()",
+    ),
+    ("a method unknown on an Int", "let x = 5\n  x.nope()"),
     ("sort of a list of bools", "let xs = [true]\n  xs.sort()"),
     // Compound assignment and the missing operators.
     ("compound assignment on a let", "let x = 1\n  x <<= 2"),
     ("compound assignment of a string", "var x = 1\n  x /= \"2\""),
     ("increment", "var x = 1\n  x++"),
+    ("compound shift of a Float", "var x = 1.5\n  x <<= 2"),
+    (
+        "compound subtraction of strings",
+        "var s = \"a\"\n  s -= \"b\"",
+    ),
+    ("compound and of Bools", "var b = true\n  b &= false"),
+    ("compound logical and", "let xs = [1]\n  xs[0] &&= 1"),
     ("question mark", "let o: Option[Int] = None\n  let v = o?"),
     (
         "loop with its brace on the next line",
@@ -211,7 +453,19 @@ const CASES: &[(&str, &str)] = &[
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),
     ("read_stdin as an Int", "let n: Int = read_stdin()"),
+    (
+        "read_line unwrapped plus an Int",
+        "let s = read_line().unwrap() + 1",
+    ),
+    ("read_stdin with an argument", "let s = read_stdin(1)"),
 ];
+
+/// The cases that get two errors, and why that is not a cascade (or, with
+/// a FIXME, that it is one still): every other case gets exactly one.
+const TWO_ERRORS: &[(&str, &str)] = &[(
+    "tuple type mismatch",
+    "both parts are of the wrong type: two mistakes, each said at its part",
+)];
 
 /// The module a case stands for.
 fn module_of(body: &str) -> String {
@@ -240,8 +494,16 @@ fn every_malformed_use_of_a_v1_1_construct_gets_a_located_diagnostic_and_no_pani
             }
             Err(errors) => errors,
         };
-        if errors.is_empty() {
-            problems.push(format!("{name}: no diagnostic"));
+        let allowed = if TWO_ERRORS.iter().any(|(n, _)| n == name) {
+            2
+        } else {
+            1
+        };
+        if errors.len() != allowed {
+            problems.push(format!(
+                "{name}: {} diagnostics, not {allowed}:\n{errors}",
+                errors.len()
+            ));
         }
         for d in errors.iter() {
             if d.code() == "E9000" || !d.code().starts_with('E') {

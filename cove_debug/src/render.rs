@@ -209,6 +209,15 @@ fn write_value(
         Value::Raw(bits) => {
             let _ = write!(out, "<raw {bits:#x}>");
         }
+        Value::Closure { function, .. } if let Some(up) = value.cycle_back() => {
+            // A closure inside its own captures is named, not expanded
+            // again: it is the closure `up` levels out from here.
+            let _ = match up {
+                0 => write!(out, "fn {function} (itself)"),
+                1 => write!(out, "fn {function} (the closure that captured this one)"),
+                _ => write!(out, "fn {function} (a closure {up} levels out)"),
+            };
+        }
         Value::Closure { function, captures } => {
             let _ = write!(out, "fn {function}");
             if !captures.is_empty() {

@@ -98,6 +98,22 @@ impl Value {
             _ => None,
         }
     }
+
+    /// For a closure met again inside its own captures (see
+    /// [`Value::Closure`]): how many closures up the copy it is, 0 being
+    /// the nearest enclosing one, the closure itself when it captured the
+    /// `var` it is stored in.
+    pub fn cycle_back(&self) -> Option<usize> {
+        match self {
+            Value::Closure { captures, .. } => match captures.as_slice() {
+                [(name, Value::Int(up))] if name == crate::heap::convert::CYCLE => {
+                    usize::try_from(*up).ok()
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
 }
 
 /// Renders the value as Cove's `to-str` would, with strings quoted inside

@@ -132,13 +132,21 @@ impl FnCx<'_> {
 
     pub(crate) fn discard_args(&mut self, args: &[Expr]) {
         for a in args {
-            let v = self.expr(a, None, Want::Discard);
+            // A function expression is expected to be of a type already in
+            // error: its untyped parameters are not reported as well.
+            let expected = matches!(a.kind, ExprKind::Func(_)).then_some(ERROR);
+            let v = self.expr(a, expected, Want::Discard);
             self.release(v);
         }
     }
 
     /// Function `name` of imported module `m`; reports a missing or private one.
-    fn module_function(&mut self, m: &str, target: usize, name: &Ident) -> Option<FunctionId> {
+    pub(crate) fn module_function(
+        &mut self,
+        m: &str,
+        target: usize,
+        name: &Ident,
+    ) -> Option<FunctionId> {
         match self.scopes[target].functions.get(&name.name) {
             Some(&fid) => {
                 if !self.program.functions[fid.index()].exported {
@@ -255,8 +263,11 @@ impl FnCx<'_> {
                     Pending::new(
                         "E0208",
                         base.span.start..field.span.end,
-                        format!("`{name}` is a struct, so it has no variants"),
-                        "not an enum",
+                        format!(
+                            "`{name}` is a struct, so it has no variants, and its `impl` has no function `{}`",
+                            field.name
+                        ),
+                        "neither a variant nor a function",
                     )
                     .help(format!("make a `{name}` with `{name} {{ field: value }}`")),
                 );

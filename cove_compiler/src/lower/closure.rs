@@ -337,6 +337,11 @@ impl FnCx<'_> {
         expected: Option<TypeId>,
         want: Want,
     ) -> Val {
+        // How many parameters the function type expected here has, when one is.
+        let arity = match expected.and_then(|t| ty_of(self.program, t)) {
+            Some(Type::Func(ps, _)) => Some(ps.len()),
+            _ => self.param_hint.as_ref().map(Vec::len),
+        };
         let hint = match expected.and_then(|t| ty_of(self.program, t)) {
             Some(Type::Func(ps, r)) if ps.len() == fe.params.len() => Some((ps.clone(), Some(*r))),
             _ => self
@@ -351,6 +356,35 @@ impl FnCx<'_> {
             let t = match (ty, &hint) {
                 (Some(t), _) => self.resolve_type(t),
                 (None, Some((ps, _))) => ps[i],
+                // Expected where a type is already in error: said already.
+                (None, None) if expected == Some(ERROR) => ERROR,
+                (None, None) if arity.is_some_and(|n| n != fe.params.len()) => {
+                    // A function of the wrong arity where a function type
+                    // is expected (`xs.map(fn(x, y) { x })`): said once, for
+                    // the whole list, not as a type missing from each.
+                    if !broken {
+                        let n = arity.unwrap_or(0);
+                        let end = fe.params.last().map_or(span.start, |(p, _)| p.span.end);
+                        let start = fe.params.first().map_or(span.start, |(p, _)| p.span.start);
+                        self.err(
+                            Pending::new(
+                                "E0115",
+                                start..end,
+                                format!(
+                                    "this function takes {} parameter{}, but a function of {n} is expected here",
+                                    fe.params.len(),
+                                    if fe.params.len() == 1 { "" } else { "s" },
+                                ),
+                                format!("{n} expected"),
+                            )
+                            .help(format!(
+                                "write {n} parameter{}",
+                                if n == 1 { "" } else { "s" }
+                            )),
+                        );
+                    }
+                    ERROR
+                }
                 (None, None) => {
                     self.err(
                         Pending::new(
@@ -367,10 +401,14 @@ impl FnCx<'_> {
             broken |= t == ERROR;
             params.push(t);
         }
+        // The expected result counts only for a function of the expected
+        // parameters: one whose written types differ is a mismatch as a
+        // whole, reported once where it is used, not in its body too.
+        let fits = hint.as_ref().is_some_and(|(ps, _)| *ps == params);
         let declared = match (&fe.result, &hint) {
             (Some(t), _) => Some(self.resolve_type(t)),
-            (None, Some((_, r))) => *r,
-            (None, None) => None,
+            (None, Some((_, r))) if fits => *r,
+            (None, _) => None,
         };
         broken |= declared == Some(ERROR);
 

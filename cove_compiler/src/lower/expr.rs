@@ -304,11 +304,8 @@ impl FnCx<'_> {
         }
         let scope = &self.scopes[self.module];
         let (message, label, help) = if scope.functions.contains_key(name) {
-            (
-                format!("`{name}` is a function, not a value"),
-                "functions cannot be stored or passed in Cove".to_string(),
-                format!("call it: `{name}(...)`"),
-            )
+            // A function whose declaration is broken: already reported.
+            return Val::none(ERROR);
         } else if scope.imports.contains_key(name) {
             (
                 format!("`{name}` is a module, not a value"),
@@ -1442,6 +1439,26 @@ impl FnCx<'_> {
             return v;
         }
         if self.names_module_or_type(base) {
+            // `Point.new` or `geo.Point.norm`: a function of a type's `impl`
+            // is a value as a named function is (a method's `self` its
+            // first parameter); `geo.twice` likewise, when exported.
+            if let Some((fid, m)) = self.static_method(base, field) {
+                if !self.method_visible(fid, m, field) {
+                    return Val::none(ERROR);
+                }
+                return self.function_value(fid, want);
+            }
+            if let ExprKind::Name(m) = &base.kind
+                && self.var(m).is_none()
+                && let Some(&target) = self.scopes[self.module].imports.get(m)
+                && self.scopes[target].functions.contains_key(&field.name)
+            {
+                let m = m.clone();
+                return match self.module_function(&m, target, field) {
+                    Some(fid) => self.function_value(fid, want),
+                    None => Val::none(ERROR),
+                };
+            }
             // `Token.End`, `lexer.Token.End`, or a misuse of `module.item`.
             if let Some((ty, eid, index, arity)) = self.variant_of(base, field) {
                 if arity != 0 {
@@ -1473,20 +1490,6 @@ impl FnCx<'_> {
                     count: 0,
                 });
                 return self.done(dst, ty, want);
-            }
-            if let ExprKind::Name(m) = &base.kind
-                && let Some(&target) = self.scopes[self.module].imports.get(m)
-                && self.scopes[target].functions.contains_key(&field.name)
-            {
-                self.err(
-                    Pending::new(
-                        "E0201",
-                        span.clone(),
-                        format!("`{m}.{}` is a function, not a value", field.name),
-                        "functions cannot be stored or passed in Cove",
-                    )
-                    .help(format!("call it: `{m}.{}(...)`", field.name)),
-                );
             }
             return Val::none(ERROR);
         }
@@ -1606,6 +1609,15 @@ impl FnCx<'_> {
             ExprKind::List(items) => {
                 let elem = items.iter().find_map(|x| self.guess_type(x))?;
                 self.program.intern_type(Type::List(elem))
+            }
+            // `(5, Some("a"))`, when every part's shape tells its type: so
+            // `[(0, None), (5, Some("a"))]` is a list of those.
+            ExprKind::Tuple(items) => {
+                let mut parts = Vec::with_capacity(items.len());
+                for x in items {
+                    parts.push(self.guess_type(x)?);
+                }
+                super::tuples::tuple_type(self.program, &parts)
             }
             // `if a { None } else if b { None } else { Some(1) }`: any branch
             // whose shape tells its type.

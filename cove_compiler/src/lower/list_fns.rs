@@ -133,6 +133,26 @@ impl FnCx<'_> {
             }
             return Ok(Val::none(ERROR));
         }
+        if method == Method::Fold
+            && matches!(args[0].kind, ExprKind::Func(_))
+            && !matches!(args[1].kind, ExprKind::Func(_))
+        {
+            // `xs.fold(fn(acc, x) { ... }, 0)`: the two swapped, said as
+            // that, not as parameters whose types cannot be told.
+            self.err(
+                Pending::new(
+                    "E0100",
+                    args[0].span.clone(),
+                    "`fold` takes the initial value first, then the function",
+                    "this function is where the initial value goes",
+                )
+                .help("write `xs.fold(init, fn(acc, x) { ... })`"),
+            );
+            self.release(recv);
+            let v = self.expr(&args[1], None, Want::Discard);
+            self.release(v);
+            return Ok(Val::none(ERROR));
+        }
         self.push_scope();
         self.hold_hidden("__cove_xs", recv);
         // `fold`'s accumulator, before the function, whose type it fixes.

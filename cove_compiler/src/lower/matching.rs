@@ -68,6 +68,22 @@ impl FnCx<'_> {
         expected: Option<TypeId>,
         want: Want,
     ) -> Val {
+        // A constant named in a pattern matches its value (`LIMIT => ...`),
+        // as in Rust, not a new variable that would match everything.
+        let with_consts: Vec<Arm>;
+        let arms = if arms.iter().any(|a| self.names_a_constant(&a.pattern)) {
+            with_consts = arms
+                .iter()
+                .map(|a| Arm {
+                    pattern: self.constant_patterns(&a.pattern),
+                    guard: a.guard.clone(),
+                    body: a.body.clone(),
+                })
+                .collect();
+            &with_consts[..]
+        } else {
+            arms
+        };
         let s = self.expr(scrutinee, None, Want::Any);
         let sty = s.ty;
         let end = self.e.label();
@@ -119,10 +135,17 @@ impl FnCx<'_> {
             let next = self.e.label();
             self.push_scope();
             let old = self.set_line(&arm.pattern.span);
-            self.skip_tests = last_always_matches && i + 1 == arms.len();
+            // The tests of alternatives are kept even in the last arm: which
+            // one matched says where the names it binds are.
+            self.skip_tests = last_always_matches
+                && i + 1 == arms.len()
+                && !matches!(arm.pattern.kind, PatternKind::Or(_));
             let pats = match &arm.pattern.kind {
                 PatternKind::Or(alts) => self.alternatives_test(alts, s.reg, sty, next, tag),
-                _ => vec![self.pattern(&arm.pattern, s.reg, sty, next, tag, false)],
+                _ => {
+                    self.bound_twice(&arm.pattern);
+                    vec![self.pattern(&arm.pattern, s.reg, sty, next, tag, false)]
+                }
             };
             self.skip_tests = false;
             match &arm.guard {
@@ -210,8 +233,12 @@ impl FnCx<'_> {
     }
 
     /// Emits the tests of alternatives `A | B | C`: each alternative that
-    /// fails tries the next, the last one fails to `fail`. An alternative
-    /// may not bind names (which would be unset when another matched).
+    /// fails tries the next, the last one fails to `fail`. Alternatives may
+    /// bind names when every one binds the same names with the same types
+    /// (`(0, Some(n)) | (n, None)`): each name gets a register of its own,
+    /// which every alternative moves its value into once it has matched,
+    /// and is declared from `matched` on, so the guard and the body read
+    /// it whichever alternative matched.
     fn alternatives_test(
         &mut self,
         alts: &[Pattern],
@@ -222,28 +249,75 @@ impl FnCx<'_> {
     ) -> Vec<Pat> {
         let matched = self.e.label();
         let mut pats = Vec::with_capacity(alts.len());
+        // The first alternative's names, types and shared registers.
+        let mut common: Option<Vec<(String, TypeId, Reg)>> = None;
+        // Said once a pattern, at the first alternative that differs.
+        let mut said = false;
         for (i, alt) in alts.iter().enumerate() {
             let last = i + 1 == alts.len();
             let next = if last { fail } else { self.e.label() };
+            self.push_scope();
             let before = self.vars.len();
             pats.push(self.pattern(alt, reg, ty, next, tag, false));
-            if self.vars.len() > before {
+            let bound: Vec<(String, TypeId, Reg)> = self.vars[before..]
+                .iter()
+                .filter(|v| !v.name.starts_with("__cove"))
+                .map(|v| (v.name.clone(), v.ty, v.reg))
+                .collect();
+            let shared = match &common {
+                None => {
+                    let regs: Vec<(String, TypeId, Reg)> = bound
+                        .iter()
+                        .map(|(n, t, _)| (n.clone(), *t, self.e.alloc(self.is_ref(*t))))
+                        .collect();
+                    common.insert(regs).clone()
+                }
+                Some(c) => c.clone(),
+            };
+            let same = bound.len() == shared.len()
+                && bound
+                    .iter()
+                    .all(|(n, t, _)| shared.iter().any(|(m, u, _)| m == n && u == t));
+            if !same && !std::mem::replace(&mut said, true) {
+                let names = |cx: &mut Self, b: &[(String, TypeId, Reg)]| {
+                    let mut ns: Vec<String> = b
+                        .iter()
+                        .map(|(n, t, _)| format!("`{n}: {}`", cx.tname(*t)))
+                        .collect();
+                    ns.sort();
+                    if ns.is_empty() {
+                        "no names".to_string()
+                    } else {
+                        ns.join(", ")
+                    }
+                };
+                let (these, first) = (names(self, &bound), names(self, &shared));
                 self.err(
                     Pending::new(
                         "E0510",
                         alt.span.clone(),
-                        "an alternative of a `|` pattern cannot bind a name",
-                        "this binds a name",
+                        "the alternatives of a `|` pattern must bind the same names, of the same types",
+                        format!("this binds {these}, the first alternative {first}"),
                     )
-                    .help("write an arm of its own for each alternative that binds a name"),
+                    .help("bind the same names in every alternative, or write an arm of its own for each"),
                 );
             }
+            for (n, t, r) in &bound {
+                if let Some((_, _, c)) = shared.iter().find(|(m, u, _)| m == n && u == t) {
+                    self.e.emit(Instr::Move { dst: *c, src: *r });
+                }
+            }
+            self.pop_scope(None);
             if !last {
                 self.e.jump(Instr::Jump { target: 0 }, matched);
                 self.e.bind(next);
             }
         }
         self.e.bind(matched);
+        for (n, t, r) in common.unwrap_or_default() {
+            self.declare(&n, t, r, false, true);
+            self.declared_by(super::Origin::Pattern);
+        }
         pats
     }
 
@@ -1016,6 +1090,109 @@ impl FnCx<'_> {
             }
         }
     }
+}
+
+impl FnCx<'_> {
+    /// The constant of this module that `name` in a pattern names: not when
+    /// a local variable of that name hides it, as it would in an expression.
+    fn pattern_constant(&self, name: &str) -> Option<Option<crate::consts::ConstValue>> {
+        if self.var(name).is_some() {
+            return None;
+        }
+        self.scopes[self.module]
+            .consts
+            .get(name)
+            .map(|c| c.value.clone())
+    }
+
+    /// Whether `p` names a constant anywhere.
+    fn names_a_constant(&self, p: &Pattern) -> bool {
+        match &p.kind {
+            PatternKind::Bind(n) => self.pattern_constant(n).is_some(),
+            PatternKind::Variant(_, Some(ps)) | PatternKind::Tuple(ps) | PatternKind::Or(ps) => {
+                ps.iter().any(|q| self.names_a_constant(q))
+            }
+            _ => false,
+        }
+    }
+
+    /// `p` with each constant it names replaced by the literal pattern of
+    /// its value. A Float constant cannot be a pattern (no Float literal
+    /// is): reported, and matched as a pattern already in error.
+    fn constant_patterns(&mut self, p: &Pattern) -> Pattern {
+        use crate::consts::ConstValue;
+        let kind = match &p.kind {
+            PatternKind::Bind(n) => match self.pattern_constant(n) {
+                None => return p.clone(),
+                Some(None) => PatternKind::Error,
+                Some(Some(ConstValue::Int(v))) => PatternKind::Int(Some(v.unsigned_abs()), v < 0),
+                Some(Some(ConstValue::Bool(b))) => PatternKind::Bool(b),
+                Some(Some(ConstValue::Str(s))) => PatternKind::Str(s),
+                Some(Some(ConstValue::Float(_))) => {
+                    self.err(
+                        Pending::new(
+                            "E0502",
+                            p.span.clone(),
+                            format!("the Float constant `{n}` cannot be a pattern"),
+                            "a Float constant",
+                        )
+                        .help(format!("match it with a guard: `x if x == {n} => ...`")),
+                    );
+                    PatternKind::Error
+                }
+            },
+            PatternKind::Variant(path, Some(ps)) => PatternKind::Variant(
+                path.clone(),
+                Some(ps.iter().map(|q| self.constant_patterns(q)).collect()),
+            ),
+            PatternKind::Tuple(ps) => {
+                PatternKind::Tuple(ps.iter().map(|q| self.constant_patterns(q)).collect())
+            }
+            PatternKind::Or(ps) => {
+                PatternKind::Or(ps.iter().map(|q| self.constant_patterns(q)).collect())
+            }
+            _ => return p.clone(),
+        };
+        Pattern {
+            kind,
+            span: p.span.clone(),
+        }
+    }
+
+    /// Reports a name that `p` binds twice (`(a, a)`), once, at its second
+    /// binding: which of the two values it would be is anyone's guess.
+    fn bound_twice(&mut self, p: &Pattern) {
+        fn walk<'p>(p: &'p Pattern, out: &mut Vec<(&'p str, &'p Span)>) {
+            match &p.kind {
+                PatternKind::Bind(n) if n != "None" => out.push((n, &p.span)),
+                PatternKind::Variant(_, Some(ps)) | PatternKind::Tuple(ps) => {
+                    ps.iter().for_each(|q| walk(q, out));
+                }
+                _ => {}
+            }
+        }
+        let mut names = Vec::new();
+        walk(p, &mut names);
+        let twice = names
+            .iter()
+            .enumerate()
+            .find(|(i, (n, _))| names[..*i].iter().any(|(m, _)| m == n));
+        if let Some((_, (name, span))) = twice {
+            self.err(bound_twice_error(name, span));
+        }
+    }
+}
+
+/// E0511: `name`, bound again at `span` by the pattern that bound it (the
+/// parser says the same of `let (a, a)`).
+fn bound_twice_error(name: &str, span: &Span) -> Pending {
+    Pending::new(
+        "E0511",
+        span.clone(),
+        format!("the name `{name}` is bound twice in one pattern"),
+        "bound again here",
+    )
+    .help("give each part a name of its own, or `_` for a part to skip")
 }
 
 /// The alternatives of an arm's pattern: `A | B` gives both, any other

@@ -113,6 +113,9 @@ struct Var {
     /// For a `var` a closure captures: the cell struct its register
     /// points at, and the type of the value in it (see `closure.rs`).
     cell: Option<(cove_ir::types::StructId, TypeId)>,
+    /// For a name of a `var (a, b)`: where the names of its tuple were
+    /// written, which all its names share (see `warnings.rs`).
+    group: Option<Span>,
 }
 
 /// What declared a variable.
@@ -589,6 +592,7 @@ impl FnCx<'_> {
         for v in &ended {
             self.warn_unused(v);
         }
+        self.warn_var_tuples(&ended);
         for v in &ended {
             if let Some(indices) = self.by_name.get_mut(&v.name) {
                 indices.pop();
@@ -668,6 +672,7 @@ impl FnCx<'_> {
             used: std::cell::Cell::new(false),
             assigned: false,
             cell: None,
+            group: None,
         });
     }
 

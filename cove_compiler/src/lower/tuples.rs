@@ -228,16 +228,21 @@ impl FnCx<'_> {
             bound.push((n, *t, r));
         }
         self.release(v);
+        // A `var (a, b)` is one declaration: its names are reported unused
+        // one by one, but never assigned again only all together (see
+        // `warn_var_tuples`), since one `var` covers them all.
+        let group = match (names.first(), names.last()) {
+            (Some(first), Some(last)) if mutable => Some(first.span.start..last.span.end),
+            _ => None,
+        };
         for (n, t, r) in bound {
             if mutable {
-                // A `var (a, b)` is one declaration: that one part is never
-                // assigned again does not make the `var` wrong, so its
-                // names are not reported.
                 self.declare_var(&n.name, t, r);
             } else {
                 self.declare(&n.name, t, r, false, true);
-                self.declared_at(&n.span);
             }
+            self.declared_at(&n.span);
+            self.in_group(group.clone());
         }
     }
 

@@ -72,7 +72,7 @@ impl FnCx<'_> {
                     "remove it, or name it `_{name}` if it is meant to go unused"
                 )),
             );
-        } else if v.mutable && !v.assigned {
+        } else if v.mutable && !v.assigned && v.group.is_none() {
             self.warnings.push(
                 Pending::new(
                     "W0003",
@@ -81,6 +81,60 @@ impl FnCx<'_> {
                     "never assigned",
                 )
                 .help(format!("declare it with `let {name}`")),
+            );
+        }
+    }
+
+    /// Records that the variable declared last is a name of the `var`
+    /// tuple whose names were written at `group`.
+    pub(crate) fn in_group(&mut self, group: Option<Span>) {
+        if let Some(v) = self.vars.last_mut() {
+            v.group = group;
+        }
+    }
+
+    /// Reports each `var (a, b)` among `ended` (variables whose scope has
+    /// ended) none of whose names, at any depth of nesting, is ever
+    /// assigned again, once, at its names, when one of them is read (an
+    /// unread one is already reported unused). A nested `var ((a, b), c)`
+    /// is a tuple of hidden names taken apart again by declarations of
+    /// their own, each a group of its own within the outer group's names,
+    /// so a group counts as assigned when one within its span is, and only
+    /// the outermost is reported.
+    pub(super) fn warn_var_tuples(&mut self, ended: &[Var]) {
+        // Each group: its span, whether a name of it was assigned, read.
+        let mut groups: Vec<(Span, bool, bool)> = Vec::new();
+        for v in ended {
+            let Some(g) = &v.group else { continue };
+            if v.ty == ERROR || v.ty == NEVER {
+                continue;
+            }
+            let read = v.used.get() && !v.name.starts_with('_');
+            match groups.iter_mut().find(|(s, _, _)| s == g) {
+                Some(entry) => {
+                    entry.1 |= v.assigned;
+                    entry.2 |= read;
+                }
+                None => groups.push((g.clone(), v.assigned, read)),
+            }
+        }
+        let within = |a: &Span, b: &Span| b.start <= a.start && a.end <= b.end;
+        for (span, _, _) in &groups {
+            if groups.iter().any(|(o, _, _)| o != span && within(span, o)) {
+                continue;
+            }
+            let inside = || groups.iter().filter(|(o, _, _)| within(o, span));
+            if inside().any(|g| g.1) || !inside().any(|g| g.2) {
+                continue;
+            }
+            self.warnings.push(
+                Pending::new(
+                    "W0003",
+                    span.clone(),
+                    "these names are declared with `var` but none is ever assigned again",
+                    "never assigned",
+                )
+                .help("declare them with `let (...)`"),
             );
         }
     }
