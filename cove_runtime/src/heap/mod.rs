@@ -956,6 +956,17 @@ impl Memory {
         &self.maps.get(index).expect("a live map has a table").0
     }
 
+    /// The value at `key` in the map `map`, if it holds the key: the one
+    /// lookup of `Map.get`, `Map.contains` and the fused `map.get-or`, for
+    /// either class of key.
+    #[inline(always)]
+    pub(crate) fn map_lookup(&self, map: u64, key: u64) -> Option<u64> {
+        match self.table(map) {
+            Table::Int(m) => m.get(&(key as i64)),
+            Table::Str(m) => m.get(self.str_bytes(key)),
+        }
+    }
+
     /// The table of the map `r`, writable.
     pub(crate) fn table_mut(&mut self, r: u64) -> &mut Table {
         let index = self.space[r as usize + 1];

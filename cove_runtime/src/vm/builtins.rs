@@ -593,6 +593,9 @@ impl Machine<'_> {
                 self.heap.grew_side(grew);
                 0
             }
+            // The dispatch loop answers this and `Map.contains` itself
+            // (`call-builtin` in `vm/exec.rs`); the arm says the same.
+            Builtin::MapGetOr => self.heap.map_lookup(arg(0), arg(1)).unwrap_or(arg(2)),
             Builtin::MapContains => {
                 let found = match self.heap.table(arg(0)) {
                     Table::Int(m) => m.contains_key(&int(1)),
