@@ -131,8 +131,7 @@ impl Machine<'_> {
 
     /// A new string of the bytes `start..end` of the string `r`.
     fn substr(&mut self, r: u64, start: usize, end: usize) -> Faulty<u64> {
-        let bytes = self.heap.str_bytes(r)[start..end].to_vec();
-        self.heap.alloc_str(&bytes)
+        self.heap.alloc_substr(r, start, end)
     }
 
     /// A new list of strings, one for each byte range of the string `r`.
