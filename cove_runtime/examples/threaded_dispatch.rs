@@ -64,12 +64,12 @@ fn program(n: i32) -> Vec<Instr> {
         target,
     };
     vec![
-        i(LOAD_INT, 0, 0, 0, 0, 0),            // @0 sum = 0
-        i(LOAD_INT, 1, 0, 0, 0, 0),            // @1 i = 0
-        i(REM_INT_IMM, 2, 1, 0, 7, 0),         // @2 t = i % 7
-        i(ADD_INT, 0, 0, 2, 0, 0),             // @3 sum += t
-        i(LOOP_LT_INT_IMM, 1, 0, 0, n, 2),     // @4 i += 1; if i < n goto @2
-        i(RETURN, 0, 0, 0, 0, 0),              // @5 return sum
+        i(LOAD_INT, 0, 0, 0, 0, 0),        // @0 sum = 0
+        i(LOAD_INT, 1, 0, 0, 0, 0),        // @1 i = 0
+        i(REM_INT_IMM, 2, 1, 0, 7, 0),     // @2 t = i % 7
+        i(ADD_INT, 0, 0, 2, 0, 0),         // @3 sum += t
+        i(LOOP_LT_INT_IMM, 1, 0, 0, n, 2), // @4 i += 1; if i < n goto @2
+        i(RETURN, 0, 0, 0, 0, 0),          // @5 return sum
     ]
 }
 
@@ -135,21 +135,39 @@ fn run_match(code: &[Instr], regs: &mut [u64], world: &mut World) -> u64 {
 
 /// A threaded handler: the hot state in its arguments, the next handler
 /// called last.
-type Handler = fn(ip: *const Instr, base: *const Instr, regs: *mut u64, remaining: i64, world: &mut World) -> u64;
+type Handler = fn(
+    ip: *const Instr,
+    base: *const Instr,
+    regs: *mut u64,
+    remaining: i64,
+    world: &mut World,
+) -> u64;
 
 const HANDLERS: [Handler; 5] = [load_int, add_int, rem_int_imm, loop_lt_int_imm, ret];
 
 /// Calls the handler of the instruction at `ip`: the sibling call every
 /// handler ends with.
 #[inline(always)]
-fn next(ip: *const Instr, base: *const Instr, regs: *mut u64, remaining: i64, world: &mut World) -> u64 {
+fn next(
+    ip: *const Instr,
+    base: *const Instr,
+    regs: *mut u64,
+    remaining: i64,
+    world: &mut World,
+) -> u64 {
     // SAFETY: `ip` is at an instruction, whose opcode indexes the table.
     let op = unsafe { (*ip).op } as usize;
     let handler = unsafe { *HANDLERS.get_unchecked(op) };
     handler(ip, base, regs, remaining - 1, world)
 }
 
-fn load_int(ip: *const Instr, base: *const Instr, regs: *mut u64, remaining: i64, world: &mut World) -> u64 {
+fn load_int(
+    ip: *const Instr,
+    base: *const Instr,
+    regs: *mut u64,
+    remaining: i64,
+    world: &mut World,
+) -> u64 {
     // SAFETY: as in `run_match`.
     unsafe {
         let i = *ip;
@@ -158,7 +176,13 @@ fn load_int(ip: *const Instr, base: *const Instr, regs: *mut u64, remaining: i64
     }
 }
 
-fn add_int(ip: *const Instr, base: *const Instr, regs: *mut u64, remaining: i64, world: &mut World) -> u64 {
+fn add_int(
+    ip: *const Instr,
+    base: *const Instr,
+    regs: *mut u64,
+    remaining: i64,
+    world: &mut World,
+) -> u64 {
     // SAFETY: as in `run_match`.
     unsafe {
         let i = *ip;
@@ -174,7 +198,13 @@ fn add_int(ip: *const Instr, base: *const Instr, regs: *mut u64, remaining: i64,
     }
 }
 
-fn rem_int_imm(ip: *const Instr, base: *const Instr, regs: *mut u64, remaining: i64, world: &mut World) -> u64 {
+fn rem_int_imm(
+    ip: *const Instr,
+    base: *const Instr,
+    regs: *mut u64,
+    remaining: i64,
+    world: &mut World,
+) -> u64 {
     // SAFETY: as in `run_match`; the divisor is neither 0 nor -1.
     unsafe {
         let i = *ip;
@@ -184,7 +214,13 @@ fn rem_int_imm(ip: *const Instr, base: *const Instr, regs: *mut u64, remaining: 
     }
 }
 
-fn loop_lt_int_imm(ip: *const Instr, base: *const Instr, regs: *mut u64, remaining: i64, world: &mut World) -> u64 {
+fn loop_lt_int_imm(
+    ip: *const Instr,
+    base: *const Instr,
+    regs: *mut u64,
+    remaining: i64,
+    world: &mut World,
+) -> u64 {
     // SAFETY: as in `run_match`.
     unsafe {
         let i = *ip;
@@ -207,23 +243,42 @@ fn loop_lt_int_imm(ip: *const Instr, base: *const Instr, regs: *mut u64, remaini
 /// The safepoint of a taken back edge, then the jump's target.
 #[cold]
 #[inline(never)]
-fn poll(ip: *const Instr, base: *const Instr, regs: *mut u64, _remaining: i64, world: &mut World) -> u64 {
+fn poll(
+    ip: *const Instr,
+    base: *const Instr,
+    regs: *mut u64,
+    _remaining: i64,
+    world: &mut World,
+) -> u64 {
     world.safepoint();
     next(ip, base, regs, STRIDE, world)
 }
 
-fn ret(ip: *const Instr, _base: *const Instr, regs: *mut u64, _remaining: i64, _world: &mut World) -> u64 {
+fn ret(
+    ip: *const Instr,
+    _base: *const Instr,
+    regs: *mut u64,
+    _remaining: i64,
+    _world: &mut World,
+) -> u64 {
     // SAFETY: as in `run_match`.
     unsafe { *regs.add((*ip).a as usize) }
 }
 
 fn run_threaded(code: &[Instr], regs: &mut [u64], world: &mut World) -> u64 {
-    next(code.as_ptr(), code.as_ptr(), regs.as_mut_ptr(), STRIDE, world)
+    next(
+        code.as_ptr(),
+        code.as_ptr(),
+        regs.as_mut_ptr(),
+        STRIDE,
+        world,
+    )
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    let (Some(how), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse::<i32>().ok())) else {
+    let (Some(how), Some(n)) = (args.get(1), args.get(2).and_then(|n| n.parse::<i32>().ok()))
+    else {
         eprintln!("usage: threaded_dispatch match|threaded TURNS");
         return ExitCode::from(2);
     };

@@ -86,7 +86,8 @@ fn a_default_that_runs_code_is_evaluated_after_the_lookup_as_written() {
 
 #[test]
 fn a_default_of_the_wrong_type_is_reported_as_an_unfused_one_is() {
-    let fused = "fn main() {\n  let m = Map[String, Int]()\n  println(m.get(\"k\").unwrap_or(true))\n}\n";
+    let fused =
+        "fn main() {\n  let m = Map[String, Int]()\n  println(m.get(\"k\").unwrap_or(true))\n}\n";
     // A map that is no variable is not fused.
     let unfused = "fn mk() -> Map[String, Int] {\n  Map[String, Int]()\n}\n\
                    fn main() {\n  println(mk().get(\"k\").unwrap_or(true))\n}\n";
@@ -94,7 +95,11 @@ fn a_default_of_the_wrong_type_is_reported_as_an_unfused_one_is() {
         let errors = cove_compiler::compile_module("m", source).expect_err("a Bool is no Int");
         let d = errors.iter().next().expect("a diagnostic");
         let line = source.lines().nth(d.line() as usize - 1).expect("its line");
-        (d.code(), d.message().to_string(), line[d.column() as usize - 1..].to_string())
+        (
+            d.code(),
+            d.message().to_string(),
+            line[d.column() as usize - 1..].to_string(),
+        )
     };
     let (code, message, at) = first(fused);
     let (unfused_code, unfused_message, unfused_at) = first(unfused);
@@ -110,5 +115,9 @@ fn no_method_call_names_the_fused_builtin() {
         "fn main() {\n  let m = Map[String, Int]()\n  println(m.get_or(\"k\", 0))\n}\n",
     )
     .expect_err("Map has no get_or");
-    assert_eq!(errors.iter().next().expect("one").code(), "E0212", "{errors}");
+    assert_eq!(
+        errors.iter().next().expect("one").code(),
+        "E0212",
+        "{errors}"
+    );
 }

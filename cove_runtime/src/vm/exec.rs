@@ -866,7 +866,10 @@ impl<'env> Machine<'env> {
                             continue;
                         }
                         cove_ir::builtins::Builtin::MapContains => {
-                            set!(dst, u64::from(self.heap.map_lookup(buf[0], buf[1]).is_some()));
+                            set!(
+                                dst,
+                                u64::from(self.heap.map_lookup(buf[0], buf[1]).is_some())
+                            );
                             continue;
                         }
                         _ => {}
