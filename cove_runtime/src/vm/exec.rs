@@ -849,18 +849,18 @@ impl<'env> Machine<'env> {
                     // A push into room the list already has neither
                     // allocates nor fails, so it needs none of the builtin
                     // call's bookkeeping: the common push of a loop.
+                    if builtin == cove_ir::builtins::Builtin::ListPush
+                        && self.heap.list_push_in_place(buf[0], buf[1])
+                    {
+                        set!(dst, 0);
+                        continue;
+                    }
                     // A map lookup neither allocates nor fails either: the
                     // fused `get(k).unwrap_or(d)` of a counting loop and
                     // `contains` are answered here, without the builtin
                     // call's entry (a function that saves half the
                     // machine's registers) and its collection check.
                     match builtin {
-                        cove_ir::builtins::Builtin::ListPush => {
-                            if self.heap.list_push_in_place(buf[0], buf[1]) {
-                                set!(dst, 0);
-                                continue;
-                            }
-                        }
                         cove_ir::builtins::Builtin::MapGetOr => {
                             set!(dst, self.heap.map_lookup(buf[0], buf[1]).unwrap_or(buf[2]));
                             continue;
