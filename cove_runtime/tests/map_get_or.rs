@@ -121,3 +121,35 @@ fn no_method_call_names_the_fused_builtin() {
         "{errors}"
     );
 }
+
+/// A hand-written program whose map register was never written: `r2`, a
+/// `Map[String, Int]` by its use.
+const NULL_MAP: &str = "module m \"m.cove\"\n\
+     type t0 Unit\ntype t1 Bool\ntype t2 Int\ntype t3 Float\ntype t4 String\n\
+     type t5 Map t4 t2\n\
+     fn f0 main in m export\n  result t2\n  registers 5\n  refs r2 r3\n";
+
+#[test]
+fn a_fused_lookup_or_a_contains_in_a_map_never_written_is_an_error_not_a_wrong_answer() {
+    let cases = [
+        (
+            "@0 load.int r4, 7\n@1 call-builtin r0, map.get-or, r2, 3\n@2 return r0\n",
+            "`map.get-or`",
+        ),
+        (
+            "@0 call-builtin r0, Map.contains, r2, 2\n@1 load.int r0, 1\n@2 return r0\n",
+            "`Map.contains`",
+        ),
+    ];
+    for (code, what) in cases {
+        let program = support::verified(&format!("{NULL_MAP}{code}"));
+        let error = Vm::new(&program)
+            .run_entry("m", "main", vec![])
+            .expect_err(&format!("{what} faults"));
+        assert_eq!(error.kind, cove_runtime::ErrorKind::Invalid, "{what}");
+        assert_eq!(
+            error.message,
+            format!("{what} read a reference that was never written (0)")
+        );
+    }
+}
