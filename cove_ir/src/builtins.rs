@@ -299,6 +299,12 @@ catalogue! {
     ReadLine = "read_line", None, [] -> Opt(&Str);
     /// The rest of standard input.
     ReadStdin = "read_stdin", None, [] -> Str;
+
+    // ---- fused by the compiler (no Cove name reaches these) -------------
+    /// `m.get(k).unwrap_or(d)` in one call: the value at the key, or the
+    /// default, with no `Option` made between them. Its name is no
+    /// identifier, so no method call resolves to it.
+    MapGetOr = "map.get-or", Some(Map(&K, &V)), [K, V] -> V;
 }
 
 impl Builtin {

@@ -29,6 +29,12 @@ const PROGRAMS: &[&str] = &[
     "fasta",
     "knucleotide",
     "append",
+    "matmul",
+    "sorting",
+    "nsieve_bits",
+    "nqueens",
+    "intmap",
+    "splitting",
     // Tasks and channels, which have no Lua twin.
     "channels",
     // A directory program: the covefmt workload, which has no Lua twin.

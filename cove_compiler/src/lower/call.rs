@@ -677,6 +677,9 @@ impl FnCx<'_> {
         span: &Span,
         want: Want,
     ) -> Val {
+        if let Some(done) = self.map_get_or(base, name, args, want) {
+            return done;
+        }
         let recv = self.expr(base, None, Want::Any);
         if recv.ty == ERROR || recv.ty == NEVER {
             self.release(recv);

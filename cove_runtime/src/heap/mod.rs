@@ -660,6 +660,28 @@ impl Memory {
         self.alloc_str_with(bytes.len(), |dst| dst.copy_from_slice(bytes))
     }
 
+    /// A new string of the bytes `start..end` of the string `r` (a range
+    /// the caller checked), copied from object to object inside the heap:
+    /// a slice in a loop (k-nucleotide's every position) would otherwise
+    /// pay the host's allocator twice for a buffer between the two.
+    pub(crate) fn alloc_substr(&mut self, r: u64, start: usize, end: usize) -> Faulty<u64> {
+        let len = end - start;
+        self.str_fits(len)?;
+        let dst = self.alloc_raw(1 + words_for(len))?;
+        self.space[dst as usize] = header(kind::STR, 0, len as u32);
+        // Allocating never collects, so `r` is where it was; `space` may
+        // have moved, so its address is read after the allocation.
+        let from = str_start(&self.space, r) * 8 + start;
+        let to = (dst as usize + 1) * 8;
+        let base = self.space.as_mut_ptr().cast::<u8>();
+        // SAFETY: the source is inside the live string `r`'s bytes (the
+        // caller checked `start..end` against its length), the destination
+        // is the `len` bytes of the words just allocated, both inside
+        // `space`, and two objects do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(base.add(from), base.add(to), len) };
+        Ok(dst)
+    }
+
     /// A new string, the bytes of `a` then of `b`: in a buffer that `a`
     /// already ends, or in one made to grow, or copied (see the module
     /// documentation).
@@ -954,6 +976,17 @@ impl Memory {
     pub(crate) fn table(&self, r: u64) -> &Table {
         let index = self.space[r as usize + 1];
         &self.maps.get(index).expect("a live map has a table").0
+    }
+
+    /// The value at `key` in the map `map`, if it holds the key: the one
+    /// lookup of `Map.get`, `Map.contains` and the fused `map.get-or`, for
+    /// either class of key.
+    #[inline(always)]
+    pub(crate) fn map_lookup(&self, map: u64, key: u64) -> Option<u64> {
+        match self.table(map) {
+            Table::Int(m) => m.get(&(key as i64)),
+            Table::Str(m) => m.get(self.str_bytes(key)),
+        }
     }
 
     /// The table of the map `r`, writable.

@@ -131,8 +131,7 @@ impl Machine<'_> {
 
     /// A new string of the bytes `start..end` of the string `r`.
     fn substr(&mut self, r: u64, start: usize, end: usize) -> Faulty<u64> {
-        let bytes = self.heap.str_bytes(r)[start..end].to_vec();
-        self.heap.alloc_str(&bytes)
+        self.heap.alloc_substr(r, start, end)
     }
 
     /// A new list of strings, one for each byte range of the string `r`.
@@ -593,6 +592,9 @@ impl Machine<'_> {
                 self.heap.grew_side(grew);
                 0
             }
+            // The dispatch loop answers this and `Map.contains` itself
+            // (`call-builtin` in `vm/exec.rs`); the arm says the same.
+            Builtin::MapGetOr => self.heap.map_lookup(arg(0), arg(1)).unwrap_or(arg(2)),
             Builtin::MapContains => {
                 let found = match self.heap.table(arg(0)) {
                     Table::Int(m) => m.contains_key(&int(1)),

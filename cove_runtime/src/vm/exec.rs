@@ -896,6 +896,25 @@ impl<'env> Machine<'env> {
                         set!(dst, 0);
                         continue;
                     }
+                    // A map lookup neither allocates nor fails either: the
+                    // fused `get(k).unwrap_or(d)` of a counting loop and
+                    // `contains` are answered here, without the builtin
+                    // call's entry (a function that saves half the
+                    // machine's registers) and its collection check.
+                    match builtin {
+                        cove_ir::builtins::Builtin::MapGetOr => {
+                            set!(dst, self.heap.map_lookup(buf[0], buf[1]).unwrap_or(buf[2]));
+                            continue;
+                        }
+                        cove_ir::builtins::Builtin::MapContains => {
+                            set!(
+                                dst,
+                                u64::from(self.heap.map_lookup(buf[0], buf[1]).is_some())
+                            );
+                            continue;
+                        }
+                        _ => {}
+                    }
                     sync!();
                     let r = attempt!(self.builtin(builtin, &buf[..n]));
                     refresh!();
