@@ -76,7 +76,7 @@ fn two_ctrl_cs_in_a_row_exit_130_with_the_buffered_output_written() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let ready = dir.path().join("ready");
     let ready_arg = ready.display().to_string();
-    let child = support::cove(&[
+    let mut child = support::cove(&[
         "run",
         "cove_cli/tests/fixtures/rel/started_then_waits.cove",
         &ready_arg,
@@ -85,9 +85,7 @@ fn two_ctrl_cs_in_a_row_exit_130_with_the_buffered_output_written() {
     .stderr(Stdio::piped())
     .spawn()
     .expect("cove starts");
-    while !ready.exists() {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    wait_for(&ready, &mut child);
     for _ in 0..2 {
         signal("-INT", &child.id().to_string());
     }
@@ -312,13 +310,26 @@ fn a_ctrl_c_while_a_json_profile_is_written_exits_130_with_the_output_intact() {
     .stderr(Stdio::piped())
     .spawn()
     .expect("cove starts");
+    let pid = child.id().to_string();
+    // Once `cove` has ended, the waiter opens the pipe for writing itself:
+    // that lets the open below return (and its read fail) if `cove` ended
+    // before it opened the pipe, rather than waiting for ever.
+    let pipe = fifo.clone();
+    let waiter = std::thread::spawn(move || {
+        let out = child.wait_with_output().expect("it ends");
+        drop(std::fs::OpenOptions::new().write(true).open(&pipe));
+        out
+    });
     let mut report = std::fs::File::open(&fifo).expect("the pipe opens");
     let mut first = [0u8; 1];
-    report.read_exact(&mut first).expect("the report starts");
-    assert_eq!(&first, b"{");
-    signal("-INT", &child.id().to_string());
-    let out = child.wait_with_output().expect("it ends");
+    let started = report.read_exact(&mut first);
+    if started.is_ok() {
+        signal("-INT", &pid);
+    }
+    let out = waiter.join().expect("the waiter");
     drop(report);
+    assert!(started.is_ok(), "no report: {}", stderr(&out));
+    assert_eq!(&first, b"{");
     assert_eq!(status(&out), 130, "{}", stderr(&out));
     assert_eq!(stdout(&out), "ran\n");
     assert!(
