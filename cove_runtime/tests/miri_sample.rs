@@ -23,7 +23,8 @@
 //! to both runs, and under Miri the print and parse (safe code, which the
 //! native run checks gives the compiled program back unchanged) are left
 //! out. `channels/ping_pong` stays out of the sample: its 2,000 round
-//! trips between two tasks are 4,000 thread switches, slow under Miri.
+//! trips between two tasks ran more than seven minutes under Miri
+//! unfinished.
 
 use cove_runtime::{Limits, Vm};
 
