@@ -29,3 +29,21 @@ fn seventy_thousand_lets_are_reported_as_too_many_registers_without_a_quadratic_
             .unwrap_or_default()
     );
 }
+
+#[test]
+fn ten_thousand_unknown_names_among_ten_thousand_variables_are_reported_without_a_quadratic_wait() {
+    // Found by the `compile_bytes` fuzz target: each unknown name searched
+    // every variable in scope for a "did you mean", so checking took the
+    // product of the two (4,000 of each: 18 s in a debug build). Each use
+    // `w{i}` is one edit from the variable `v{i}`.
+    let lets: String = (0..10_000).map(|i| format!("  let v{i} = {i}\n")).collect();
+    let uses: String = (0..10_000).map(|i| format!("  s += w{i}\n")).collect();
+    let source = format!("fn main() -> Int {{\n{lets}  var s = 0\n{uses}  s\n}}\n");
+    let errors = cove_compiler::compile_module("m", &source).unwrap_err();
+    assert!(errors.truncated(), "past the hundred errors shown");
+    let first = errors.iter().next().expect("an error");
+    assert_eq!(first.code(), "E0200", "{}", first.message());
+    assert_eq!(first.message(), "unknown name `w0`");
+    // The errors shown still say what was meant.
+    assert_eq!(first.help(), Some("did you mean `v0`?"));
+}

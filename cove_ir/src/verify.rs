@@ -275,12 +275,25 @@ pub fn errors(program: &Program) -> Vec<VerifyError> {
     };
     checker.tables();
     let tables_ok = checker.errors.is_empty();
+    // The second pass of one function reads the signatures of the others
+    // (a call's or a spawn's callee), so it runs only when every
+    // function's parameter and result types exist: a caller of a function
+    // whose parameter type is out of the table would index past it (found
+    // by the `ir_roundtrip` fuzz target). The first pass reports the bad
+    // signature itself.
+    let signatures_ok = program.function_ids().all(|id| {
+        let f = program.function(id);
+        f.params
+            .iter()
+            .chain([&f.result])
+            .all(|t| checker.type_exists(*t))
+    });
     for id in program.function_ids() {
         let before = checker.errors.len();
         checker.function(id);
         // The second pass indexes the tables and registers the first pass
         // has checked, so it runs only where that pass found nothing.
-        if tables_ok && checker.errors.len() == before {
+        if tables_ok && signatures_ok && checker.errors.len() == before {
             for (pc, message) in flow::check(program, program.function(id)) {
                 checker.fail(At { id, pc: Some(pc) }, message);
             }

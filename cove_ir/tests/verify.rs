@@ -838,3 +838,23 @@ fn a_ref_register_after_a_calls_arguments_holds_none_after_the_call() {
         vec![]
     );
 }
+
+#[test]
+fn a_callers_flow_pass_never_reads_a_callee_parameter_type_past_the_table() {
+    // Found by the `ir_roundtrip` fuzz target: `produce`'s second
+    // parameter was mutated to t9, one past the type table, and the flow
+    // pass of `main`, which spawns `produce`, indexed the table with it
+    // and panicked. The fault is reported at `produce` instead.
+    // Read as the target reads its input (one byte of a source line is
+    // not UTF-8).
+    let bytes = include_bytes!("fuzz_findings/a_parameter_type_past_the_table.ir");
+    let text = String::from_utf8_lossy(bytes);
+    let program = parse::program(&text).expect("it parses");
+    let error = verify::program(&program).expect_err("t9 does not exist");
+    assert!(
+        error
+            .to_string()
+            .contains("parameter 1 has type t9, which does not exist"),
+        "{error}"
+    );
+}

@@ -330,18 +330,31 @@ impl FnCx<'_> {
     }
 
     pub(crate) fn unknown_name(&mut self, name: &str, span: &Span) {
-        let vars = self.var_names();
-        let scope = &self.scopes[self.module];
         // `import nothere` was reported at the import; each use would only
         // echo it.
-        if scope.missing_imports.contains(name) {
+        if self.scopes[self.module].missing_imports.contains(name) {
             return;
         }
-        let candidates: Vec<&str> = vars
-            .iter()
-            .map(String::as_str)
-            .chain(scope.functions.keys().map(String::as_str))
-            .collect();
+        // The "did you mean" search reads every name in scope, so it is
+        // made only while the report can still show it: past MAX_ERRORS
+        // errors, thousands of unknown names among thousands of variables
+        // would otherwise cost their product (a fuzzed 21 kB file took
+        // seconds to check).
+        let suggest = self.errors.len() < crate::diagnostics::MAX_ERRORS;
+        let vars = if suggest {
+            self.var_names()
+        } else {
+            Vec::new()
+        };
+        let scope = &self.scopes[self.module];
+        let candidates: Vec<&str> = if suggest {
+            vars.iter()
+                .map(String::as_str)
+                .chain(scope.functions.keys().map(String::as_str))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut d = Pending::new(
             "E0200",
             span.clone(),
