@@ -12,8 +12,8 @@
 //! shards, the calling-context tree and the reports keep: a `Cost` and a
 //! `blocked` figure, forty bytes, still one cache line. It reads as its
 //! `Cost` wherever a reader wants only the four (it dereferences to it), so
-//! the one thing that knows about the fifth figure is the code that shows
-//! it. A separate table of blocked time would save eight bytes a row at the
+//! only the code that records or shows the fifth figure names it; in JSON
+//! it is the one object a cost always was. A separate table of blocked time would save eight bytes a row at the
 //! price of a second sum in every grouping; putting it back in `Cost` would
 //! break every literal of the contract.
 
@@ -90,10 +90,13 @@ impl Cost {
 /// never waited reads as it did before the figure was kept), and read as 0
 /// where it is missing.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "reports", derive(Serialize, Deserialize))]
+#[cfg_attr(
+    feature = "reports",
+    derive(Serialize, Deserialize),
+    serde(from = "Figures", into = "Figures")
+)]
 pub struct Charge {
     /// The four figures of the contract.
-    #[cfg_attr(feature = "reports", serde(flatten))]
     pub cost: Cost,
     /// Nanoseconds the task spent blocked in it — parked in a `join` or a
     /// `recv` — rather than running: wall time, measured by the runtime
@@ -102,8 +105,52 @@ pub struct Charge {
     /// and never part of `nanos` (an interval clock's interval has it
     /// taken off; processor time never had it). 0 for an instruction that
     /// never waited, which is every instruction but a `join` or `recv`.
-    #[cfg_attr(feature = "reports", serde(default, skip_serializing_if = "is_zero"))]
     pub blocked: u64,
+}
+
+/// A [`Charge`] as JSON holds it: the five figures side by side in one
+/// object. Written and read through this flat twin rather than with
+/// `#[serde(flatten)]` on the cost, because serde reads a flattened struct
+/// by buffering every field of the object first, which a profile's
+/// hundreds of thousands of costs would pay for on every read.
+#[cfg(feature = "reports")]
+#[derive(Serialize, Deserialize)]
+struct Figures {
+    ran: u64,
+    nanos: u64,
+    words: u64,
+    allocations: u64,
+    /// Left out where 0, and read as 0 where missing.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    blocked: u64,
+}
+
+#[cfg(feature = "reports")]
+impl From<Figures> for Charge {
+    fn from(f: Figures) -> Charge {
+        Charge {
+            cost: Cost {
+                ran: f.ran,
+                nanos: f.nanos,
+                words: f.words,
+                allocations: f.allocations,
+            },
+            blocked: f.blocked,
+        }
+    }
+}
+
+#[cfg(feature = "reports")]
+impl From<Charge> for Figures {
+    fn from(c: Charge) -> Figures {
+        Figures {
+            ran: c.cost.ran,
+            nanos: c.cost.nanos,
+            words: c.cost.words,
+            allocations: c.cost.allocations,
+            blocked: c.blocked,
+        }
+    }
 }
 
 /// Whether a figure is 0: the figures JSON leaves out then.
