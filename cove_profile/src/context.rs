@@ -20,7 +20,7 @@
 use cove_ir::program::FunctionId;
 use smallvec::SmallVec;
 
-use crate::cost::Cost;
+use crate::cost::Charge;
 
 /// The index of a node in a [`Tree`].
 pub(crate) type NodeId = u32;
@@ -37,7 +37,7 @@ pub(crate) struct Node {
     /// How many frames of it this path pushed.
     pub(crate) calls: u64,
     /// What ran in this function itself, on this path.
-    pub(crate) cost: Cost,
+    pub(crate) cost: Charge,
     /// The functions it called, and their nodes.
     pub(crate) children: SmallVec<[(FunctionId, NodeId); 4]>,
 }
@@ -59,7 +59,7 @@ impl Default for Tree {
                 function: FunctionId(u32::MAX),
                 parent: ROOT,
                 calls: 0,
-                cost: Cost::default(),
+                cost: Charge::default(),
                 children: SmallVec::new(),
             }],
         }
@@ -83,7 +83,7 @@ impl Tree {
                     function,
                     parent,
                     calls: 0,
-                    cost: Cost::default(),
+                    cost: Charge::default(),
                     children: SmallVec::new(),
                 });
                 self.nodes[parent as usize].children.push((function, id));
@@ -99,8 +99,8 @@ impl Tree {
     /// A child is always made after its parent, so one pass from the last
     /// node to the first adds every subtree into its parent in time.
     #[cfg(feature = "reports")]
-    pub(crate) fn inclusive(&self) -> Vec<Cost> {
-        let mut all: Vec<Cost> = self.nodes.iter().map(|n| n.cost).collect();
+    pub(crate) fn inclusive(&self) -> Vec<Charge> {
+        let mut all: Vec<Charge> = self.nodes.iter().map(|n| n.cost).collect();
         for id in (1..self.nodes.len()).rev() {
             let parent = self.nodes[id].parent as usize;
             let below = all[id];
@@ -170,12 +170,13 @@ impl Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cost::Cost;
 
-    fn cost(ran: u64) -> Cost {
-        Cost {
+    fn cost(ran: u64) -> Charge {
+        Charge::from(Cost {
             ran,
             ..Cost::default()
-        }
+        })
     }
 
     #[test]

@@ -260,7 +260,7 @@ impl Diff {
         let functions = |p: &Profile, rename: &dyn Fn(&str) -> String| -> Vec<(String, Cost)> {
             p.functions
                 .iter()
-                .map(|f| (rename(&f.name), f.own))
+                .map(|f| (rename(&f.name), f.own.cost))
                 .collect()
         };
         let callees = |g: &[Group], rename: &dyn Fn(&str) -> String| -> Vec<(String, Cost)> {
@@ -271,12 +271,12 @@ impl Diff {
                     } else {
                         rename(&g.name)
                     };
-                    (name, g.cost)
+                    (name, g.cost.cost)
                 })
                 .collect()
         };
         let opcodes = |g: &[Group]| -> Vec<(String, Cost)> {
-            g.iter().map(|g| (g.name.clone(), g.cost)).collect()
+            g.iter().map(|g| (g.name.clone(), g.cost.cost)).collect()
         };
         let same = |name: &str| name.to_string();
         let function = |name: &str| rename.function(name);
@@ -385,8 +385,8 @@ impl Diff {
     pub fn total(&self) -> DiffRow {
         row(
             "total".to_string(),
-            self.before.total,
-            self.after.total,
+            self.before.total.cost,
+            self.after.total.cost,
             self.before.floor.nanos,
             self.after.floor.nanos,
         )
@@ -529,7 +529,7 @@ fn file_lines(lines: &[Group], rename: &dyn Fn(&str) -> String) -> Vec<(String, 
         .iter()
         .map(|g| {
             let name = g.name.rsplit(['/', '\\']).next().unwrap_or(&g.name);
-            (rename(name), g.cost)
+            (rename(name), g.cost.cost)
         })
         .collect()
 }

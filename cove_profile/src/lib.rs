@@ -7,7 +7,8 @@
 //! to the machine for it, so a run that asks for no profile is the run it
 //! was.
 //!
-//! Every row of a profile carries five figures, a [`Cost`]:
+//! Every row of a profile carries five figures: the four of a [`Cost`],
+//! and the blocked time a [`Charge`] keeps beside it:
 //!
 //! - **ran**: how many times the instruction executed. Exact: every
 //!   instruction is counted, not one in a thousand, and the count equals
@@ -104,5 +105,5 @@ mod shard;
 mod watch;
 
 pub use clock::{Clock, RealClock, SteppingClock, TscClock};
-pub use cost::Cost;
+pub use cost::{Charge, Cost};
 pub use profiler::{Estimate, Floor, Profiler, Sample, StopCosts};

@@ -32,7 +32,7 @@ use parking_lot::{Mutex, RwLock};
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{Clock, RealClock, Timer, TscClock};
-use crate::cost::Cost;
+use crate::cost::{Charge, Cost};
 use crate::hot::Hot;
 use crate::lease::Leased;
 use crate::sampler::Sampler;
@@ -218,6 +218,7 @@ impl std::fmt::Debug for Profiler {
             .field("floor", &self.floor)
             .field("tasks", &self.tasks())
             .field("total", &self.total())
+            .field("blocked", &self.blocked())
             .finish()
     }
 }
@@ -752,16 +753,19 @@ impl Profiler {
     fn merged_spawned(&self, task: u32, shard: &Shard) -> Shard {
         let mut shard = shard.clone();
         let mut starts: BTreeMap<(FunctionId, u32), Start> = BTreeMap::new();
-        let mut rows: Vec<((FunctionId, u32), Cost)> = Vec::new();
+        let mut rows: Vec<((FunctionId, u32), Charge)> = Vec::new();
         for (at, cost) in shard.rows() {
             if cost.ran > 0 {
                 starts.entry(at).or_default().slow += cost.ran;
             }
             rows.push((
                 at,
-                Cost {
-                    ran: 0,
-                    nanos: 0,
+                Charge {
+                    cost: Cost {
+                        ran: 0,
+                        nanos: 0,
+                        ..cost.cost
+                    },
                     ..cost
                 },
             ));
@@ -806,14 +810,17 @@ impl Profiler {
         let end = pc + self.hot.length(function, pc).saturating_sub(1);
         shard.absorb(self.hot.pending(), function, end);
         let mut starts: BTreeMap<(FunctionId, u32), Start> = BTreeMap::new();
-        let mut rows: Vec<((FunctionId, u32), Cost)> = Vec::new();
+        let mut rows: Vec<((FunctionId, u32), Charge)> = Vec::new();
         for (at, cost) in shard.rows() {
             starts.entry(at).or_default().slow += cost.ran;
             rows.push((
                 at,
-                Cost {
-                    ran: 0,
-                    nanos: 0,
+                Charge {
+                    cost: Cost {
+                        ran: 0,
+                        nanos: 0,
+                        ..cost.cost
+                    },
                     ..cost
                 },
             ));
@@ -901,9 +908,22 @@ impl Profiler {
         }
     }
 
-    /// What the whole run cost, by the figures a row carries.
+    /// What the whole run cost, by the four figures of a [`Cost`] (the
+    /// time spent blocked is [`Profiler::blocked`]).
     pub fn total(&self) -> Cost {
-        let mut all = Cost::default();
+        self.charged().cost
+    }
+
+    /// Nanoseconds the run's tasks spent blocked, parked in a `join` or a
+    /// `recv`, over the whole run: never part of [`Profiler::total`]'s
+    /// `nanos`.
+    pub fn blocked(&self) -> u64 {
+        self.charged().blocked
+    }
+
+    /// What the whole run cost, blocked time included.
+    fn charged(&self) -> Charge {
+        let mut all = Charge::default();
         self.for_each_task(|_, shard| all.add(&shard.total()));
         all
     }
@@ -916,7 +936,7 @@ impl Profiler {
     /// program, and [`crate::report`] is the reader that does.
     pub fn rows(&self) -> Vec<((FunctionId, u32), Cost)> {
         let mut rows: Vec<((FunctionId, u32), Cost)> = Vec::new();
-        self.for_each_task(|_, shard| rows.extend(shard.rows()));
+        self.for_each_task(|_, shard| rows.extend(shard.rows().map(|(at, c)| (at, c.cost))));
         rows.sort_by_key(|(at, _)| *at);
         rows.dedup_by(|later, kept| {
             if later.0 == kept.0 {
@@ -976,7 +996,7 @@ struct Start {
 
 /// Every instruction's count and time, from the stretches' starts.
 struct Spread {
-    rows: Vec<((FunctionId, u32), Cost)>,
+    rows: Vec<((FunctionId, u32), Charge)>,
     /// The profiler's own cost an instruction, on average: what comes off
     /// a calling-context node's sampled time.
     overhead_per_instruction: f64,
@@ -1042,13 +1062,12 @@ fn spread(starts: &BTreeMap<(FunctionId, u32), Start>, hot: &Hot, costs: StopCos
             let nanos = if i + 1 == length { last } else { each };
             rows.push((
                 (function, pc + i),
-                Cost {
+                Charge::from(Cost {
                     ran: n,
                     nanos: nanos.round() as u64,
                     words: 0,
                     allocations: 0,
-                    blocked: 0,
-                },
+                }),
             ));
         }
     }

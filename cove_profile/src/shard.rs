@@ -21,7 +21,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use cove_ir::program::FunctionId;
 
 use crate::context::{NodeId, ROOT, Tree};
-use crate::cost::Cost;
+use crate::cost::{Charge, Cost};
 use crate::profiler::Sample;
 
 /// Function ids and program counters below these get a dense cell; a
@@ -41,7 +41,7 @@ struct Frame {
     /// pushed this frame, when the stop before it was that call.
     site: Option<(FunctionId, u32)>,
     /// The task's running total when the frame was pushed.
-    started: Cost,
+    started: Charge,
 }
 
 /// What the last stop saw, so that the next one can say what happened in
@@ -66,7 +66,7 @@ pub(crate) struct SiteCost {
     /// Everything that ran from each call's first instruction in the callee
     /// to its return, summed over the calls. A recursive call's cost is also
     /// inside the call that contains it, as in callgrind.
-    pub(crate) inclusive: Cost,
+    pub(crate) inclusive: Charge,
 }
 
 /// One call site: caller, the program counter of its `call`, the callee.
@@ -127,15 +127,15 @@ impl Default for SiteSlot {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Shard {
     /// `table[function][pc]`: the flat, exact profile.
-    table: Vec<Vec<Cost>>,
+    table: Vec<Vec<Charge>>,
     /// Cells beyond the dense table's bounds.
-    sparse: HashMap<(FunctionId, u32), Cost>,
+    sparse: HashMap<(FunctionId, u32), Charge>,
     tree: Tree,
     stack: Vec<Frame>,
     last: Option<Previous>,
     /// Everything this task recorded, kept running so that a frame's
     /// inclusive cost is one subtraction.
-    total: Cost,
+    total: Charge,
     /// `site_table[caller][pc]`: the call sites, found at a return by two
     /// indexings, as the flat costs are; a hash lookup there was a sixth
     /// of a call-heavy counting run.
@@ -153,9 +153,9 @@ pub(crate) struct Shard {
 pub(crate) struct TaskProfile {
     pub(crate) task: u32,
     /// Every instruction that ran, with its cost.
-    pub(crate) rows: Vec<((FunctionId, u32), Cost)>,
+    pub(crate) rows: Vec<((FunctionId, u32), Charge)>,
     pub(crate) tree: Tree,
-    pub(crate) total: Cost,
+    pub(crate) total: Charge,
     /// Every call site, sorted, with the frames still open counted as if
     /// they returned now.
     pub(crate) sites: Vec<(Site, SiteCost)>,
@@ -176,11 +176,13 @@ impl Shard {
             // Time blocked is wall time inside the interval, not running
             // time: it is taken off the interval and kept apart.
             let blocked = at.blocked_nanos.saturating_sub(before.blocked);
-            let moved = Cost {
-                ran: 0,
-                nanos: now.saturating_sub(before.when).saturating_sub(blocked),
-                words: at.allocated_words.saturating_sub(before.words),
-                allocations: at.allocations.saturating_sub(before.allocations),
+            let moved = Charge {
+                cost: Cost {
+                    ran: 0,
+                    nanos: now.saturating_sub(before.when).saturating_sub(blocked),
+                    words: at.allocated_words.saturating_sub(before.words),
+                    allocations: at.allocations.saturating_sub(before.allocations),
+                },
                 blocked,
             };
             if blocked > 0 {
@@ -198,13 +200,12 @@ impl Shard {
             // program's constants, a spawned task's copied arguments — is
             // charged to its first instruction, so the profile's heap
             // totals are the heap's own counters.
-            let before = Cost {
+            let before = Charge::from(Cost {
                 ran: 0,
                 nanos: 0,
                 words: at.allocated_words,
                 allocations: at.allocations,
-                blocked: 0,
-            };
+            });
             self.charge(at.function, at.pc, node, &before);
         }
         self.cell(at.function, at.pc).ran += 1;
@@ -286,11 +287,13 @@ impl Shard {
         };
         self.total.ran += pending;
         self.tree.nodes[last.node as usize].cost.ran += pending;
-        let moved = Cost {
-            ran: 0,
-            nanos: 0,
-            words: at.allocated_words.saturating_sub(last.words),
-            allocations: at.allocations.saturating_sub(last.allocations),
+        let moved = Charge {
+            cost: Cost {
+                ran: 0,
+                nanos: 0,
+                words: at.allocated_words.saturating_sub(last.words),
+                allocations: at.allocations.saturating_sub(last.allocations),
+            },
             blocked: at.blocked_nanos.saturating_sub(last.blocked),
         };
         if moved.blocked > 0 {
@@ -408,7 +411,7 @@ impl Shard {
     /// and the task's total: where every figure that moved between two
     /// stops goes.
     #[inline]
-    fn charge(&mut self, function: FunctionId, pc: u32, node: NodeId, cost: &Cost) {
+    fn charge(&mut self, function: FunctionId, pc: u32, node: NodeId, cost: &Charge) {
         self.cell(function, pc).add(cost);
         self.tree.nodes[node as usize].cost.add(cost);
         self.total.add(cost);
@@ -454,12 +457,12 @@ impl Shard {
 
     /// Puts `rows` in place of every instruction's cost, and makes the
     /// total their sum.
-    pub(crate) fn replace_rows(&mut self, rows: Vec<((FunctionId, u32), Cost)>) {
+    pub(crate) fn replace_rows(&mut self, rows: Vec<((FunctionId, u32), Charge)>) {
         self.table
             .iter_mut()
-            .for_each(|row| row.fill(Cost::default()));
+            .for_each(|row| row.fill(Charge::default()));
         self.sparse.clear();
-        let mut total = Cost::default();
+        let mut total = Charge::default();
         for ((function, pc), cost) in rows {
             self.cell(function, pc).add(&cost);
             total.add(&cost);
@@ -468,7 +471,7 @@ impl Shard {
     }
 
     /// Sets each calling-context node's own time to `time(node, cost)`.
-    pub(crate) fn retime_nodes(&mut self, mut time: impl FnMut(NodeId, &Cost) -> u64) {
+    pub(crate) fn retime_nodes(&mut self, mut time: impl FnMut(NodeId, &Charge) -> u64) {
         for (id, node) in self.tree.nodes.iter_mut().enumerate() {
             node.cost.nanos = time(id as NodeId, &node.cost);
         }
@@ -487,7 +490,7 @@ impl Shard {
     /// has grown to the program's shape, which it does in the first few
     /// stops of each function.
     #[inline(always)]
-    fn cell(&mut self, function: FunctionId, pc: u32) -> &mut Cost {
+    fn cell(&mut self, function: FunctionId, pc: u32) -> &mut Charge {
         let (f, p) = (function.index(), pc as usize);
         if self.table.get(f).is_none_or(|row| p >= row.len()) {
             return self.grow(function, pc);
@@ -500,7 +503,7 @@ impl Shard {
     /// a map beside the table rather than allocating gigabytes for it.
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, function: FunctionId, pc: u32) -> &mut Cost {
+    fn grow(&mut self, function: FunctionId, pc: u32) -> &mut Charge {
         let (f, p) = (function.index(), pc as usize);
         if f >= DENSE_FUNCTIONS || p >= DENSE_PCS {
             return self.sparse.entry((function, pc)).or_default();
@@ -510,7 +513,7 @@ impl Shard {
         }
         let row = &mut self.table[f];
         if p >= row.len() {
-            row.resize(p + 1, Cost::default());
+            row.resize(p + 1, Charge::default());
         }
         &mut row[p]
     }
@@ -631,7 +634,7 @@ impl Shard {
     }
 
     /// Everything this task recorded.
-    pub(crate) fn total(&self) -> Cost {
+    pub(crate) fn total(&self) -> Charge {
         self.total
     }
 
@@ -641,7 +644,7 @@ impl Shard {
     }
 
     /// Every instruction this task ran, with its cost.
-    pub(crate) fn rows(&self) -> impl Iterator<Item = ((FunctionId, u32), Cost)> + '_ {
+    pub(crate) fn rows(&self) -> impl Iterator<Item = ((FunctionId, u32), Charge)> + '_ {
         let sparse = self.sparse.iter().map(|(at, cost)| (*at, *cost));
         self.table
             .iter()
@@ -792,34 +795,31 @@ mod tests {
         let rows: Vec<_> = shard.rows().collect();
         assert_eq!(
             rows[0].1,
-            Cost {
+            Charge::from(Cost {
                 ran: 1,
                 nanos: 10,
                 words: 5,
                 allocations: 1,
-                blocked: 0
-            }
+            })
         );
         assert_eq!(
             rows[1].1,
-            Cost {
+            Charge::from(Cost {
                 ran: 1,
                 nanos: 10,
                 words: 0,
                 allocations: 0,
-                blocked: 0
-            }
+            })
         );
         // The last instruction is the one no later stop closes.
         assert_eq!(
             rows[2].1,
-            Cost {
+            Charge::from(Cost {
                 ran: 1,
                 nanos: 0,
                 words: 0,
                 allocations: 0,
-                blocked: 0
-            }
+            })
         );
     }
 
@@ -872,13 +872,12 @@ mod tests {
         assert_eq!(callee.calls, 1);
         assert_eq!(
             callee.cost,
-            Cost {
+            Charge::from(Cost {
                 ran: 2,
                 nanos: 20,
                 words: 3,
                 allocations: 1,
-                blocked: 0
-            }
+            })
         );
         assert_eq!(
             profile.sites,
@@ -886,13 +885,12 @@ mod tests {
                 (FunctionId(0), 1, FunctionId(1)),
                 SiteCost {
                     calls: 1,
-                    inclusive: Cost {
+                    inclusive: Charge::from(Cost {
                         ran: 2,
                         nanos: 20,
                         words: 3,
                         allocations: 1,
-                        blocked: 0
-                    }
+                    })
                 }
             )]
         );

@@ -17,7 +17,6 @@ fn cost(ran: u64, nanos: u64, allocations: u64) -> Cost {
         nanos,
         words: allocations * 4,
         allocations,
-        blocked: 0,
     }
 }
 
@@ -27,7 +26,7 @@ fn group(name: &str, cost: Cost) -> Group {
         detail: String::new(),
         file: None,
         line: None,
-        cost,
+        cost: cost.into(),
     }
 }
 
@@ -53,7 +52,7 @@ fn profile(
         uncertainty: None,
         estimate: None,
         follows_tasks: false,
-        total,
+        total: total.into(),
         tasks: Vec::new(),
         functions: functions
             .iter()
@@ -62,8 +61,8 @@ fn profile(
                 file: None,
                 line: None,
                 calls: 1,
-                own: *c,
-                inclusive: *c,
+                own: (*c).into(),
+                inclusive: (*c).into(),
             })
             .collect(),
         calls: Vec::new(),

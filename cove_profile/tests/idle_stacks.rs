@@ -29,7 +29,7 @@ fn waited() -> (Program, Profiler) {
 #[test]
 fn folded_stacks_of_time_get_a_blocked_leaf_only_with_idle() {
     let (program, profiler) = waited();
-    assert_eq!(profiler.total().blocked, 500);
+    assert_eq!(profiler.blocked(), 500);
     let working = Report::new(&program, &profiler).folded(Metric::Nanos);
     let idle = Report::new(&program, &profiler)
         .with_idle(true)

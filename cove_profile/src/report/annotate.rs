@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use super::Report;
 use super::source::LineCost;
 use super::text::thousands;
-use crate::cost::Cost;
+use crate::cost::{Charge, Cost};
 
 /// How [`Report::annotate`] prints.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -41,7 +41,7 @@ impl Report<'_> {
         let share = |cost: &Cost| cost.ran as f64 * 100.0 / run;
         let mut out = self.header();
         for file in self.source_files() {
-            let file_cost = file.lines.values().fold(Cost::default(), |mut c, l| {
+            let file_cost = file.lines.values().fold(Charge::default(), |mut c, l| {
                 c.add(&l.cost);
                 c
             });

@@ -27,7 +27,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::{By, Report, Subject};
-use crate::cost::Cost;
+use crate::cost::Charge;
 use crate::profiler::Floor;
 
 /// The JSON Schema of the profiles this crate writes.
@@ -74,7 +74,7 @@ pub struct Profile {
     /// Whether spawned tasks were followed.
     pub follows_tasks: bool,
     /// What the whole profile cost.
-    pub total: Cost,
+    pub total: Charge,
     /// Each task that recorded anything.
     pub tasks: Vec<TaskEntry>,
     /// Each function that ran: self and inclusive cost.
@@ -105,7 +105,7 @@ pub struct TaskEntry {
     /// The function (usually one) the task's calls start from.
     pub roots: Vec<String>,
     /// What the task cost.
-    pub total: Cost,
+    pub total: Charge,
     /// How many of its instructions waited — parked in a `join` or a
     /// `recv` — for the `total.blocked` nanoseconds it spent blocked.
     /// Absent where 0, and read as 0 from a profile that has none.
@@ -133,9 +133,9 @@ pub struct FunctionEntry {
     pub calls: u64,
     /// Its own instructions.
     #[serde(rename = "self")]
-    pub own: Cost,
+    pub own: Charge,
     /// Its own and everything they called, each instruction once.
-    pub inclusive: Cost,
+    pub inclusive: Charge,
 }
 
 /// One caller → callee pair of a profile.
@@ -149,7 +149,7 @@ pub struct CallEntry {
     pub calls: u64,
     /// What the calls cost, callee and all it called, each instruction once
     /// even where the pair recurs on a path (so never more than the run).
-    pub inclusive: Cost,
+    pub inclusive: Charge,
 }
 
 /// One instruction of a profile.
@@ -164,7 +164,7 @@ pub struct InstructionEntry {
     /// The printed instruction, `m.main@7  add.int r2, r2, r1`.
     pub text: String,
     /// What it cost.
-    pub cost: Cost,
+    pub cost: Charge,
 }
 
 /// One row of a grouping: an opcode, a callee, a line.
@@ -181,7 +181,7 @@ pub struct Group {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
     /// What it cost.
-    pub cost: Cost,
+    pub cost: Charge,
 }
 
 /// One calling context: a node of a task's calling-context tree.
@@ -199,7 +199,7 @@ pub struct StackEntry {
     /// How many frames of it this path pushed.
     pub calls: u64,
     /// What ran in the function itself on this path.
-    pub cost: Cost,
+    pub cost: Charge,
 }
 
 /// One path of calls as schema version 1 wrote it: read, never written.
@@ -207,7 +207,7 @@ pub struct StackEntry {
 struct StackEntryV1 {
     task: u32,
     stack: Vec<String>,
-    cost: Cost,
+    cost: Charge,
 }
 
 /// The two fields every version has, read first to choose a reader.
@@ -350,7 +350,7 @@ fn tree_of_paths(paths: Vec<StackEntryV1>) -> Vec<StackEntry> {
                         parent,
                         function: key.2.clone(),
                         calls: 0,
-                        cost: Cost::default(),
+                        cost: Charge::default(),
                     });
                     ids.insert(key, (id, nodes.len() - 1));
                     (id, nodes.len() - 1)

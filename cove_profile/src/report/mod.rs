@@ -34,7 +34,7 @@ use cove_ir::op::{Instr, Opcode};
 use cove_ir::program::{FunctionId, Program};
 
 use crate::context::ROOT;
-use crate::cost::Cost;
+use crate::cost::{Charge, Cost};
 use crate::profiler::{Floor, Profiler};
 use crate::shard::TaskProfile;
 
@@ -183,7 +183,7 @@ pub(crate) struct InstructionRow {
     pub(crate) pc: u32,
     pub(crate) instr: Option<Instr>,
     pub(crate) line: Option<u32>,
-    pub(crate) cost: Cost,
+    pub(crate) cost: Charge,
 }
 
 /// One function of the run.
@@ -193,10 +193,10 @@ pub(crate) struct FunctionRow {
     /// Frames of it pushed.
     pub(crate) calls: u64,
     /// Its own instructions.
-    pub(crate) own: Cost,
+    pub(crate) own: Charge,
     /// Its own instructions and everything they called, each instruction
     /// once however deep a recursion went.
-    pub(crate) inclusive: Cost,
+    pub(crate) inclusive: Charge,
 }
 
 /// One caller → callee pair.
@@ -207,7 +207,7 @@ pub(crate) struct EdgeRow {
     pub(crate) calls: u64,
     /// What the calls cost, callee and all it called, each instruction once
     /// even where the pair recurs on a path.
-    pub(crate) inclusive: Cost,
+    pub(crate) inclusive: Charge,
 }
 
 /// A row of a grouping, ready to print.
@@ -217,9 +217,9 @@ pub(crate) struct Row {
     pub(crate) label: String,
     /// Where: a source location, or the source text of a line.
     pub(crate) place: String,
-    pub(crate) cost: Cost,
+    pub(crate) cost: Charge,
     /// For functions and calls: the cost with everything called.
-    pub(crate) inclusive: Option<Cost>,
+    pub(crate) inclusive: Option<Charge>,
     /// For functions and calls: how many calls.
     pub(crate) calls: Option<u64>,
 }
@@ -236,7 +236,7 @@ pub struct Report<'a> {
     stop_costs: crate::profiler::StopCosts,
     follows_tasks: bool,
     tasks: Vec<TaskProfile>,
-    total: Cost,
+    total: Charge,
     instructions: Vec<InstructionRow>,
     functions: Vec<FunctionRow>,
     edges: Vec<EdgeRow>,
@@ -254,8 +254,8 @@ impl<'a> Report<'a> {
     /// than trusted.
     pub fn new(program: &'a Program, profiler: &Profiler) -> Report<'a> {
         let tasks = profiler.snapshot();
-        let mut total = Cost::default();
-        let mut flat: BTreeMap<(FunctionId, u32), Cost> = BTreeMap::new();
+        let mut total = Charge::default();
+        let mut flat: BTreeMap<(FunctionId, u32), Charge> = BTreeMap::new();
         for task in &tasks {
             total.add(&task.total);
             for (at, cost) in &task.rows {
@@ -360,7 +360,7 @@ impl<'a> Report<'a> {
 
     /// What the whole profile cost.
     pub fn total(&self) -> Cost {
-        self.total
+        self.total.cost
     }
 
     /// The floor measured when the profile began.
@@ -408,7 +408,7 @@ impl<'a> Report<'a> {
                         self.program.function_name(row.callee)
                     ),
                     place: String::new(),
-                    cost: Cost::default(),
+                    cost: Charge::default(),
                     inclusive: Some(row.inclusive),
                     calls: Some(row.calls),
                 })
@@ -430,7 +430,7 @@ impl<'a> Report<'a> {
                 })
                 .collect(),
             By::Opcode => {
-                let mut per: BTreeMap<Option<Opcode>, Cost> = BTreeMap::new();
+                let mut per: BTreeMap<Option<Opcode>, Charge> = BTreeMap::new();
                 for row in &self.instructions {
                     per.entry(row.instr.map(|i| i.opcode()))
                         .or_default()
@@ -447,7 +447,7 @@ impl<'a> Report<'a> {
                     .collect()
             }
             By::Callee => {
-                let mut per: BTreeMap<(u8, String), Cost> = BTreeMap::new();
+                let mut per: BTreeMap<(u8, String), Charge> = BTreeMap::new();
                 for row in &self.instructions {
                     let key = match row.instr {
                         Some(Instr::Call { func, .. }) => {
@@ -476,12 +476,12 @@ impl<'a> Report<'a> {
                     .collect()
             }
             By::Line => {
-                let mut per: BTreeMap<(String, u32), (FunctionId, Cost)> = BTreeMap::new();
+                let mut per: BTreeMap<(String, u32), (FunctionId, Charge)> = BTreeMap::new();
                 for row in &self.instructions {
                     let Some(line) = row.line else { continue };
                     let path = self.path_of(row.function).to_string();
                     per.entry((path, line))
-                        .or_insert((row.function, Cost::default()))
+                        .or_insert((row.function, Charge::default()))
                         .1
                         .add(&row.cost);
                 }
@@ -589,7 +589,7 @@ pub(crate) struct Context<'a> {
     /// Frames of it this path pushed.
     pub(crate) calls: u64,
     /// What ran in the function itself on this path.
-    pub(crate) cost: Cost,
+    pub(crate) cost: Charge,
 }
 
 /// `path` made absolute against the current directory (no file is
@@ -643,8 +643,8 @@ fn calling_context(tasks: &[TaskProfile]) -> (Vec<FunctionRow>, Vec<EdgeRow>) {
             let row = functions.entry(node.function).or_insert(FunctionRow {
                 function: node.function,
                 calls: 0,
-                own: Cost::default(),
-                inclusive: Cost::default(),
+                own: Charge::default(),
+                inclusive: Charge::default(),
             });
             row.calls += node.calls;
             row.own.add(&node.cost);
@@ -658,7 +658,7 @@ fn calling_context(tasks: &[TaskProfile]) -> (Vec<FunctionRow>, Vec<EdgeRow>) {
                     caller,
                     callee,
                     calls: 0,
-                    inclusive: Cost::default(),
+                    inclusive: Charge::default(),
                 });
                 edge.calls += node.calls;
                 let depth = pairs_on_path.entry((caller, callee)).or_insert(0);

@@ -36,7 +36,7 @@ use prost::Message as _;
 use super::folded::{BLOCKED_FRAME, ELIDED_FRAME, FOLDED_MAX_FRAMES};
 use super::{Metric, Report};
 use crate::context::ROOT;
-use crate::cost::Cost;
+use crate::cost::Charge;
 
 /// The location of the frames a deep path leaves out: no function's id.
 const ELIDED: FunctionId = FunctionId(u32::MAX);
@@ -266,7 +266,7 @@ impl Report<'_> {
         let task_key = strings.get("task");
 
         // Each function's cost per line, over every path.
-        let mut lines: BTreeMap<FunctionId, BTreeMap<u32, Cost>> = BTreeMap::new();
+        let mut lines: BTreeMap<FunctionId, BTreeMap<u32, Charge>> = BTreeMap::new();
         for row in &self.instructions {
             lines
                 .entry(row.function)

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use cove_ir::program::FunctionId;
 
 use super::Report;
-use crate::cost::Cost;
+use crate::cost::Charge;
 
 /// One source file of the program, as the listing formats print it.
 #[derive(Debug, Clone)]
@@ -38,7 +38,7 @@ pub(crate) struct SourceFile<'a> {
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct LineCost {
     /// Its instructions' cost, summed.
-    pub(crate) cost: Cost,
+    pub(crate) cost: Charge,
     /// The most times one of its instructions ran.
     pub(crate) hits: u64,
 }
@@ -57,9 +57,9 @@ pub(crate) struct FunctionCost {
     /// Frames of it pushed.
     pub(crate) calls: u64,
     /// Its own instructions.
-    pub(crate) own: Cost,
+    pub(crate) own: Charge,
     /// Its own and everything they called.
-    pub(crate) inclusive: Cost,
+    pub(crate) inclusive: Charge,
 }
 
 /// How many lines above a function's first instruction its declaration is
@@ -115,8 +115,8 @@ impl<'a> Report<'a> {
                 line,
                 declared,
                 calls: row.map_or(0, |r| r.calls),
-                own: row.map_or_else(Cost::default, |r| r.own),
-                inclusive: row.map_or_else(Cost::default, |r| r.inclusive),
+                own: row.map_or_else(Charge::default, |r| r.own),
+                inclusive: row.map_or_else(Charge::default, |r| r.inclusive),
             });
         }
         for row in &self.instructions {
