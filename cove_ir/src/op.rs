@@ -737,7 +737,11 @@ pub enum StretchEnd {
     Call,
     /// It returns (`return`, `return.unit`).
     Return,
-    /// It may allocate, or may or may not leave its frame.
+    /// It returns or falls through (the conditional returns): a `Return`
+    /// when it returns, a `Branch` when it does not, and only the run knows
+    /// which; the dispatch loop tells them apart by the depth.
+    Conditional,
+    /// It may allocate.
     Other,
 }
 
@@ -758,6 +762,8 @@ const STRETCH_END: [StretchEnd; Opcode::ALL.len()] = {
             StretchEnd::Call
         } else if matches!(op, Opcode::Return | Opcode::ReturnUnit) {
             StretchEnd::Return
+        } else if is_conditional_return(op) {
+            StretchEnd::Conditional
         } else {
             StretchEnd::Other
         };
@@ -778,6 +784,41 @@ const fn is_branch(op: Opcode) -> bool {
         i += 1;
     }
     false
+}
+
+/// The conditional returns, which return or fall through.
+const fn is_conditional_return(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        ReturnIfEqIntImm
+            | ReturnIfNeIntImm
+            | ReturnIfLtIntImm
+            | ReturnIfLeIntImm
+            | ReturnIfGtIntImm
+            | ReturnIfGeIntImm
+    )
+}
+
+/// The length of the stretch that starts at each instruction of `code`:
+/// the instructions from it up to and including the first at or after it
+/// that ends a stretch ([`Opcode::ends_stretch`]).
+///
+/// Verified code ends in an instruction that ends a stretch (a return or a
+/// jump), so every stretch ends inside the code; for code that does not,
+/// the last stretch runs to the end. One pass from the end back, the one
+/// definition the runtime's stretch countdown and the profiler's count
+/// table both take their lengths from.
+pub fn stretch_lengths(code: &[Instr]) -> Vec<u32> {
+    let mut lengths = vec![0; code.len()];
+    let mut end = code.len().saturating_sub(1);
+    for pc in (0..code.len()).rev() {
+        if code[pc].opcode().ends_stretch() {
+            end = pc;
+        }
+        lengths[pc] = (end - pc + 1) as u32;
+    }
+    lengths
 }
 
 /// Which opcodes end a stretch, as the table above is built from.
@@ -858,7 +899,10 @@ mod tests {
         assert_eq!(Opcode::CallClosure.stretch_end(), StretchEnd::Call);
         assert_eq!(Opcode::ReturnUnit.stretch_end(), StretchEnd::Return);
         // Returned or fell through: the loop tells which as it runs it.
-        assert_eq!(Opcode::ReturnIfLtIntImm.stretch_end(), StretchEnd::Other);
+        assert_eq!(
+            Opcode::ReturnIfLtIntImm.stretch_end(),
+            StretchEnd::Conditional
+        );
         assert_eq!(Opcode::NewList.stretch_end(), StretchEnd::Other);
         assert_eq!(Opcode::AddInt.stretch_end(), StretchEnd::No);
     }

@@ -30,7 +30,7 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
-use cove_ir::op::Opcode;
+use cove_ir::op::StretchEnd;
 use cove_ir::program::{FunctionId, Program};
 
 /// The flat count table: every instruction of the program one cell.
@@ -55,8 +55,8 @@ struct Cell {
     starts: AtomicU64,
     /// The length of the stretch that starts here.
     length: u32,
-    /// Whether that stretch ends in an instruction that allocates rather
-    /// than one that jumps, calls or returns.
+    /// Whether that stretch ends in an instruction that may allocate
+    /// ([`StretchEnd::Other`]) rather than one that jumps, calls or returns.
     heavy: bool,
 }
 
@@ -187,19 +187,13 @@ impl Hot {
             for function in &program.functions {
                 offsets.push(cells.len());
                 let code = &function.code;
-                let first = cells.len();
-                cells.resize_with(first + code.len(), Cell::default);
-                // From the end back: a stretch runs to the first
-                // instruction at or after its start that ends one.
-                let mut end = code.len().saturating_sub(1);
-                for pc in (0..code.len()).rev() {
-                    if code[pc].opcode().ends_stretch() {
-                        end = pc;
-                    }
-                    let cell = &mut cells[first + pc];
-                    cell.length = (end - pc + 1) as u32;
-                    cell.heavy = is_allocating_end(code[end].opcode());
-                }
+                let lengths = cove_ir::op::stretch_lengths(code);
+                cells.extend(lengths.iter().enumerate().map(|(pc, &length)| Cell {
+                    starts: AtomicU64::new(0),
+                    length,
+                    heavy: code[pc + length as usize - 1].opcode().stretch_end()
+                        == StretchEnd::Other,
+                }));
             }
             Counts {
                 offsets: offsets.into_boxed_slice(),
@@ -367,26 +361,6 @@ impl Hot {
         }
         rows
     }
-}
-
-/// Whether a stretch ending in `opcode` ends in work (an allocation, a
-/// builtin, a spawn) rather than in a change of where control goes.
-fn is_allocating_end(opcode: Opcode) -> bool {
-    use cove_ir::op::OperandKind;
-    let transfer = opcode.operand_kinds().contains(&OperandKind::Target)
-        || matches!(
-            opcode,
-            Opcode::Call
-                | Opcode::Return
-                | Opcode::ReturnUnit
-                | Opcode::ReturnIfEqIntImm
-                | Opcode::ReturnIfNeIntImm
-                | Opcode::ReturnIfLtIntImm
-                | Opcode::ReturnIfLeIntImm
-                | Opcode::ReturnIfGtIntImm
-                | Opcode::ReturnIfGeIntImm
-        );
-    opcode.ends_stretch() && !transfer
 }
 
 #[cfg(test)]
