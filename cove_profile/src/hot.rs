@@ -283,6 +283,37 @@ impl Hot {
         }
     }
 
+    /// Where `function`'s cells start, if the table has a cell for its
+    /// `pc`.
+    #[inline]
+    pub(crate) fn base_of(&self, function: FunctionId, pc: u32) -> Option<usize> {
+        let counts = self.counts.get()?;
+        let base = *counts.offsets.get(function.index())?;
+        (base + (pc as usize) < counts.cells.len()).then_some(base)
+    }
+
+    /// The second half of a call's or a return's glanced stop, once the
+    /// shard has moved to the new frame (`node`, at `depth`): the pending
+    /// stops were handed on, and the stretch starting at `function`'s `pc`
+    /// (whose cells start at `base`, as [`Hot::base_of`] found) is counted
+    /// as a fast stop counts one.
+    #[inline]
+    pub(crate) fn hopped(
+        &self,
+        function: FunctionId,
+        pc: u32,
+        base: usize,
+        depth: usize,
+        node: u32,
+    ) {
+        self.pending.store(0, Relaxed);
+        self.function.store(function.0, Relaxed);
+        self.base.store(base, Relaxed);
+        self.depth.store(depth, Relaxed);
+        self.node.store(node, Relaxed);
+        self.branched(pc);
+    }
+
     /// Moves the position to what [`Hot::locate`] found.
     #[inline]
     pub(crate) fn point_at(&self, function: FunctionId, pc: u32, base: usize, length: u32) {
@@ -297,12 +328,6 @@ impl Hot {
     pub(crate) fn settle(&self, depth: usize, words: u64, node: u32) {
         self.depth.store(depth, Relaxed);
         self.words.store(words, Relaxed);
-        self.node.store(node, Relaxed);
-    }
-
-    /// [`Hot::settle`] for a stop that moved no heap counter.
-    pub(crate) fn settle_frame(&self, depth: usize, node: u32) {
-        self.depth.store(depth, Relaxed);
         self.node.store(node, Relaxed);
     }
 

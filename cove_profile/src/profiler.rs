@@ -435,25 +435,20 @@ impl Profiler {
         pc: u32,
         depth: usize,
     ) -> bool {
+        // The stretch the stop starts is counted as a fast stop counts one,
+        // in the flat table, so its cell must be there.
+        let Some(base) = self.hot.base_of(function, pc) else {
+            return false;
+        };
         self.with_main(Reach::Lease, |shard| {
             let (last_function, start, last_length, pending) = self.hot.peek();
             let end = start + last_length.saturating_sub(1);
-            let (base, length) = self.hot.locate(function, pc);
-            let Some(node) = shard.hop_glanced(
-                call,
-                pending,
-                last_function,
-                end,
-                function,
-                pc,
-                depth,
-                length,
-            ) else {
+            let Some(node) =
+                shard.hop_glanced(call, pending, last_function, end, function, pc, depth)
+            else {
                 return false;
             };
-            self.hot.take_back(pending);
-            self.hot.point_at(function, pc, base, length);
-            self.hot.settle_frame(depth, node);
+            self.hot.hopped(function, pc, base, depth, node);
             self.hot.publish(shard.total().ran);
             true
         })

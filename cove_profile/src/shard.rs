@@ -346,7 +346,9 @@ impl Shard {
     /// the shape; the caller then makes it an ordinary stop.
     ///
     /// `at_function`, `at_pc` and `depth` are where the stop is; the rest
-    /// is what [`Shard::hop`] takes.
+    /// is what [`Shard::hop`] takes. Unlike [`Shard::hop`], this counts
+    /// nothing of the stretch the stop starts: the lock-free front counts
+    /// it as one of its own, in the frame this returns.
     #[allow(clippy::too_many_arguments)] // The stop's fields, unpacked.
     #[inline]
     pub(crate) fn hop_glanced(
@@ -358,7 +360,6 @@ impl Shard {
         at_function: FunctionId,
         at_pc: u32,
         depth: usize,
-        length: u32,
     ) -> Option<NodeId> {
         let last = self.last?;
         let n = self.stack.len();
@@ -394,10 +395,6 @@ impl Shard {
             self.pop();
             self.stack[n - 2].node
         };
-        self.cell(at_function, at_pc).ran += 1;
-        let length = u64::from(length.max(1));
-        self.tree.nodes[node as usize].cost.ran += length;
-        self.total.ran += length;
         if let Some(last) = self.last.as_mut() {
             last.function = at_function;
             last.pc = at_pc;
