@@ -202,10 +202,11 @@ pub struct Profiler {
     /// The shards of spawned tasks, `spawned[task - 1]`, made as tasks first
     /// stop.
     spawned: RwLock<Vec<Arc<Mutex<Shard>>>>,
-    /// The instructions of task 0's stretches that a fault kept from
-    /// running, though their stretch was counted whole when it started:
-    /// `(function, first, last)`, each taken back once from the counts.
-    unran: Mutex<Vec<(FunctionId, u32, u32)>>,
+    /// The instructions of stretches that a fault kept from running,
+    /// though their stretch was counted whole when it started:
+    /// `(task, function, first, last)`, each taken back once from the
+    /// task's counts.
+    unran: Mutex<Vec<(u32, FunctionId, u32, u32)>>,
 }
 
 impl std::fmt::Debug for Profiler {
@@ -503,7 +504,7 @@ impl Profiler {
             return;
         }
         let unran = u64::from(end - first + 1);
-        self.unran.lock().push((function, first, end));
+        self.unran.lock().push((0, function, first, end));
         if pending >= unran {
             // The stretch was counted by the lock-free path, not yet handed on.
             self.hot.take_back(unran);
@@ -513,6 +514,37 @@ impl Profiler {
                 self.hot.publish(shard.total().ran);
             });
         }
+    }
+
+    /// [`Profiler::uncount_unran`] for a spawned task, whose stops are all
+    /// recorded in its shard: the stretch its last stop started was counted
+    /// whole there.
+    pub(crate) fn uncount_unran_spawned(
+        &self,
+        task: u32,
+        function: FunctionId,
+        pc: u32,
+        ran: bool,
+    ) {
+        let Some(shard) = self.spawned.read().get(task as usize - 1).cloned() else {
+            return;
+        };
+        let mut shard = shard.lock();
+        let Some((last_function, start)) = shard.last_stop() else {
+            return;
+        };
+        let end = start + self.hot.length(last_function, start).saturating_sub(1);
+        if last_function != function || pc < start || pc > end || (!ran && pc == start) {
+            // As for task 0: the fault is not inside the stretch the last
+            // stop counted, or ended the run before its stop.
+            return;
+        }
+        let first = if ran { pc + 1 } else { pc };
+        if first > end {
+            return;
+        }
+        self.unran.lock().push((task, function, first, end));
+        shard.extend_last_back(u64::from(end - first + 1));
     }
 
     /// Runs `f` on task 0's shard, reached as `reach` says.
@@ -742,9 +774,8 @@ impl Profiler {
     /// (see [`Profiler::merged_main`]). Every stop of a spawned task is a
     /// locked one, whose cost the sampler measured and charged to the
     /// profiler, so only the per-instruction cost of being watched comes
-    /// off. FIXME (issue 13): a fault inside a spawned task's stretch is
-    /// not taken back as task 0's is, so the instructions after the
-    /// faulting one in its stretch are counted.
+    /// off. What a fault kept from running of the task's last stretch is
+    /// taken back here, as task 0's is.
     fn merged_spawned(&self, task: u32, shard: &Shard) -> Shard {
         let mut shard = shard.clone();
         let mut starts: BTreeMap<(FunctionId, u32), Start> = BTreeMap::new();
@@ -781,7 +812,9 @@ impl Profiler {
             instruction: self.stop_costs().instruction,
         };
         let spread = spread(&starts, &self.hot, costs);
-        rows.extend(spread.rows);
+        let mut counts = spread.rows;
+        self.take_back_unran(task, &mut counts);
+        rows.extend(counts);
         shard.replace_rows(rows);
         if let Some(taken) = &taken {
             let each = spread.overhead_per_instruction;
@@ -791,6 +824,25 @@ impl Profiler {
             });
         }
         shard
+    }
+
+    /// Takes `task`'s unran instructions out of its spread counts, each
+    /// instruction once: the rows of several stretch starts may hold one
+    /// instruction, and they are added up later.
+    fn take_back_unran(&self, task: u32, counts: &mut [((FunctionId, u32), Charge)]) {
+        for &(of, function, first, last) in self.unran.lock().iter() {
+            if of != task {
+                continue;
+            }
+            for pc in first..=last {
+                if let Some((_, cost)) = counts
+                    .iter_mut()
+                    .find(|(at, cost)| *at == (function, pc) && cost.ran > 0)
+                {
+                    cost.ran -= 1;
+                }
+            }
+        }
     }
 
     /// Task 0's shard as a report reads it in the untimed modes: a copy
@@ -833,18 +885,7 @@ impl Profiler {
         }
         let spread = spread(&starts, &self.hot, self.stop_costs());
         let mut counts = spread.rows;
-        // Each instruction once: the rows of several stretch starts may
-        // hold one instruction, and they are added up later.
-        for &(function, first, last) in self.unran.lock().iter() {
-            for pc in first..=last {
-                if let Some((_, cost)) = counts
-                    .iter_mut()
-                    .find(|(at, cost)| *at == (function, pc) && cost.ran > 0)
-                {
-                    cost.ran -= 1;
-                }
-            }
-        }
+        self.take_back_unran(0, &mut counts);
         rows.extend(counts);
         shard.replace_rows(rows);
         if let Some(taken) = &taken {

@@ -428,6 +428,11 @@ impl Shard {
         }
     }
 
+    /// Where the last stop was: its function and pc.
+    pub(crate) fn last_stop(&self) -> Option<(FunctionId, u32)> {
+        self.last.map(|last| (last.function, last.pc))
+    }
+
     /// The calling-context node of the last stop.
     pub(crate) fn node(&self) -> NodeId {
         self.last.map_or(ROOT, |last| last.node)

@@ -93,8 +93,13 @@ impl Debugger for Profiler {
     /// stop counted whole (the untimed modes; the interval one counts each
     /// instruction as it comes).
     fn faulted(&self, stop: &Stop<'_>, _error: &cove_runtime::RunError) {
-        if self.is_untimed_at_stops() && stop.task() == 0 {
+        if !self.is_untimed_at_stops() {
+            return;
+        }
+        if stop.task() == 0 {
             self.uncount_unran(stop.function_id(), stop.pc(), stop.ran());
+        } else {
+            self.uncount_unran_spawned(stop.task(), stop.function_id(), stop.pc(), stop.ran());
         }
     }
 

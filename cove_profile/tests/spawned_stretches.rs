@@ -35,12 +35,38 @@ export fn main() -> Int {
 /// instructions and of words.
 type Seen = (Vec<((FunctionId, u32), Cost)>, Vec<Cost>, String, String);
 
+/// A worker that faults in the middle of a stretch: the division by zero
+/// is followed, in its stretch, by instructions that never run.
+const FAULTING: &str = "
+fn work(n: Int) -> Int {
+  var s = 0
+  for i in 0..n {
+    s += i % 7
+  }
+  let zero = s - s
+  let q = s / zero
+  let r = q * 3 + s
+  r - 1
+}
+export fn main() -> Int {
+  let a = spawn work(500)
+  a.join()
+}
+";
+
 /// What `profiler`, following tasks, saw of `POOL`.
 fn profiled(profiler: Profiler) -> Seen {
+    profiled_run(profiler, POOL, true)
+}
+
+/// What `profiler`, following tasks, saw of `source`'s run, which
+/// succeeds or fails as `succeeds` says.
+fn profiled_run(profiler: Profiler, source: &str, succeeds: bool) -> Seen {
     let profiler = profiler.following_tasks();
-    let program = cove_compiler::compile_module("pool", POOL).unwrap_or_else(|d| panic!("{d}"));
+    let program = cove_compiler::compile_module("pool", source).unwrap_or_else(|d| panic!("{d}"));
     let mut vm = Vm::new(&program).with_debugger(&profiler);
-    vm.run_entry("pool", "main", Vec::new()).expect("it runs");
+    let result = vm.run_entry("pool", "main", Vec::new());
+    assert_eq!(result.is_ok(), succeeds, "{result:?}");
     drop(vm);
     let untimed = |cost: &Cost| Cost {
         ran: cost.ran,
@@ -79,4 +105,14 @@ fn a_spawned_task_counted_at_stretches_counts_what_one_stopped_at_every_instruct
     assert_eq!(stretches.0, every.0, "each instruction's row");
     assert_eq!(stretches.2, every.2, "each calling context's instructions");
     assert_eq!(stretches.3, every.3, "each calling context's words");
+}
+
+#[test]
+fn a_spawned_task_that_faults_inside_a_stretch_counts_only_what_ran_of_it() {
+    let every = profiled_run(Profiler::with_clock(SteppingClock::new(1)), FAULTING, false);
+    let stretches = profiled_run(Profiler::counting(), FAULTING, false);
+    assert_eq!(every.1.len(), 2, "main and the worker");
+    assert_eq!(stretches.1, every.1, "each task's total");
+    assert_eq!(stretches.0, every.0, "each instruction's row");
+    assert_eq!(stretches.2, every.2, "each calling context's instructions");
 }
