@@ -551,7 +551,6 @@ impl<'env> Machine<'env> {
             if !POLLED && remaining == 0 {
                 safepoint!();
             }
-            remaining -= 1;
             // SAFETY: *ends* and *targets*: the code ends in a return or a
             // jump and every target is inside it, so `ip` points at an
             // instruction.
@@ -584,9 +583,8 @@ impl<'env> Machine<'env> {
                 let resume =
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| watch.at(&stop)));
                 if !matches!(resume, Ok(Resume::Go)) {
-                    // The instruction the debugger stopped before never ran:
-                    // give back its count.
-                    remaining += 1;
+                    // The instruction the debugger stopped before never
+                    // ran, and is not counted: the count is taken below.
                     // SAFETY: *ends*, as at the safepoint.
                     ip = unsafe { ip.add(1) };
                     fail!(match resume {
@@ -595,6 +593,7 @@ impl<'env> Machine<'env> {
                     });
                 }
             }
+            remaining -= 1;
             if W::ON && !W::EVERY {
                 fresh = instr.opcode().stretch_end();
             }
