@@ -27,13 +27,17 @@
 //! and fusing it takes one dispatch out of every leaf call. The fusion is
 //! made when the `return` is emitted and kept only if the jump's label is
 //! bound next; anything else emitted or bound first puts the pair back as
-//! it was, so no pc ever has to be renumbered. And a call of a builtin the
+//! it was, so no pc ever has to be renumbered. The superinstructions of
+//! two adjacent instructions are made here too, the second as it is
+//! emitted (`move2`, `mul-add.float`, and a `jump-if` or `jump-ifnot` fused
+//! with the `get.list` or float compare that wrote its Bool). And a call of a builtin the
 //! IR has an instruction for (`Int.to_float`, `Float.sqrt`) is emitted as
 //! that instruction, here rather than in each place the lowering calls a
 //! builtin.
 
 use cove_ir::builtins::Builtin;
 use cove_ir::op::{Instr, Operand, OperandKind, Reg};
+use cove_ir::program::Program;
 
 /// A jump target, bound to a program counter with [`Emitter::bind`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,6 +218,69 @@ impl Emitter {
         let at = self.code.len() - 1;
         self.code[at] = fused;
         true
+    }
+
+    /// The superinstruction of a `jump-if` or `jump-ifnot` and the
+    /// instruction before it that wrote the Bool it tests, if they have one
+    /// (`jump-if.list` of a `get.list` on a `List[Bool]`,
+    /// `jump-ifnot.lt.float` of an `lt.float`, ...): on one source line,
+    /// with no label bound where the jump would go, as for
+    /// [`Emitter::fuse_pair`]. The fused instruction still writes the Bool,
+    /// so whether the register is read again does not matter.
+    fn fuse_test(&self, instr: Instr) -> Option<Instr> {
+        let pc = self.pc();
+        if self.bound_here.0 == pc && !self.bound_here.1.is_empty() {
+            return None;
+        }
+        let (&last, &line) = (self.code.last()?, self.lines.last()?);
+        if line != self.line {
+            return None;
+        }
+        let (cond, when) = match instr {
+            Instr::JumpIf { cond, .. } => (cond, true),
+            Instr::JumpIfNot { cond, .. } => (cond, false),
+            _ => return None,
+        };
+        let target = 0;
+        Some(match last {
+            Instr::GetList {
+                dst,
+                list,
+                index,
+                ty,
+            } if dst == cond && ty == Program::BOOL => {
+                if when {
+                    Instr::JumpIfList {
+                        dst,
+                        list,
+                        index,
+                        target,
+                    }
+                } else {
+                    Instr::JumpIfNotList {
+                        dst,
+                        list,
+                        index,
+                        target,
+                    }
+                }
+            }
+            Instr::LtFloat { dst, a, b } if dst == cond => {
+                if when {
+                    Instr::JumpIfLtFloat { dst, a, b, target }
+                } else {
+                    Instr::JumpIfNotLtFloat { dst, a, b, target }
+                }
+            }
+            Instr::LeFloat { dst, a, b } if dst == cond => {
+                if when {
+                    Instr::JumpIfLeFloat { dst, a, b, target }
+                } else {
+                    Instr::JumpIfNotLeFloat { dst, a, b, target }
+                }
+            }
+            _ => return None,
+        })
     }
 
     /// Puts back the compare-and-jump and the `return` of an unconfirmed
@@ -408,6 +475,15 @@ impl Emitter {
         // A pending guarded return is put back first, so the jump's pc is
         // where it lands and the fixups stay in the order of their pcs.
         self.unfuse();
+        if let Some(fused) = self.fuse_test(instr) {
+            // The fused jump takes the place of the instruction before it,
+            // which jumped nowhere, so the fixups stay in order.
+            let at = self.code.len() - 1;
+            self.code[at] = fused;
+            self.fixups.push((at, label));
+            self.jumps[label.0] += 1;
+            return;
+        }
         self.fixups.push((self.code.len(), label));
         self.jumps[label.0] += 1;
         self.emit(instr);
@@ -770,6 +846,116 @@ mod tests {
         );
         assert!(matches!(code[1], Instr::MulFloat { .. }), "{code:?}");
         assert!(matches!(code[2], Instr::AddFloat { .. }), "{code:?}");
+    }
+
+    /// Emits `get.list b, list, i` of elements of type `ty`, then (on
+    /// `line`, with a label bound between the two when `bind_between`) a
+    /// `jump-ifnot b` to the end, and gives the code.
+    fn element_test(ty: cove_ir::types::TypeId, bind_between: bool, line: u32) -> Vec<Instr> {
+        let mut e = Emitter::new();
+        let (list, i, b) = (e.alloc(true), e.alloc(false), e.alloc(false));
+        e.emit(Instr::GetList {
+            dst: b,
+            list,
+            index: i,
+            ty,
+        });
+        if bind_between {
+            let here = e.label();
+            e.bind(here);
+        }
+        e.line = line;
+        let end = e.label();
+        e.jump(Instr::JumpIfNot { cond: b, target: 0 }, end);
+        e.emit(Instr::ReturnUnit {});
+        e.bind(end);
+        e.emit(Instr::ReturnUnit {});
+        e.finish(2).code
+    }
+
+    #[test]
+    fn a_test_of_a_bool_element_just_loaded_is_one_fused_jump_to_the_same_place() {
+        assert_eq!(
+            element_test(Program::BOOL, false, 1),
+            [
+                Instr::JumpIfNotList {
+                    dst: Reg(2),
+                    list: Reg(0),
+                    index: Reg(1),
+                    target: 2
+                },
+                Instr::ReturnUnit {},
+                Instr::ReturnUnit {},
+            ]
+        );
+    }
+
+    #[test]
+    fn an_element_test_a_label_lands_on_of_another_line_or_not_of_bool_stays_two_instructions() {
+        for code in [
+            element_test(Program::BOOL, true, 1),
+            element_test(Program::BOOL, false, 7),
+            element_test(Program::INT, false, 1),
+        ] {
+            assert!(matches!(code[0], Instr::GetList { .. }), "{code:?}");
+            assert_eq!(
+                code[1],
+                Instr::JumpIfNot {
+                    cond: Reg(2),
+                    target: 3
+                },
+                "{code:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_test_of_a_float_compare_just_made_is_one_fused_jump_and_of_another_register_is_not() {
+        let mut e = Emitter::new();
+        let (x, y, b, other) = (
+            e.alloc(false),
+            e.alloc(false),
+            e.alloc(false),
+            e.alloc(false),
+        );
+        let end = e.label();
+        e.emit(Instr::LtFloat { dst: b, a: x, b: y });
+        e.jump(Instr::JumpIf { cond: b, target: 0 }, end);
+        e.emit(Instr::LeFloat { dst: b, a: x, b: y });
+        e.jump(Instr::JumpIfNot { cond: b, target: 0 }, end);
+        e.emit(Instr::LeFloat { dst: b, a: x, b: y });
+        e.jump(
+            Instr::JumpIfNot {
+                cond: other,
+                target: 0,
+            },
+            end,
+        );
+        e.bind(end);
+        e.emit(Instr::ReturnUnit {});
+        assert_eq!(
+            e.finish(2).code,
+            [
+                Instr::JumpIfLtFloat {
+                    dst: b,
+                    a: x,
+                    b: y,
+                    target: 4
+                },
+                Instr::JumpIfNotLeFloat {
+                    dst: b,
+                    a: x,
+                    b: y,
+                    target: 4
+                },
+                Instr::LeFloat { dst: b, a: x, b: y },
+                Instr::JumpIfNot {
+                    cond: other,
+                    target: 4
+                },
+                Instr::ReturnUnit {},
+            ]
+        );
     }
 
     #[test]

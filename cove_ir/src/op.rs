@@ -522,6 +522,31 @@ instruction_set! {
     JumpNone = "jump-none" { opt: SrcRef, target: Target }
     /// `if opt is Some(_) { pc = target }`.
     JumpSome = "jump-some" { opt: SrcRef, target: Target }
+    /// `dst = list[index]`, then `if dst { pc = target }`, on a
+    /// `List[Bool]`: the `get.list` and the `jump-if` that tests the
+    /// element in one dispatch (a sieve's `if flags[i]`, a search's
+    /// `if used[c]`). An index out of range is a runtime error, as for
+    /// `get.list`. The compiler's emitter makes it of the pair when the
+    /// test is of the register just loaded, on one source line, with no
+    /// label bound between the two.
+    JumpIfList = "jump-if.list" { dst: DstNum, list: SrcRef, index: SrcNum, target: Target }
+    /// `dst = list[index]`, then `if !dst { pc = target }`, on a
+    /// `List[Bool]`: `get.list` and `jump-ifnot` in one dispatch.
+    JumpIfNotList = "jump-ifnot.list" { dst: DstNum, list: SrcRef, index: SrcNum, target: Target }
+    /// `dst = a < b`, then `if dst { pc = target }`, on `Float`: a
+    /// `lt.float` and the `jump-if` that tests it in one dispatch (`>` is
+    /// `lt.float` with the operands swapped, so this is `>` too). It is
+    /// the pair exactly, the Bool written included, so a NaN on either
+    /// side gives false and does not jump.
+    JumpIfLtFloat = "jump-if.lt.float" { dst: DstNum, a: SrcNum, b: SrcNum, target: Target }
+    /// `dst = a < b`, then `if !dst { pc = target }`, on `Float`: the jump
+    /// of `if a < b` over its body (a NaN jumps, as the pair does).
+    JumpIfNotLtFloat = "jump-ifnot.lt.float" { dst: DstNum, a: SrcNum, b: SrcNum, target: Target }
+    /// `dst = a <= b`, then `if dst { pc = target }`, on `Float` (`>=`
+    /// swapped).
+    JumpIfLeFloat = "jump-if.le.float" { dst: DstNum, a: SrcNum, b: SrcNum, target: Target }
+    /// `dst = a <= b`, then `if !dst { pc = target }`, on `Float`.
+    JumpIfNotLeFloat = "jump-ifnot.le.float" { dst: DstNum, a: SrcNum, b: SrcNum, target: Target }
     /// Calls `func` with the `count` registers from `base` as its arguments
     /// and writes its result to `dst`. The callee's frame is a window of the
     /// caller's: its `r0..r{count}` *are* the caller's `base..base+count`,
@@ -597,6 +622,11 @@ instruction_set! {
     SetList = "set.list" { list: SrcRef, index: SrcNum, src: SrcAny, ty: Type }
     /// `dst` = how many elements `list` holds.
     LenList = "len.list" { dst: DstNum, list: SrcRef }
+    /// Appends `src` to `list`, elements of type `ty`: `list.push(src)`
+    /// as an instruction, where it was a builtin call of `List.push` with
+    /// the list moved beside its argument (a `move`, the call, and the
+    /// call's bookkeeping). It may allocate, when the list must grow.
+    PushList = "push.list" { list: SrcRef, src: SrcAny, ty: Type }
     /// `dst` = a new, empty `Map[key, value]`.
     NewMap = "new.map" { dst: DstRef, key: Type, value: Type }
 
@@ -844,6 +874,12 @@ const fn ends_stretch(op: Opcode) -> bool {
             | LoopLtIntImm
             | JumpNone
             | JumpSome
+            | JumpIfList
+            | JumpIfNotList
+            | JumpIfLtFloat
+            | JumpIfNotLtFloat
+            | JumpIfLeFloat
+            | JumpIfNotLeFloat
             | Call
             | CallBuiltin
             | Spawn
@@ -863,6 +899,7 @@ const fn ends_stretch(op: Opcode) -> bool {
             | NewVariant
             | NewSome
             | NewList
+            | PushList
             | NewMap
             | NewChannel
             | NewClosure

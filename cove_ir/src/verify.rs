@@ -707,7 +707,8 @@ impl<'p> Checker<'p> {
             }
             Instr::ToStr { src, ty, .. }
             | Instr::NewSome { src, ty, .. }
-            | Instr::SetList { src, ty, .. } => {
+            | Instr::SetList { src, ty, .. }
+            | Instr::PushList { src, ty, .. } => {
                 vec![(src, self.type_class(ty), format!("a value of type {ty}"))]
             }
             Instr::Unwrap { dst, ty, .. } | Instr::GetList { dst, ty, .. } => {

@@ -173,13 +173,14 @@ fn a_stop_line_is_the_line_the_program_records_for_its_pc() {
         .run_entry("m", "main", vec![])
         .unwrap();
     // The two `var`s once, the loop's body a hundred times, its test once
-    // more than that (plus the jump into it), the result once.
+    // more than that (tested before the body as well as after it, so no
+    // jump leads into the loop), the result once.
     assert_eq!(
         lines.into_inner().unwrap(),
         BTreeMap::from([
             (Some(2), 1),
             (Some(3), 1),
-            (Some(4), 102),
+            (Some(4), 101),
             (Some(5), 100),
             (Some(6), 100),
             (Some(8), 1)

@@ -764,6 +764,29 @@ impl FnCx<'_> {
             self.e.emit(Instr::LenList { dst, list });
             return self.done(dst, Program::INT, want);
         }
+        if b == Builtin::ListPush
+            && params[0] != Program::UNIT
+            && let Some(list) = recv.reg
+            && (recv.temp || !self.is_mutable_reg(list))
+        {
+            // The IR has an opcode for it too: the list is not moved beside
+            // its argument, and there is no builtin call. Not on a `var`,
+            // which the argument could assign before the push, nor of `()`
+            // elements, which no register holds.
+            let v = self.expr(&args[0], Some(params[0]), Want::Any);
+            self.check(params[0], v.ty, &args[0].span);
+            let v = self.finish(v, Want::Any);
+            if let Some(src) = v.reg {
+                self.e.emit(Instr::PushList {
+                    list,
+                    src,
+                    ty: params[0],
+                });
+            }
+            self.release(v);
+            self.release(recv);
+            return self.finish(Val::none(Program::UNIT), want);
+        }
         self.builtin_emit(b, &params, result, Some(recv), args, want)
     }
 

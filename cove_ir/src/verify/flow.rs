@@ -567,6 +567,12 @@ impl<'p> Flow<'p> {
                 e.needs
                     .push((opt, Want::AnyOption, format!("`{}`", instr.opcode())));
             }
+            Instr::JumpIfList { list, .. } | Instr::JumpIfNotList { list, .. } => {
+                let element = self.types.intern(Shape::Bool);
+                let t = self.types.intern(Shape::List(element));
+                e.needs
+                    .push((list, Want::Exactly(t), format!("`{}`", instr.opcode())));
+            }
             Instr::Call {
                 dst, func, base, ..
             }
@@ -737,6 +743,14 @@ impl<'p> Flow<'p> {
                     .push((list, Want::Exactly(t), "`set.list`".to_string()));
                 e.needs
                     .push((src, Want::Exactly(element), "`set.list`".to_string()));
+            }
+            Instr::PushList { list, src, ty } => {
+                let element = self.types.of(ty);
+                let t = self.types.intern(Shape::List(element));
+                e.needs
+                    .push((list, Want::Exactly(t), "`push.list`".to_string()));
+                e.needs
+                    .push((src, Want::Exactly(element), "`push.list`".to_string()));
             }
             Instr::LenList { list, .. } => {
                 e.needs

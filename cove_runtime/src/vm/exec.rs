@@ -828,6 +828,58 @@ impl<'env> Machine<'env> {
                 }
                 Instr::JumpNone { opt, target } => jump_if!(reg!(opt) == 0, target),
                 Instr::JumpSome { opt, target } => jump_if!(reg!(opt) != 0, target),
+                Instr::JumpIfList {
+                    dst,
+                    list,
+                    index,
+                    target,
+                } => {
+                    let r = object!(list, "`jump-if.list`");
+                    let i = int!(index);
+                    match self.heap.list_get(r, i) {
+                        Some(v) => {
+                            set!(dst, v);
+                            jump_if!(v != 0, target)
+                        }
+                        None => fail!(index_out_of_range(i, self.heap.list_len(r))),
+                    }
+                }
+                Instr::JumpIfNotList {
+                    dst,
+                    list,
+                    index,
+                    target,
+                } => {
+                    let r = object!(list, "`jump-ifnot.list`");
+                    let i = int!(index);
+                    match self.heap.list_get(r, i) {
+                        Some(v) => {
+                            set!(dst, v);
+                            jump_if!(v == 0, target)
+                        }
+                        None => fail!(index_out_of_range(i, self.heap.list_len(r))),
+                    }
+                }
+                Instr::JumpIfLtFloat { dst, a, b, target } => {
+                    let holds = float!(a) < float!(b);
+                    set!(dst, u64::from(holds));
+                    jump_if!(holds, target)
+                }
+                Instr::JumpIfNotLtFloat { dst, a, b, target } => {
+                    let holds = float!(a) < float!(b);
+                    set!(dst, u64::from(holds));
+                    jump_if!(!holds, target)
+                }
+                Instr::JumpIfLeFloat { dst, a, b, target } => {
+                    let holds = float!(a) <= float!(b);
+                    set!(dst, u64::from(holds));
+                    jump_if!(holds, target)
+                }
+                Instr::JumpIfNotLeFloat { dst, a, b, target } => {
+                    let holds = float!(a) <= float!(b);
+                    set!(dst, u64::from(holds));
+                    jump_if!(!holds, target)
+                }
                 Instr::Call {
                     dst,
                     func: callee,
@@ -1072,6 +1124,14 @@ impl<'env> Machine<'env> {
                     let i = int!(index);
                     if !self.heap.list_set(r, i, reg!(src)) {
                         fail!(index_out_of_range(i, self.heap.list_len(r)));
+                    }
+                }
+                Instr::PushList { list, src, .. } => {
+                    let r = object!(list, "`push.list`");
+                    // Into room the list has: no allocation, no collection.
+                    if !self.heap.list_push_in_place(r, reg!(src)) {
+                        attempt!(self.heap.list_push(r, reg!(src)));
+                        gc_point!();
                     }
                 }
                 Instr::LenList { dst, list } => {
