@@ -149,6 +149,19 @@ pub(crate) fn words_for(len: usize) -> usize {
 /// it copying is cheaper than a view, and short strings stay one object.
 pub(crate) const GROW_MIN: usize = 256;
 
+/// The capacity in bytes of a string buffer made for a concatenation of
+/// `len` bytes: twice `len`, in whole words, when that fits the 32 bits of
+/// the buffer's header; `None` when it does not, and the concatenation is
+/// copied into a plain string instead. Checked after the rounding: twice a
+/// length up to `u32::MAX / 2` may round up to 2^32, which a header would
+/// keep as 0, and the collector, which sizes a buffer by its header, would
+/// then copy two words of an object of half a billion and read the rest of
+/// it as objects.
+fn buffer_capacity(len: usize) -> Option<usize> {
+    let capacity = len.checked_mul(2)?.next_multiple_of(8);
+    (capacity <= u32::MAX as usize).then_some(capacity)
+}
+
 /// The word where the bytes of the string `r` start: after its header, or
 /// after the header and used length of the buffer a view is the prefix of.
 #[inline]
@@ -703,10 +716,11 @@ impl Memory {
                 return self.append_in_place(buffer, la, b, lb);
             }
         }
-        if (GROW_MIN..=u32::MAX as usize / 2).contains(&len)
+        if len >= GROW_MIN
             && (kind_of(ha) == kind::STR_VIEW || a_of(ha) != 0)
+            && let Some(capacity) = buffer_capacity(len)
         {
-            return self.concat_growable(a, la, b, lb);
+            return self.concat_growable(a, la, b, lb, capacity);
         }
         let r = self.alloc_raw(1 + words_for(len))?;
         self.space[r as usize] = header(kind::STR, 1, len as u32);
@@ -746,11 +760,17 @@ impl Memory {
         Ok(view)
     }
 
-    /// A new buffer with room for twice `la + lb` bytes holding `a`'s bytes
-    /// then `b`'s, and a view of them.
-    fn concat_growable(&mut self, a: u64, la: usize, b: u64, lb: usize) -> Faulty<u64> {
+    /// A new buffer of `capacity` bytes (see [`buffer_capacity`]) holding
+    /// `a`'s bytes then `b`'s, and a view of them.
+    fn concat_growable(
+        &mut self,
+        a: u64,
+        la: usize,
+        b: u64,
+        lb: usize,
+        capacity: usize,
+    ) -> Faulty<u64> {
         let len = la + lb;
-        let capacity = (2 * len).next_multiple_of(8);
         let buffer = self.alloc_raw(2 + capacity / 8)?;
         let view = self.alloc_raw(2)?;
         let (sa, sb) = (str_start(&self.space, a), str_start(&self.space, b));
@@ -1071,4 +1091,22 @@ pub(crate) fn heap_limit(limit: u64) -> Fault {
         ErrorKind::HeapLimit,
         format!("the heap grew past its limit of {limit} words"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::buffer_capacity;
+
+    #[test]
+    fn a_string_buffers_capacity_always_fits_its_headers_32_bits() {
+        assert_eq!(buffer_capacity(256), Some(512));
+        assert_eq!(buffer_capacity(257), Some(520));
+        // The largest length whose doubled, rounded capacity still fits.
+        assert_eq!(buffer_capacity(2_147_483_644), Some(4_294_967_288));
+        // Lengths whose capacity rounds up to 2^32, once kept as 0.
+        for len in 2_147_483_645..=2_147_483_647 {
+            assert_eq!(buffer_capacity(len), None, "length {len}");
+        }
+        assert_eq!(buffer_capacity(usize::MAX), None);
+    }
 }
