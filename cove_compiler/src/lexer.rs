@@ -290,6 +290,7 @@ pub(crate) fn lex(source: &str, range: Range<usize>, errors: &mut Vec<Pending>) 
         end: range.end,
         tokens: Vec::new(),
         brackets: Vec::new(),
+        line_depth: 0,
         errors,
     };
     lexer.run();
@@ -305,6 +306,9 @@ struct Lexer<'a, 'e> {
     /// The open brackets: `(`, `[` or `{`. Newlines count only when the
     /// innermost is a `{` (or none is open).
     brackets: Vec<u8>,
+    /// How many of `brackets` were open when the current line began: what
+    /// a string left unclosed at the line's end closes for it.
+    line_depth: usize,
     errors: &'e mut Vec<Pending>,
 }
 
@@ -355,6 +359,7 @@ impl Lexer<'_, '_> {
                 b'\n' => {
                     self.pos += 1;
                     self.newline(start);
+                    self.line_depth = self.brackets.len();
                 }
                 b' ' | b'\t' | b'\r' => self.pos += 1,
                 b'/' if self.peek(1) == b'/' => {
@@ -789,6 +794,11 @@ impl Lexer<'_, '_> {
         self.pos += 1;
         let mut parts = Vec::new();
         let mut text = String::new();
+        // Whether the string runs to the end of its line: then the rest of
+        // the line is lost in it, and so are the closing brackets of what
+        // the line opened (`println("abc`), which the lexer supplies so
+        // that the one error is not followed by "expected `)`".
+        let mut unclosed = false;
         loop {
             if self.pos >= self.end || self.src[self.pos] == b'\n' {
                 self.report(
@@ -800,6 +810,7 @@ impl Lexer<'_, '_> {
                     )
                     .help("add a `\"` where the string should end; a line break inside a string is written `\\n`"),
                 );
+                unclosed = true;
                 break;
             }
             let c = self.src[self.pos];
@@ -868,12 +879,11 @@ impl Lexer<'_, '_> {
                         // Read on after the string's closing quote on this
                         // line, when it has one, so that what follows the
                         // string (the `)` of a call, say) is not lost with
-                        // it and reported again.
-                        let line_end = self.text[open..self.end]
-                            .find('\n')
-                            .map_or(self.end, |i| open + i);
-                        if let Some(quote) = self.text[open + 1..line_end].find('"') {
-                            self.pos = open + 1 + quote + 1;
+                        // it and reported again. Without one, the string
+                        // runs to the end of its line.
+                        match self.string_end_after(open) {
+                            Some(quote) => self.pos = quote + 1,
+                            None => unclosed = true,
                         }
                         break;
                     }
@@ -904,11 +914,30 @@ impl Lexer<'_, '_> {
             parts.push(StrPart::Text(text));
         }
         self.push(Tok::Str(parts), start);
+        if unclosed {
+            self.close_line_brackets();
+        }
+    }
+
+    /// Closes the `(` and `[` the current line opened, innermost first, with
+    /// empty tokens at `pos`; a `{` stops it, since a block may go on over
+    /// the following lines.
+    fn close_line_brackets(&mut self) {
+        while self.brackets.len() > self.line_depth {
+            let tok = match self.brackets.last() {
+                Some(b'(') => Tok::RParen,
+                Some(b'[') => Tok::RBrack,
+                _ => break,
+            };
+            self.brackets.pop();
+            let at = self.pos;
+            self.tokens.push(Token { tok, span: at..at });
+        }
     }
 
     /// Skips the code of an interpolation up to its closing `}` (left at
     /// `pos`), stepping over nested braces and string literals. False if
-    /// the string or the source ends first.
+    /// the line or the source ends first.
     fn skip_code(&mut self) -> bool {
         let mut depth = 0usize;
         while self.pos < self.end {
@@ -936,6 +965,34 @@ impl Lexer<'_, '_> {
             self.pos += 1;
         }
         false
+    }
+
+    /// For an interpolation opened at `open` and never closed, the quote
+    /// that most likely ends its string: the first one on the line (not
+    /// escaped) with code before it (from the `{`) that is not blank and
+    /// holds whole string literals, an even number of quotes. So
+    /// `"a {x b"`, `f("{x", "y")` and `"{"a""` each end where their writer
+    /// meant, and what follows reads on.
+    fn string_end_after(&self, open: usize) -> Option<usize> {
+        let line_end = self.text[open..self.end]
+            .find('\n')
+            .map_or(self.end, |i| open + i);
+        let mut quotes = 0usize;
+        let mut i = open + 1;
+        while i < line_end {
+            match self.src[i] {
+                b'\\' => i += 1,
+                b'"' => {
+                    if quotes % 2 == 0 && !self.text[open + 1..i].trim().is_empty() {
+                        return Some(i);
+                    }
+                    quotes += 1;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        None
     }
 }
 
