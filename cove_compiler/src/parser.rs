@@ -550,6 +550,33 @@ impl Parser<'_, '_> {
         // type taken from its value), so its uses are not unknown names.
         let ty = if self.eat(&Tok::Colon) {
             self.type_expr()
+        } else if !self.at(&Tok::Assign) {
+            // Neither a type nor a value follows the name (`const a b: Int
+            // = 1`, `const A`): one error here, not a second one for the
+            // missing `=` as well.
+            let found = self.tok().describe();
+            let help = if matches!(self.tok(), Tok::Ident(_)) {
+                "a name is one word: join the words with `_`".to_string()
+            } else {
+                format!("write `const {}: Int = ...`", name.name)
+            };
+            let span = if matches!(self.tok(), Tok::Newline | Tok::Eof) {
+                self.prev_end()..self.prev_end()
+            } else {
+                self.span()
+            };
+            let d = Pending::new(
+                "E0010",
+                span,
+                format!(
+                    "expected `:` and a type after the constant name `{}`, found {found}",
+                    name.name
+                ),
+                "a constant is declared `const NAME: Type = value`",
+            )
+            .help(help);
+            self.error(d);
+            return None;
         } else {
             self.errors.push(
                 Pending::new(
