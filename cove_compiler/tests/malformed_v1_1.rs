@@ -449,6 +449,37 @@ const CASES: &[(&str, &str)] = &[
         "double colon path to an enum variant",
         "enum Color {\n  Red,\n  Blue,\n}\n\nfn main2() -> Color {\n  Color::Red\n}\n",
     ),
+    // What the last round left giving two errors or a cascade.
+    ("const named with two words", "const a b: Int = 1\n"),
+    ("const with only a name", "const A\n"),
+    (
+        "compound assignment of an Int to a let String",
+        "let k = \"a\"\n  k += 1",
+    ),
+    (
+        "assignment of an Int to a let String",
+        "let k = \"a\"\n  k = 1",
+    ),
+    (
+        "interpolation unclosed at the end of its line, in a call",
+        "let x = 1\n  println(\"{x\n  println(\"b\")",
+    ),
+    (
+        "interpolation unclosed around a string literal",
+        "println(\"{\"a\"\")",
+    ),
+    (
+        "interpolation unclosed before an escaped quote",
+        "let x = 1\n  println(\"{x \\\"a\\\"\")",
+    ),
+    (
+        "interpolation unclosed in the first of two strings added",
+        "let x = 1\n  println(\"{x\" + \"y\")",
+    ),
+    (
+        "string unclosed in a call in a list",
+        "let xs = [\"x\".contains(\"abc]\n  println(xs)",
+    ),
     // Input.
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),
