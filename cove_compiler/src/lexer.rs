@@ -291,6 +291,7 @@ pub(crate) fn lex(source: &str, range: Range<usize>, errors: &mut Vec<Pending>) 
         tokens: Vec::new(),
         brackets: Vec::new(),
         line_depth: 0,
+        labels: Vec::new(),
         errors,
     };
     lexer.run();
@@ -309,6 +310,8 @@ struct Lexer<'a, 'e> {
     /// How many of `brackets` were open when the current line began: what
     /// a string left unclosed at the line's end closes for it.
     line_depth: usize,
+    /// The loop labels reported, each once.
+    labels: Vec<String>,
     errors: &'e mut Vec<Pending>,
 }
 
@@ -449,7 +452,61 @@ impl Lexer<'_, '_> {
             "spawn" => Tok::Spawn,
             _ => Tok::Ident(word.to_string()),
         };
+        if matches!(tok, Tok::Ident(_))
+            && self.peek(0) == b'!'
+            && matches!(self.peek(1), b'(' | b'[')
+        {
+            self.macro_call(word, start);
+            return;
+        }
         self.push(tok, start);
+    }
+
+    /// `println!(...)`, `vec![...]`, `format!(...)`: Rust's macros, which
+    /// Cove does not have. One error at the `name!`; then the `!` is
+    /// dropped, and so is the name unless it is a Cove function, so that
+    /// `println!(x)` reads on as `println(x)`, `vec![1, 2]` as the list
+    /// `[1, 2]` and `format!("n={n}")` as the string, without a cascade.
+    fn macro_call(&mut self, word: &str, start: usize) {
+        let function = matches!(
+            word,
+            "print"
+                | "println"
+                | "eprintln"
+                | "assert"
+                | "exit"
+                | "args"
+                | "read_line"
+                | "read_stdin"
+                | "read_file"
+                | "write_file"
+        );
+        let help = match word {
+            "vec" => "write a list literal: `[1, 2, 3]`".to_string(),
+            "format" => "write the string itself, with interpolation: `\"n={n}\"`".to_string(),
+            "assert_eq" => "write `assert(a == b)`".to_string(),
+            "panic" | "unreachable" | "todo" => {
+                "to stop with an error, write `assert(false, \"why\")`".to_string()
+            }
+            _ if function => format!("`{word}` is a function: write `{word}(...)`"),
+            _ => "call a function instead".to_string(),
+        };
+        self.pos += 1;
+        self.report(
+            Pending::new(
+                "E0039",
+                start..self.pos,
+                format!("Cove has no macros: `{word}!`"),
+                "a macro call",
+            )
+            .help(help),
+        );
+        if function {
+            self.tokens.push(Token {
+                tok: Tok::Ident(word.to_string()),
+                span: start..start + word.len(),
+            });
+        }
     }
 
     fn number(&mut self) {
@@ -560,7 +617,7 @@ impl Lexer<'_, '_> {
                     .find(|(_, ch)| *ch == '\'')
                     .map(|(i, _)| i)
                 else {
-                    return false;
+                    return self.loop_label(start);
                 };
                 let inner = &rest[..close];
                 if inner.contains('\n') {
@@ -651,6 +708,42 @@ impl Lexer<'_, '_> {
         self.report(Pending::new(code, start..self.pos, message, label).help(help));
         if let Some(tok) = tok {
             self.push(tok, start);
+        }
+        true
+    }
+
+    /// `'outer: loop {` and `break 'outer`: a loop label, which Cove does
+    /// not have. One error, at the first label of each name; the label
+    /// (and the `:` after it) is dropped, so the loop and the `break`
+    /// read on as they would unlabelled. False if no name follows the `'`.
+    fn loop_label(&mut self, start: usize) -> bool {
+        let name_len = self.text[start + 1..self.end]
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
+        if name_len == 0 || self.src[start + 1].is_ascii_digit() {
+            return false;
+        }
+        let name = &self.text[start + 1..start + 1 + name_len];
+        self.pos = start + 1 + name_len;
+        let defined = self.peek(0) == b':' && self.peek(1) != b':';
+        if defined {
+            self.pos += 1;
+        }
+        if !self.labels.iter().any(|l| l == name) {
+            self.labels.push(name.to_string());
+            self.report(
+                Pending::new(
+                    "E0038",
+                    start..start + 1 + name_len,
+                    "Cove has no loop labels",
+                    "a loop label",
+                )
+                .help(
+                    "`break` and `continue` act on the innermost loop: to leave an outer one, \
+                     set a `var` the outer loop tests, or put the loops in a function and `return`",
+                ),
+            );
         }
         true
     }

@@ -578,6 +578,21 @@ const CASES: &[(&str, &str)] = &[
         "for over a map's keys as pairs",
         "let m = Map[String, Int]()\n  for (k, v) in m.keys() {\n    println(k)\n  }",
     ),
+    // What other languages write around loops and calls.
+    (
+        "a loop label and a break to it",
+        "'outer: loop {\n    for i in 0..3 {\n      break 'outer\n    }\n  }",
+    ),
+    (
+        "a break to a label never declared",
+        "loop {\n    break 'done\n  }",
+    ),
+    ("a println macro", "let n = 1\n  println!(\"{n}\")"),
+    ("a vec macro", "let xs = vec![1, 2]\n  println(xs)"),
+    (
+        "a format macro",
+        "let n = 1\n  let s = format!(\"n={n}\")\n  println(s)",
+    ),
     // Input.
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),
