@@ -593,6 +593,18 @@ const CASES: &[(&str, &str)] = &[
         "a format macro",
         "let n = 1\n  let s = format!(\"n={n}\")\n  println(s)",
     ),
+    (
+        "spawn of a closure",
+        "let f = fn(x: Int) -> Int { x }\n  let t = spawn f(1)",
+    ),
+    (
+        "spawn of a method that is not one",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn get(self) -> Int {\n    self.x\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  let t = spawn p.nope()\n}\n",
+    ),
+    (
+        "spawn of a method with a wrong argument",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn get(self, k: Int) -> Int {\n    self.x * k\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  let t = spawn p.get(\"a\")\n}\n",
+    ),
     // Input.
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),
