@@ -290,6 +290,7 @@ pub(crate) fn lex(source: &str, range: Range<usize>, errors: &mut Vec<Pending>) 
         end: range.end,
         tokens: Vec::new(),
         brackets: Vec::new(),
+        bracket_starts: Vec::new(),
         line_depth: 0,
         labels: Vec::new(),
         errors,
@@ -307,6 +308,8 @@ struct Lexer<'a, 'e> {
     /// The open brackets: `(`, `[` or `{`. Newlines count only when the
     /// innermost is a `{` (or none is open).
     brackets: Vec<u8>,
+    /// Where each of `brackets` was opened.
+    bracket_starts: Vec<usize>,
     /// How many of `brackets` were open when the current line began: what
     /// a string left unclosed at the line's end closes for it.
     line_depth: usize,
@@ -870,15 +873,54 @@ impl Lexer<'_, '_> {
         };
         self.pos += len;
         match tok {
-            Tok::LParen => self.brackets.push(b'('),
-            Tok::LBrack => self.brackets.push(b'['),
-            Tok::LBrace => self.brackets.push(b'{'),
+            Tok::LParen => self.open(b'(', start),
+            Tok::LBrack => self.open(b'[', start),
+            Tok::LBrace => self.open(b'{', start),
+            Tok::RParen | Tok::RBrack => self.close_brace_left_open(&tok, start),
+            _ => {}
+        }
+        match tok {
             Tok::RParen | Tok::RBrack | Tok::RBrace => {
                 self.brackets.pop();
+                self.bracket_starts.pop();
             }
             _ => {}
         }
         self.push(tok, start);
+    }
+
+    fn open(&mut self, bracket: u8, at: usize) {
+        self.brackets.push(bracket);
+        self.bracket_starts.push(at);
+    }
+
+    /// A `)` or `]` while a `{` is the innermost open bracket and the one
+    /// it closes is just outside it: the `{` was left open
+    /// (`xs.map(fn(x) { x * 2 )`). One error at the `{`, and the lexer
+    /// closes it, so the `)` closes its call and the parser reads on.
+    fn close_brace_left_open(&mut self, closer: &Tok, at: usize) {
+        let n = self.brackets.len();
+        let opener = if *closer == Tok::RParen { b'(' } else { b'[' };
+        if n < 2 || self.brackets[n - 1] != b'{' || self.brackets[n - 2] != opener {
+            return;
+        }
+        let brace = self.bracket_starts[n - 1];
+        let found = if opener == b'(' { ")" } else { "]" };
+        self.report(
+            Pending::new(
+                "E0010",
+                brace..brace + 1,
+                "this `{` is never closed",
+                "opened here",
+            )
+            .help(format!("close it with `}}` before the `{found}`")),
+        );
+        self.brackets.pop();
+        self.bracket_starts.pop();
+        self.tokens.push(Token {
+            tok: Tok::RBrace,
+            span: at..at,
+        });
     }
 
     /// A string literal, from its opening quote.
@@ -1023,6 +1065,7 @@ impl Lexer<'_, '_> {
                 _ => break,
             };
             self.brackets.pop();
+            self.bracket_starts.pop();
             let at = self.pos;
             self.tokens.push(Token { tok, span: at..at });
         }

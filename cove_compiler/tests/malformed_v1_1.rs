@@ -605,6 +605,18 @@ const CASES: &[(&str, &str)] = &[
         "spawn of a method with a wrong argument",
         "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn get(self, k: Int) -> Int {\n    self.x * k\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  let t = spawn p.get(\"a\")\n}\n",
     ),
+    (
+        "a closure passed to a call without its closing brace",
+        "let xs = [1]\n  let ys = xs.map(fn(x) { x * 2 )\n  println(ys)",
+    ),
+    (
+        "a closure of several lines without its closing brace",
+        "let xs = [1]\n  let ys = xs.map(fn(x) {\n    x * 2\n  )\n  println(ys)",
+    ),
+    (
+        "a closure in a list literal without its closing brace",
+        "let fs = [fn(x: Int) { x ]\n  println(fs.length())",
+    ),
     // Input.
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),
