@@ -617,6 +617,22 @@ const CASES: &[(&str, &str)] = &[
         "a closure in a list literal without its closing brace",
         "let fs = [fn(x: Int) { x ]\n  println(fs.length())",
     ),
+    (
+        "a match value without its closing brace, then a call",
+        "let s = match 3 {\n    1 => \"a\"\n    _ => \"b\"\n  println(s)",
+    ),
+    (
+        "a match of assignments without its closing brace",
+        "var total = 0\n  match 3 {\n    1 => total += 1\n    _ => total += 2\n  total += 5\n  println(total)",
+    ),
+    (
+        "a match with commas without its closing brace, then a let",
+        "let o: Option[Int] = None\n  match o {\n    Some(v) => println(v),\n    None => println(0),\n  let x = 1\n  println(x)",
+    ),
+    (
+        "an impl inside a function",
+        "struct P {\n  x: Int,\n}\n\nfn main2() {\n  impl P {\n    fn get(self) -> Int {\n      self.x\n    }\n  }\n}\n",
+    ),
     // Input.
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),
