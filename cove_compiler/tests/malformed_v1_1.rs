@@ -633,6 +633,22 @@ const CASES: &[(&str, &str)] = &[
         "an impl inside a function",
         "struct P {\n  x: Int,\n}\n\nfn main2() {\n  impl P {\n    fn get(self) -> Int {\n      self.x\n    }\n  }\n}\n",
     ),
+    (
+        "a tuple assignment of the wrong size",
+        "var a = 1\n  var b = 2\n  (a, b) = (1, 2, 3)\n  println(a + b)",
+    ),
+    (
+        "a tuple assignment to a let",
+        "var a = 1\n  let k = 2\n  (a, k) = (k, a)\n  println(a + k)",
+    ),
+    (
+        "a tuple assignment of a non-tuple",
+        "var a = 1\n  var b = 2\n  (a, b) = 5\n  println(a + b)",
+    ),
+    (
+        "a compound tuple assignment",
+        "var a = 1\n  var b = 2\n  (a, b) += (1, 1)\n  println(a + b)",
+    ),
     // Input.
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),

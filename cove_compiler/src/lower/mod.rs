@@ -885,6 +885,28 @@ impl FnCx<'_> {
             }
         };
         match &target.kind {
+            ExprKind::Tuple(items) if op.is_none() => {
+                // `(a, b) = (b, a)`, as Rust, Go and Swift allow: the value
+                // is taken apart into hidden names first (a `#` no Cove name
+                // has), then each part assigned, so a swap reads both
+                // before it writes either.
+                self.push_scope();
+                let names: Vec<Ident> = (0..items.len())
+                    .map(|i| Ident {
+                        name: format!("_#{i}"),
+                        span: items[i].span.clone(),
+                    })
+                    .collect();
+                self.let_tuple(false, &names, value);
+                for (item, n) in items.iter().zip(&names) {
+                    let part = Expr {
+                        kind: ExprKind::Name(n.name.clone()),
+                        span: item.span.clone(),
+                    };
+                    self.assign(item, None, &part, span);
+                }
+                self.pop_scope(None);
+            }
             ExprKind::Name(name) => match self.assigned_var(name) {
                 Some((reg, ty, mutable)) => {
                     if !mutable {
