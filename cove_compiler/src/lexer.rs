@@ -290,6 +290,9 @@ pub(crate) fn lex(source: &str, range: Range<usize>, errors: &mut Vec<Pending>) 
         end: range.end,
         tokens: Vec::new(),
         brackets: Vec::new(),
+        bracket_starts: Vec::new(),
+        line_depth: 0,
+        labels: Vec::new(),
         errors,
     };
     lexer.run();
@@ -305,6 +308,13 @@ struct Lexer<'a, 'e> {
     /// The open brackets: `(`, `[` or `{`. Newlines count only when the
     /// innermost is a `{` (or none is open).
     brackets: Vec<u8>,
+    /// Where each of `brackets` was opened.
+    bracket_starts: Vec<usize>,
+    /// How many of `brackets` were open when the current line began: what
+    /// a string left unclosed at the line's end closes for it.
+    line_depth: usize,
+    /// The loop labels reported, each once.
+    labels: Vec<String>,
     errors: &'e mut Vec<Pending>,
 }
 
@@ -355,6 +365,7 @@ impl Lexer<'_, '_> {
                 b'\n' => {
                     self.pos += 1;
                     self.newline(start);
+                    self.line_depth = self.brackets.len();
                 }
                 b' ' | b'\t' | b'\r' => self.pos += 1,
                 b'/' if self.peek(1) == b'/' => {
@@ -444,7 +455,61 @@ impl Lexer<'_, '_> {
             "spawn" => Tok::Spawn,
             _ => Tok::Ident(word.to_string()),
         };
+        if matches!(tok, Tok::Ident(_))
+            && self.peek(0) == b'!'
+            && matches!(self.peek(1), b'(' | b'[')
+        {
+            self.macro_call(word, start);
+            return;
+        }
         self.push(tok, start);
+    }
+
+    /// `println!(...)`, `vec![...]`, `format!(...)`: Rust's macros, which
+    /// Cove does not have. One error at the `name!`; then the `!` is
+    /// dropped, and so is the name unless it is a Cove function, so that
+    /// `println!(x)` reads on as `println(x)`, `vec![1, 2]` as the list
+    /// `[1, 2]` and `format!("n={n}")` as the string, without a cascade.
+    fn macro_call(&mut self, word: &str, start: usize) {
+        let function = matches!(
+            word,
+            "print"
+                | "println"
+                | "eprintln"
+                | "assert"
+                | "exit"
+                | "args"
+                | "read_line"
+                | "read_stdin"
+                | "read_file"
+                | "write_file"
+        );
+        let help = match word {
+            "vec" => "write a list literal: `[1, 2, 3]`".to_string(),
+            "format" => "write the string itself, with interpolation: `\"n={n}\"`".to_string(),
+            "assert_eq" => "write `assert(a == b)`".to_string(),
+            "panic" | "unreachable" | "todo" => {
+                "to stop with an error, write `assert(false, \"why\")`".to_string()
+            }
+            _ if function => format!("`{word}` is a function: write `{word}(...)`"),
+            _ => "call a function instead".to_string(),
+        };
+        self.pos += 1;
+        self.report(
+            Pending::new(
+                "E0039",
+                start..self.pos,
+                format!("Cove has no macros: `{word}!`"),
+                "a macro call",
+            )
+            .help(help),
+        );
+        if function {
+            self.tokens.push(Token {
+                tok: Tok::Ident(word.to_string()),
+                span: start..start + word.len(),
+            });
+        }
     }
 
     fn number(&mut self) {
@@ -555,7 +620,7 @@ impl Lexer<'_, '_> {
                     .find(|(_, ch)| *ch == '\'')
                     .map(|(i, _)| i)
                 else {
-                    return false;
+                    return self.loop_label(start);
                 };
                 let inner = &rest[..close];
                 if inner.contains('\n') {
@@ -646,6 +711,42 @@ impl Lexer<'_, '_> {
         self.report(Pending::new(code, start..self.pos, message, label).help(help));
         if let Some(tok) = tok {
             self.push(tok, start);
+        }
+        true
+    }
+
+    /// `'outer: loop {` and `break 'outer`: a loop label, which Cove does
+    /// not have. One error, at the first label of each name; the label
+    /// (and the `:` after it) is dropped, so the loop and the `break`
+    /// read on as they would unlabelled. False if no name follows the `'`.
+    fn loop_label(&mut self, start: usize) -> bool {
+        let name_len = self.text[start + 1..self.end]
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
+        if name_len == 0 || self.src[start + 1].is_ascii_digit() {
+            return false;
+        }
+        let name = &self.text[start + 1..start + 1 + name_len];
+        self.pos = start + 1 + name_len;
+        let defined = self.peek(0) == b':' && self.peek(1) != b':';
+        if defined {
+            self.pos += 1;
+        }
+        if !self.labels.iter().any(|l| l == name) {
+            self.labels.push(name.to_string());
+            self.report(
+                Pending::new(
+                    "E0038",
+                    start..start + 1 + name_len,
+                    "Cove has no loop labels",
+                    "a loop label",
+                )
+                .help(
+                    "`break` and `continue` act on the innermost loop: to leave an outer one, \
+                     set a `var` the outer loop tests, or put the loops in a function and `return`",
+                ),
+            );
         }
         true
     }
@@ -772,15 +873,54 @@ impl Lexer<'_, '_> {
         };
         self.pos += len;
         match tok {
-            Tok::LParen => self.brackets.push(b'('),
-            Tok::LBrack => self.brackets.push(b'['),
-            Tok::LBrace => self.brackets.push(b'{'),
+            Tok::LParen => self.open(b'(', start),
+            Tok::LBrack => self.open(b'[', start),
+            Tok::LBrace => self.open(b'{', start),
+            Tok::RParen | Tok::RBrack => self.close_brace_left_open(&tok, start),
+            _ => {}
+        }
+        match tok {
             Tok::RParen | Tok::RBrack | Tok::RBrace => {
                 self.brackets.pop();
+                self.bracket_starts.pop();
             }
             _ => {}
         }
         self.push(tok, start);
+    }
+
+    fn open(&mut self, bracket: u8, at: usize) {
+        self.brackets.push(bracket);
+        self.bracket_starts.push(at);
+    }
+
+    /// A `)` or `]` while a `{` is the innermost open bracket and the one
+    /// it closes is just outside it: the `{` was left open
+    /// (`xs.map(fn(x) { x * 2 )`). One error at the `{`, and the lexer
+    /// closes it, so the `)` closes its call and the parser reads on.
+    fn close_brace_left_open(&mut self, closer: &Tok, at: usize) {
+        let n = self.brackets.len();
+        let opener = if *closer == Tok::RParen { b'(' } else { b'[' };
+        if n < 2 || self.brackets[n - 1] != b'{' || self.brackets[n - 2] != opener {
+            return;
+        }
+        let brace = self.bracket_starts[n - 1];
+        let found = if opener == b'(' { ")" } else { "]" };
+        self.report(
+            Pending::new(
+                "E0010",
+                brace..brace + 1,
+                "this `{` is never closed",
+                "opened here",
+            )
+            .help(format!("close it with `}}` before the `{found}`")),
+        );
+        self.brackets.pop();
+        self.bracket_starts.pop();
+        self.tokens.push(Token {
+            tok: Tok::RBrace,
+            span: at..at,
+        });
     }
 
     /// A string literal, from its opening quote.
@@ -789,6 +929,11 @@ impl Lexer<'_, '_> {
         self.pos += 1;
         let mut parts = Vec::new();
         let mut text = String::new();
+        // Whether the string runs to the end of its line: then the rest of
+        // the line is lost in it, and so are the closing brackets of what
+        // the line opened (`println("abc`), which the lexer supplies so
+        // that the one error is not followed by "expected `)`".
+        let mut unclosed = false;
         loop {
             if self.pos >= self.end || self.src[self.pos] == b'\n' {
                 self.report(
@@ -800,6 +945,7 @@ impl Lexer<'_, '_> {
                     )
                     .help("add a `\"` where the string should end; a line break inside a string is written `\\n`"),
                 );
+                unclosed = true;
                 break;
             }
             let c = self.src[self.pos];
@@ -868,12 +1014,11 @@ impl Lexer<'_, '_> {
                         // Read on after the string's closing quote on this
                         // line, when it has one, so that what follows the
                         // string (the `)` of a call, say) is not lost with
-                        // it and reported again.
-                        let line_end = self.text[open..self.end]
-                            .find('\n')
-                            .map_or(self.end, |i| open + i);
-                        if let Some(quote) = self.text[open + 1..line_end].find('"') {
-                            self.pos = open + 1 + quote + 1;
+                        // it and reported again. Without one, the string
+                        // runs to the end of its line.
+                        match self.string_end_after(open) {
+                            Some(quote) => self.pos = quote + 1,
+                            None => unclosed = true,
                         }
                         break;
                     }
@@ -904,11 +1049,31 @@ impl Lexer<'_, '_> {
             parts.push(StrPart::Text(text));
         }
         self.push(Tok::Str(parts), start);
+        if unclosed {
+            self.close_line_brackets();
+        }
+    }
+
+    /// Closes the `(` and `[` the current line opened, innermost first, with
+    /// empty tokens at `pos`; a `{` stops it, since a block may go on over
+    /// the following lines.
+    fn close_line_brackets(&mut self) {
+        while self.brackets.len() > self.line_depth {
+            let tok = match self.brackets.last() {
+                Some(b'(') => Tok::RParen,
+                Some(b'[') => Tok::RBrack,
+                _ => break,
+            };
+            self.brackets.pop();
+            self.bracket_starts.pop();
+            let at = self.pos;
+            self.tokens.push(Token { tok, span: at..at });
+        }
     }
 
     /// Skips the code of an interpolation up to its closing `}` (left at
     /// `pos`), stepping over nested braces and string literals. False if
-    /// the string or the source ends first.
+    /// the line or the source ends first.
     fn skip_code(&mut self) -> bool {
         let mut depth = 0usize;
         while self.pos < self.end {
@@ -936,6 +1101,34 @@ impl Lexer<'_, '_> {
             self.pos += 1;
         }
         false
+    }
+
+    /// For an interpolation opened at `open` and never closed, the quote
+    /// that most likely ends its string: the first one on the line (not
+    /// escaped) with code before it (from the `{`) that is not blank and
+    /// holds whole string literals, an even number of quotes. So
+    /// `"a {x b"`, `f("{x", "y")` and `"{"a""` each end where their writer
+    /// meant, and what follows reads on.
+    fn string_end_after(&self, open: usize) -> Option<usize> {
+        let line_end = self.text[open..self.end]
+            .find('\n')
+            .map_or(self.end, |i| open + i);
+        let mut quotes = 0usize;
+        let mut i = open + 1;
+        while i < line_end {
+            match self.src[i] {
+                b'\\' => i += 1,
+                b'"' => {
+                    if quotes % 2 == 0 && !self.text[open + 1..i].trim().is_empty() {
+                        return Some(i);
+                    }
+                    quotes += 1;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        None
     }
 }
 

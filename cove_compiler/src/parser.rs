@@ -550,6 +550,33 @@ impl Parser<'_, '_> {
         // type taken from its value), so its uses are not unknown names.
         let ty = if self.eat(&Tok::Colon) {
             self.type_expr()
+        } else if !self.at(&Tok::Assign) {
+            // Neither a type nor a value follows the name (`const a b: Int
+            // = 1`, `const A`): one error here, not a second one for the
+            // missing `=` as well.
+            let found = self.tok().describe();
+            let help = if matches!(self.tok(), Tok::Ident(_)) {
+                "a name is one word: join the words with `_`".to_string()
+            } else {
+                format!("write `const {}: Int = ...`", name.name)
+            };
+            let span = if matches!(self.tok(), Tok::Newline | Tok::Eof) {
+                self.prev_end()..self.prev_end()
+            } else {
+                self.span()
+            };
+            let d = Pending::new(
+                "E0010",
+                span,
+                format!(
+                    "expected `:` and a type after the constant name `{}`, found {found}",
+                    name.name
+                ),
+                "a constant is declared `const NAME: Type = value`",
+            )
+            .help(help);
+            self.error(d);
+            return None;
         } else {
             self.errors.push(
                 Pending::new(
@@ -1327,6 +1354,24 @@ impl Parser<'_, '_> {
                 );
                 None
             }
+            // `impl Type {` (a word, not a keyword): a top-level item too.
+            Tok::Ident(w)
+                if w == "impl"
+                    && matches!(self.nth(1), Tok::Ident(_))
+                    && matches!(self.nth(2), Tok::LBrace) =>
+            {
+                let span = self.span();
+                self.error(
+                    Pending::new(
+                        "E0016",
+                        span,
+                        "an `impl` cannot appear inside a function",
+                        "declarations belong at the top level",
+                    )
+                    .help("move it to the top level of the file, after its type"),
+                );
+                None
+            }
             Tok::Struct | Tok::Enum | Tok::Import | Tok::Export => {
                 let span = self.span();
                 let found = self.tok().describe();
@@ -2055,9 +2100,42 @@ impl Parser<'_, '_> {
         }
         let saved = std::mem::replace(&mut self.no_struct, false);
         let mut arms = Vec::new();
+        let mut cut_short = false;
         loop {
+            let line_end = self.pos;
             self.skip_newlines();
             if self.at(&Tok::RBrace) || self.at(&Tok::Eof) {
+                break;
+            }
+            if !arms.is_empty() && self.starts_a_statement_not_a_pattern() {
+                // `println(s)` or `let` where an arm should start: the
+                // `match` is missing its `}`, and this is the code after
+                // it, left to the enclosing block (whose `}` the `match`
+                // would otherwise take, and the file end without one).
+                // Reported without the panic that skips to the next
+                // statement, so that this one is read as it stands.
+                cut_short = true;
+                if !self.panicking && !self.too_deep {
+                    self.errors.push(Pending::new(
+                        "E0010",
+                        start..start + 5,
+                        "this `match` is never closed",
+                        "add a `}` after its last arm",
+                    ));
+                }
+                // The newline before it ends the statement the `match` is
+                // in; after a `,` the lexer made none, so one is put back.
+                if self.pos == line_end {
+                    let at = self.prev_end();
+                    self.toks.insert(
+                        self.pos,
+                        Token {
+                            tok: Tok::Newline,
+                            span: at..at,
+                        },
+                    );
+                }
+                self.pos = line_end;
                 break;
             }
             let before = self.pos;
@@ -2102,7 +2180,8 @@ impl Parser<'_, '_> {
             }
         }
         self.no_struct = saved;
-        if !self.at(&Tok::RBrace) {
+        if cut_short {
+        } else if !self.at(&Tok::RBrace) {
             self.unclosed = true;
             self.error(Pending::new(
                 "E0010",
@@ -2116,6 +2195,22 @@ impl Parser<'_, '_> {
         Expr {
             kind: ExprKind::Match(Box::new(scrutinee), arms),
             span: start..self.prev_end(),
+        }
+    }
+
+    /// Whether the tokens ahead start a statement that no pattern can
+    /// start: a `let`, `var`, `return`, `while`, `for`, a call of a
+    /// lowercase name (`println(x)`; a variant pattern's name is a type's
+    /// or `Some`) or an assignment (`total += 1`).
+    fn starts_a_statement_not_a_pattern(&self) -> bool {
+        match self.tok() {
+            Tok::Let | Tok::Var | Tok::Return | Tok::While | Tok::For => true,
+            Tok::Ident(w) => {
+                (w.starts_with(|c: char| c.is_ascii_lowercase())
+                    && matches!(self.nth(1), Tok::LParen))
+                    || assign_op(self.nth(1)).is_some()
+            }
+            _ => false,
         }
     }
 

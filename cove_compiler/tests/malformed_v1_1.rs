@@ -449,6 +449,206 @@ const CASES: &[(&str, &str)] = &[
         "double colon path to an enum variant",
         "enum Color {\n  Red,\n  Blue,\n}\n\nfn main2() -> Color {\n  Color::Red\n}\n",
     ),
+    // What the last round left giving two errors or a cascade.
+    ("const named with two words", "const a b: Int = 1\n"),
+    ("const with only a name", "const A\n"),
+    (
+        "compound assignment of an Int to a let String",
+        "let k = \"a\"\n  k += 1",
+    ),
+    (
+        "assignment of an Int to a let String",
+        "let k = \"a\"\n  k = 1",
+    ),
+    (
+        "interpolation unclosed at the end of its line, in a call",
+        "let x = 1\n  println(\"{x\n  println(\"b\")",
+    ),
+    (
+        "interpolation unclosed around a string literal",
+        "println(\"{\"a\"\")",
+    ),
+    (
+        "interpolation unclosed before an escaped quote",
+        "let x = 1\n  println(\"{x \\\"a\\\"\")",
+    ),
+    (
+        "interpolation unclosed in the first of two strings added",
+        "let x = 1\n  println(\"{x\" + \"y\")",
+    ),
+    (
+        "string unclosed in a call in a list",
+        "let xs = [\"x\".contains(\"abc]\n  println(xs)",
+    ),
+    // Combinations of the new constructs, as programs put them together.
+    (
+        "a loop whose only break is None",
+        "let x = loop {\n    break None\n  }",
+    ),
+    (
+        "a loop that breaks None then an Int",
+        "let x = loop {\n    if true {\n      break None\n    }\n    break 5\n  }",
+    ),
+    (
+        "a function field called with a wrong type",
+        "struct C {\n  f: fn(Int) -> Int,\n}\n\nfn main2() {\n  let c = C { f: fn(x) { x } }\n  c.f(\"a\")\n}\n",
+    ),
+    (
+        "a function field called with too many arguments",
+        "struct C {\n  f: fn(Int) -> Int,\n}\n\nfn main2() {\n  let c = C { f: fn(x) { x } }\n  c.f(1, 2)\n}\n",
+    ),
+    (
+        "a method's tuple taken apart into too many names",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn pair(self) -> (Int, String) {\n    (self.x, \"a\")\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  let (a, b, c) = p.pair()\n}\n",
+    ),
+    (
+        "a method's tuple field out of range",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn pair(self) -> (Int, String) {\n    (self.x, \"a\")\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  println(p.pair().2)\n}\n",
+    ),
+    (
+        "a method's tuple used as an Int",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn pair(self) -> (Int, String) {\n    (self.x, \"a\")\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  let n: Int = p.pair()\n}\n",
+    ),
+    (
+        "for over a method's pairs with three names",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn pair(self) -> (Int, String) {\n    (self.x, \"a\")\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  for (a, b, c) in [p.pair()] {\n    println(a)\n  }\n}\n",
+    ),
+    (
+        "a format type on a String inside a closure",
+        "let f = fn(s: String) -> String { \"{s:x}\" }",
+    ),
+    (
+        "sort_by with a comparator giving an Int",
+        "let xs = [3, 1]\n  xs.sort_by(fn(a, b) { a - b })",
+    ),
+    (
+        "sort_by on pairs reading a third part",
+        "let ps = [(1, \"a\")]\n  ps.sort_by(fn(a, b) { a.2 < b.0 })",
+    ),
+    (
+        "a String constant as a range bound",
+        "const N: String = \"a\"\n\nfn main2() {\n  for i in 0..N {\n    println(i)\n  }\n}\n",
+    ),
+    (
+        "a Float constant as a range bound",
+        "const F: Float = 1.5\n\nfn main2() {\n  for i in 0..F {\n    println(i)\n  }\n}\n",
+    ),
+    (
+        "a String constant as a pattern on an Int",
+        "const NAME: String = \"a\"\n\nfn main2() {\n  match 3 {\n    NAME => println(1),\n    _ => println(2),\n  }\n}\n",
+    ),
+    (
+        "break value in a match arm inside a while",
+        "while true {\n    match 1 {\n      _ => break 2,\n    }\n  }",
+    ),
+    (
+        "a loop in a match arm breaking two types",
+        "let v = match 1 {\n    1 => loop {\n      if true {\n        break 1\n      }\n      break \"s\"\n    },\n    _ => 0,\n  }",
+    ),
+    (
+        "parse_int on read_line without unwrapping",
+        "let n = read_line().parse_int()",
+    ),
+    (
+        "read_line compared with a String",
+        "if read_line() == \"q\" {\n    println(1)\n  }",
+    ),
+    (
+        "equality of maps of different value types",
+        "println(Map[String, Int]() == Map[String, String]())",
+    ),
+    (
+        "equality of maps holding channels",
+        "let m = Map[String, Channel[Int]]()\n  println(m == m)",
+    ),
+    (
+        "equality of structs holding a function",
+        "struct C {\n  f: fn(Int) -> Int,\n}\n\nfn main2() {\n  let c = C { f: fn(x) { x } }\n  println(c == c)\n}\n",
+    ),
+    (
+        "a closure of the wrong type stored in a map of functions",
+        "let m = Map[String, fn(Int) -> Int]()\n  m.set(\"a\", fn(x: String) { x })",
+    ),
+    (
+        "calling a map's function without unwrapping",
+        "let m = Map[String, fn(Int) -> Int]()\n  m.get(\"a\")(1)",
+    ),
+    ("a method called on a tuple", "let t = (1, 2)\n  t.first()"),
+    (
+        "for over a map's keys as pairs",
+        "let m = Map[String, Int]()\n  for (k, v) in m.keys() {\n    println(k)\n  }",
+    ),
+    // What other languages write around loops and calls.
+    (
+        "a loop label and a break to it",
+        "'outer: loop {\n    for i in 0..3 {\n      break 'outer\n    }\n  }",
+    ),
+    (
+        "a break to a label never declared",
+        "loop {\n    break 'done\n  }",
+    ),
+    ("a println macro", "let n = 1\n  println!(\"{n}\")"),
+    ("a vec macro", "let xs = vec![1, 2]\n  println(xs)"),
+    (
+        "a format macro",
+        "let n = 1\n  let s = format!(\"n={n}\")\n  println(s)",
+    ),
+    (
+        "spawn of a closure",
+        "let f = fn(x: Int) -> Int { x }\n  let t = spawn f(1)",
+    ),
+    (
+        "spawn of a method that is not one",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn get(self) -> Int {\n    self.x\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  let t = spawn p.nope()\n}\n",
+    ),
+    (
+        "spawn of a method with a wrong argument",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn get(self, k: Int) -> Int {\n    self.x * k\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  let t = spawn p.get(\"a\")\n}\n",
+    ),
+    (
+        "a closure passed to a call without its closing brace",
+        "let xs = [1]\n  let ys = xs.map(fn(x) { x * 2 )\n  println(ys)",
+    ),
+    (
+        "a closure of several lines without its closing brace",
+        "let xs = [1]\n  let ys = xs.map(fn(x) {\n    x * 2\n  )\n  println(ys)",
+    ),
+    (
+        "a closure in a list literal without its closing brace",
+        "let fs = [fn(x: Int) { x ]\n  println(fs.length())",
+    ),
+    (
+        "a match value without its closing brace, then a call",
+        "let s = match 3 {\n    1 => \"a\"\n    _ => \"b\"\n  println(s)",
+    ),
+    (
+        "a match of assignments without its closing brace",
+        "var total = 0\n  match 3 {\n    1 => total += 1\n    _ => total += 2\n  total += 5\n  println(total)",
+    ),
+    (
+        "a match with commas without its closing brace, then a let",
+        "let o: Option[Int] = None\n  match o {\n    Some(v) => println(v),\n    None => println(0),\n  let x = 1\n  println(x)",
+    ),
+    (
+        "an impl inside a function",
+        "struct P {\n  x: Int,\n}\n\nfn main2() {\n  impl P {\n    fn get(self) -> Int {\n      self.x\n    }\n  }\n}\n",
+    ),
+    (
+        "a tuple assignment of the wrong size",
+        "var a = 1\n  var b = 2\n  (a, b) = (1, 2, 3)\n  println(a + b)",
+    ),
+    (
+        "a tuple assignment to a let",
+        "var a = 1\n  let k = 2\n  (a, k) = (k, a)\n  println(a + k)",
+    ),
+    (
+        "a tuple assignment of a non-tuple",
+        "var a = 1\n  var b = 2\n  (a, b) = 5\n  println(a + b)",
+    ),
+    (
+        "a compound tuple assignment",
+        "var a = 1\n  var b = 2\n  (a, b) += (1, 1)\n  println(a + b)",
+    ),
     // Input.
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),

@@ -1001,7 +1001,63 @@ impl FnCx<'_> {
             },
             _ => None,
         };
+        if let (None, ExprKind::Field(base, name)) = (&fid, &callee.kind) {
+            // `spawn Point.new(1, 2)` and `spawn p.work(10)`: a function of
+            // an `impl`, through its type or on a value (the receiver is
+            // its first argument, deep-copied to the task as the others).
+            if let Some((fid, module)) = self.static_method(base, name) {
+                if !self.method_visible(fid, module, name) {
+                    self.discard_args(args);
+                    return Val::none(ERROR);
+                }
+                let label = self.program.functions[fid.index()].name.clone();
+                return self.call_emit(
+                    Callee::User(fid),
+                    &label,
+                    None,
+                    args,
+                    &call.span,
+                    want,
+                    true,
+                );
+            }
+            if !self.names_module_or_type(base) {
+                let recv = self.expr(base, None, Want::Any);
+                match self.type_function(recv.ty, &name.name) {
+                    Some((fid, module)) if self.scopes[module].methods.contains(&fid) => {
+                        if !self.method_visible(fid, module, name) {
+                            self.release(recv);
+                            self.discard_args(args);
+                            return Val::none(ERROR);
+                        }
+                        let label = self.program.functions[fid.index()].name.clone();
+                        return self.call_emit(
+                            Callee::User(fid),
+                            &label,
+                            Some(recv),
+                            args,
+                            &call.span,
+                            want,
+                            true,
+                        );
+                    }
+                    _ if recv.ty == ERROR => {
+                        self.release(recv);
+                        self.discard_args(args);
+                        return Val::none(ERROR);
+                    }
+                    _ => self.release(recv),
+                }
+            }
+        }
         let Some((fid, name)) = fid else {
+            let value = matches!(&callee.kind, ExprKind::Name(n) if self.var(n).is_some());
+            let help = if value {
+                "a task starts a declared function or method, not a function value (whose \
+                 captured `var`s the task could not share): declare it with `fn` and spawn that"
+            } else {
+                "wrap the work in a function and spawn that: `spawn work(x)`"
+            };
             self.err(
                 Pending::new(
                     "E0214",
@@ -1009,7 +1065,7 @@ impl FnCx<'_> {
                     "`spawn` can only start a function declared with `fn`",
                     "not a user function",
                 )
-                .help("wrap the work in a function and spawn that: `spawn work(x)`"),
+                .help(help),
             );
             self.discard_args(args);
             return Val::none(ERROR);

@@ -102,7 +102,7 @@ fn visit(e: &Expr, f: &mut dyn FnMut(&Expr, bool)) {
     match &e.kind {
         ExprKind::Str(pieces) => {
             for p in pieces {
-                if let Piece::Expr(x) = p {
+                if let Piece::Expr(x) | Piece::Formatted(x, ..) = p {
                     visit(x, f);
                 }
             }

@@ -428,7 +428,7 @@ fn respan_expr(e: &mut Expr, at: &Span) {
     match &mut e.kind {
         ExprKind::Str(pieces) => {
             for p in pieces {
-                if let Piece::Expr(x) = p {
+                if let Piece::Expr(x) | Piece::Formatted(x, ..) = p {
                     respan_expr(x, at);
                 }
             }

@@ -7,16 +7,19 @@
 //! one, else allocated at the first `break value` (whose type then fixes
 //! its class) and every later `break` moves into it, as the branches of an
 //! `if` share one register. Deciding the type at the first `break`, not
-//! from a guess before the body, means a `loop` needs no annotation.
+//! from a guess before the body, means a `loop` needs no annotation. A
+//! `break None` before any `break` has told the type (`break None` then
+//! `break Some(x)`, the shape of every search) waits for a later one to:
+//! every Option is a reference, so its register is known without it.
 
 use cove_ir::op::{Instr, Reg};
 use cove_ir::program::Program;
-use cove_ir::types::TypeId;
+use cove_ir::types::{Type, TypeId};
 
 use super::{FnCx, LoopCx, Val, Want};
-use crate::ast::{Block, Expr, Span};
+use crate::ast::{Block, Expr, ExprKind, Span};
 use crate::diagnostics::Pending;
-use crate::resolve::{ERROR, NEVER};
+use crate::resolve::{ERROR, NEVER, ty_of};
 
 /// Where a `loop`'s `break` values go.
 #[derive(Debug, Clone, Copy)]
@@ -27,6 +30,9 @@ pub(crate) struct LoopValue {
     ty: Option<TypeId>,
     /// The type the `loop`'s context expects, if known.
     expected: Option<TypeId>,
+    /// Where a `break None` came before the type was known: a later
+    /// `break` must make it an Option.
+    untyped_none: Option<(usize, usize)>,
 }
 
 impl FnCx<'_> {
@@ -49,6 +55,7 @@ impl FnCx<'_> {
             },
             ty: None,
             expected: expected.filter(|t| *t != ERROR && *t != NEVER),
+            untyped_none: None,
         });
         self.loops.push(cx);
         self.in_loop += 1;
@@ -63,7 +70,31 @@ impl FnCx<'_> {
             return Val::none(NEVER);
         }
         let value = cx.value.expect("a loop has a value");
-        let ty = value.ty.unwrap_or(Program::UNIT);
+        let mut ty = value.ty.unwrap_or(Program::UNIT);
+        if let Some((start, end)) = value.untyped_none {
+            let at = start..end;
+            let option = matches!(ty_of(self.program, ty), Some(Type::Option(_)));
+            if value.ty.is_none() {
+                self.err(
+                    Pending::new(
+                        "E0104",
+                        at,
+                        "cannot tell which Option type this `None` is",
+                        "no other `break` of this `loop` tells its type",
+                    )
+                    .help("annotate the variable, as in `let x: Option[Int] = loop { ... }`"),
+                );
+                ty = ERROR;
+            } else if !option && ty != ERROR {
+                let t = self.tname(ty);
+                self.err(Pending::new(
+                    "E0100",
+                    at,
+                    format!("type mismatch: expected {t}, found an Option"),
+                    "this is an Option",
+                ));
+            }
+        }
         match (value.result, want) {
             (Some(r), Want::Into(_)) => Val {
                 reg: Some(r),
@@ -105,6 +136,22 @@ impl FnCx<'_> {
             return;
         };
         let hint = lv.ty.or(lv.expected);
+        let bare_none =
+            matches!(&value.kind, ExprKind::Name(n) if n == "None") && self.var("None").is_none();
+        if hint.is_none() && bare_none {
+            let dst = lv.result.unwrap_or_else(|| self.e.alloc(true));
+            self.e.emit(Instr::LoadNone { dst });
+            if let Some(top) = self.loops.last_mut() {
+                top.broke = true;
+                if let Some(lv) = &mut top.value {
+                    lv.result = Some(dst);
+                    lv.untyped_none
+                        .get_or_insert((value.span.start, value.span.end));
+                }
+            }
+            self.e.jump(Instr::Jump { target: 0 }, l.brk);
+            return;
+        }
         let v = self.expr(value, hint, lv.result.map_or(Want::Any, Want::Into));
         if let Some(t) = lv.ty.or(lv.expected) {
             self.check(t, v.ty, &value.span);

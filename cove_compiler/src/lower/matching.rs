@@ -1105,10 +1105,33 @@ impl FnCx<'_> {
             .map(|c| c.value.clone())
     }
 
+    /// The constant that a two-part path in a pattern names: an exported
+    /// constant of an imported module (`geo.LIMIT`), or `Int.MAX` and
+    /// `Int.MIN`, as the same path names one in an expression. Not when the
+    /// first part is a variable or a type of this module.
+    fn path_constant(&self, path: &[Ident]) -> Option<Option<crate::consts::ConstValue>> {
+        let [base, name] = path else { return None };
+        if self.var(&base.name).is_some() {
+            return None;
+        }
+        let scope = &self.scopes[self.module];
+        if scope.types.contains_key(&base.name) {
+            return None;
+        }
+        if base.name == "Int" && !scope.imports.contains_key(&base.name) {
+            return crate::consts::int_bound(&name.name)
+                .map(|v| Some(crate::consts::ConstValue::Int(v)));
+        }
+        let &target = scope.imports.get(&base.name)?;
+        let def = self.scopes[target].consts.get(&name.name)?;
+        def.exported.then(|| def.value.clone())
+    }
+
     /// Whether `p` names a constant anywhere.
     fn names_a_constant(&self, p: &Pattern) -> bool {
         match &p.kind {
             PatternKind::Bind(n) => self.pattern_constant(n).is_some(),
+            PatternKind::Variant(path, None) => self.path_constant(path).is_some(),
             PatternKind::Variant(_, Some(ps)) | PatternKind::Tuple(ps) | PatternKind::Or(ps) => {
                 ps.iter().any(|q| self.names_a_constant(q))
             }
@@ -1121,14 +1144,22 @@ impl FnCx<'_> {
     /// is): reported, and matched as a pattern already in error.
     fn constant_patterns(&mut self, p: &Pattern) -> Pattern {
         use crate::consts::ConstValue;
-        let kind = match &p.kind {
-            PatternKind::Bind(n) => match self.pattern_constant(n) {
-                None => return p.clone(),
-                Some(None) => PatternKind::Error,
-                Some(Some(ConstValue::Int(v))) => PatternKind::Int(Some(v.unsigned_abs()), v < 0),
-                Some(Some(ConstValue::Bool(b))) => PatternKind::Bool(b),
-                Some(Some(ConstValue::Str(s))) => PatternKind::Str(s),
-                Some(Some(ConstValue::Float(_))) => {
+        let named = match &p.kind {
+            PatternKind::Bind(n) => self.pattern_constant(n).map(|v| (v, n.clone())),
+            PatternKind::Variant(path, None) => self.path_constant(path).map(|v| {
+                let text: Vec<&str> = path.iter().map(|i| i.name.as_str()).collect();
+                (v, text.join("."))
+            }),
+            _ => None,
+        };
+        let kind = match (&p.kind, named) {
+            (PatternKind::Bind(_) | PatternKind::Variant(_, None), Some((value, n))) => match value
+            {
+                None => PatternKind::Error,
+                Some(ConstValue::Int(v)) => PatternKind::Int(Some(v.unsigned_abs()), v < 0),
+                Some(ConstValue::Bool(b)) => PatternKind::Bool(b),
+                Some(ConstValue::Str(s)) => PatternKind::Str(s),
+                Some(ConstValue::Float(_)) => {
                     self.err(
                         Pending::new(
                             "E0502",
@@ -1141,14 +1172,14 @@ impl FnCx<'_> {
                     PatternKind::Error
                 }
             },
-            PatternKind::Variant(path, Some(ps)) => PatternKind::Variant(
+            (PatternKind::Variant(path, Some(ps)), _) => PatternKind::Variant(
                 path.clone(),
                 Some(ps.iter().map(|q| self.constant_patterns(q)).collect()),
             ),
-            PatternKind::Tuple(ps) => {
+            (PatternKind::Tuple(ps), _) => {
                 PatternKind::Tuple(ps.iter().map(|q| self.constant_patterns(q)).collect())
             }
-            PatternKind::Or(ps) => {
+            (PatternKind::Or(ps), _) => {
                 PatternKind::Or(ps.iter().map(|q| self.constant_patterns(q)).collect())
             }
             _ => return p.clone(),

@@ -368,6 +368,20 @@ impl FnCx<'_> {
         self.errors.push(d);
     }
 
+    /// Takes back the type mismatches (E0100) reported since `mark` at
+    /// exactly `span`: what a statement already refused for a better reason
+    /// says no more about.
+    pub(crate) fn drop_mismatches_at(&mut self, mark: usize, span: &Span) {
+        let mut i = mark;
+        while i < self.errors.len() {
+            if self.errors[i].code == "E0100" && self.errors[i].span == *span {
+                self.errors.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
     /// Reports `d`, a complaint about the members of type `ty`, unless
     /// `ty`'s declaration did not parse (its members are then unknown).
     pub(crate) fn err_about(&mut self, ty: TypeId, d: Pending) {
@@ -757,7 +771,16 @@ impl FnCx<'_> {
                     self.release(v);
                     diverged |= v.ty == NEVER;
                 }
-                _ => self.stmt(s),
+                _ => {
+                    if !self.stmt_finishes(s) && !diverged {
+                        // A `let` whose value never finishes never binds:
+                        // said once, at the `let`, which also covers what
+                        // follows it.
+                        diverged = true;
+                        reported = true;
+                        self.warn_never_bound(s);
+                    }
+                }
             }
         }
         match value {
@@ -767,46 +790,22 @@ impl FnCx<'_> {
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        self.stmt_finishes(s);
+    }
+
+    /// Lowers `s`; false when it is a `let` (or `let (...)`) whose value
+    /// never finishes (`let x = loop {}`), so that nothing after it runs.
+    fn stmt_finishes(&mut self, s: &Stmt) -> bool {
         match s {
+            Stmt::Let { .. } => return self.let_stmt(s),
+            Stmt::LetTuple {
+                mutable,
+                names,
+                value,
+            } => return self.let_tuple(*mutable, names, value),
             Stmt::Expr(e) => {
                 let v = self.expr(e, None, Want::Discard);
                 self.release(v);
-            }
-            Stmt::Let {
-                mutable,
-                name,
-                ty,
-                value,
-            } => {
-                let old = self.set_line(&name.span);
-                let annotated = ty.as_ref().map(|t| self.resolve_type(t));
-                let v = self.expr(value, annotated, Want::Any);
-                let ty = match annotated {
-                    Some(t) => {
-                        self.check(t, v.ty, &value.span);
-                        t
-                    }
-                    None => v.ty,
-                };
-                let ty = if ty == NEVER { ERROR } else { ty };
-                self.e.line = self.line_of(name.span.start);
-                let reg = match v.reg {
-                    Some(_) => self.owned(v),
-                    None if ty == ERROR => None,
-                    None => self.owned(Val::none(ty)),
-                };
-                let reg = reg.unwrap_or_else(|| {
-                    let r = self.e.alloc(self.is_ref(ty));
-                    self.e.emit(Instr::LoadInt { dst: r, value: 0 });
-                    r
-                });
-                if *mutable {
-                    self.declare_var(&name.name, ty, reg);
-                } else {
-                    self.declare(&name.name, ty, reg, false, true);
-                }
-                self.declared_at(&name.span);
-                self.e.line = old;
             }
             Stmt::Assign {
                 target,
@@ -822,13 +821,54 @@ impl FnCx<'_> {
                 self.while_loop(cond, body);
             }
             Stmt::For { name, iter, body } => self.for_loop(name, iter, body),
-            Stmt::LetTuple {
-                mutable,
-                names,
-                value,
-            } => self.let_tuple(*mutable, names, value),
             Stmt::ForTuple { names, iter, body } => self.for_tuple(names, iter, body),
         }
+        true
+    }
+
+    /// `let name = value` or `var name = value`; false when the value never
+    /// finishes.
+    fn let_stmt(&mut self, s: &Stmt) -> bool {
+        let Stmt::Let {
+            mutable,
+            name,
+            ty,
+            value,
+        } = s
+        else {
+            return true;
+        };
+        let old = self.set_line(&name.span);
+        let annotated = ty.as_ref().map(|t| self.resolve_type(t));
+        let v = self.expr(value, annotated, Want::Any);
+        let never = v.ty == NEVER;
+        let ty = match annotated {
+            Some(t) => {
+                self.check(t, v.ty, &value.span);
+                t
+            }
+            None => v.ty,
+        };
+        let ty = if ty == NEVER { ERROR } else { ty };
+        self.e.line = self.line_of(name.span.start);
+        let reg = match v.reg {
+            Some(_) => self.owned(v),
+            None if ty == ERROR => None,
+            None => self.owned(Val::none(ty)),
+        };
+        let reg = reg.unwrap_or_else(|| {
+            let r = self.e.alloc(self.is_ref(ty));
+            self.e.emit(Instr::LoadInt { dst: r, value: 0 });
+            r
+        });
+        if *mutable {
+            self.declare_var(&name.name, ty, reg);
+        } else {
+            self.declare(&name.name, ty, reg, false, true);
+        }
+        self.declared_at(&name.span);
+        self.e.line = old;
+        !never
     }
 
     pub(crate) fn assign(&mut self, target: &Expr, op: Option<BinOp>, value: &Expr, span: &Span) {
@@ -845,6 +885,28 @@ impl FnCx<'_> {
             }
         };
         match &target.kind {
+            ExprKind::Tuple(items) if op.is_none() => {
+                // `(a, b) = (b, a)`, as Rust, Go and Swift allow: the value
+                // is taken apart into hidden names first (a `#` no Cove name
+                // has), then each part assigned, so a swap reads both
+                // before it writes either.
+                self.push_scope();
+                let names: Vec<Ident> = (0..items.len())
+                    .map(|i| Ident {
+                        name: format!("_#{i}"),
+                        span: items[i].span.clone(),
+                    })
+                    .collect();
+                self.let_tuple(false, &names, value);
+                for (item, n) in items.iter().zip(&names) {
+                    let part = Expr {
+                        kind: ExprKind::Name(n.name.clone()),
+                        span: item.span.clone(),
+                    };
+                    self.assign(item, None, &part, span);
+                }
+                self.pop_scope(None);
+            }
             ExprKind::Name(name) => match self.assigned_var(name) {
                 Some((reg, ty, mutable)) => {
                     if !mutable {
@@ -891,8 +953,16 @@ impl FnCx<'_> {
                         self.release(v);
                         return;
                     }
+                    let mark = self.errors.len();
                     let v = self.expr(rhs, Some(ty), Want::Into(reg));
                     self.check(ty, v.ty, &rhs.span);
+                    if !mutable {
+                        // The name cannot be assigned at all, which is said
+                        // above; that the value (or `k op v`) is also of
+                        // the wrong type is a second complaint about the
+                        // same statement. Mistakes inside the value stay.
+                        self.drop_mismatches_at(mark, &rhs.span);
+                    }
                 }
                 None => {
                     if self.constant_type(name).is_some() {

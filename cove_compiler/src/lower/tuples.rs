@@ -167,12 +167,14 @@ impl FnCx<'_> {
     }
 
     /// `let (a, b) = value` (or `var`): each name bound to its part.
-    pub(crate) fn let_tuple(&mut self, mutable: bool, names: &[Ident], value: &Expr) {
+    pub(crate) fn let_tuple(&mut self, mutable: bool, names: &[Ident], value: &Expr) -> bool {
         let old = self.set_line(&value.span);
         let v = self.expr(value, None, Want::Any);
         let v = self.finish(v, Want::Any);
+        let never = v.ty == NEVER;
         self.bind_parts(mutable, names, v, &value.span);
         self.e.line = old;
+        !never
     }
 
     /// Binds `names` to the parts of the tuple `v`, then releases `v`.

@@ -139,6 +139,37 @@ impl FnCx<'_> {
         }
     }
 
+    /// Reports `s`, a `let` whose value never finishes (`let x = loop {}`):
+    /// its names are never bound and nothing after it in its block runs,
+    /// one warning for both, at the names.
+    pub(super) fn warn_never_bound(&mut self, s: &Stmt) {
+        let (span, what) = match s {
+            Stmt::Let { name, .. } => (
+                name.span.clone(),
+                format!("`{}` is never bound, because its", name.name),
+            ),
+            Stmt::LetTuple { names, value, .. } => (
+                names.first().map_or(value.span.start, |n| n.span.start)
+                    ..names.last().map_or(value.span.start, |n| n.span.end),
+                "these names are never bound, because their".to_string(),
+            ),
+            _ => return,
+        };
+        self.warnings.push(
+            Pending::new(
+                "W0005",
+                span,
+                format!("unreachable code: {what} value never finishes"),
+                "never bound",
+            )
+            .help(
+                "the value never gives one (a `loop` without `break`, a `return`, or an `exit`), \
+                 so this `let` and everything after it can never run: give the `loop` a `break value`, \
+                 or write the loop as a statement of its own",
+            ),
+        );
+    }
+
     /// Reports `s`, the first statement of its block after one that never
     /// finishes.
     pub(super) fn warn_unreachable(&mut self, s: &Stmt) {

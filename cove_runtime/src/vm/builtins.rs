@@ -801,7 +801,14 @@ impl Machine<'_> {
                     if polls.stopped(interrupt) {
                         return std::cmp::Ordering::Equal;
                     }
-                    f64::from_bits(*a).total_cmp(&f64::from_bits(*b))
+                    // IEEE total order, except that every NaN sorts last:
+                    // `0.0 / 0.0` is a NaN with its sign bit set on most
+                    // machines, which the total order puts first.
+                    let key = |bits: u64| {
+                        let x = f64::from_bits(bits);
+                        if x.is_nan() { f64::NAN } else { x }
+                    };
+                    key(*a).total_cmp(&key(*b))
                 });
                 if polls.stop {
                     return Err(crate::vm::tasks::stopped(interrupt));
