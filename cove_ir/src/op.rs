@@ -769,7 +769,7 @@ pub enum StretchEnd {
     Return,
     /// It returns or falls through (the conditional returns): a `Return`
     /// when it returns, a `Branch` when it does not, and only the run knows
-    /// which; the dispatch loop tells them apart by the depth.
+    /// which; the dispatch loop tells them apart as it runs them.
     Conditional,
     /// It may allocate.
     Other,
@@ -836,9 +836,9 @@ const fn is_conditional_return(op: Opcode) -> bool {
 ///
 /// Verified code ends in an instruction that ends a stretch (a return or a
 /// jump), so every stretch ends inside the code; for code that does not,
-/// the last stretch runs to the end. One pass from the end back, the one
-/// definition the runtime's stretch countdown and the profiler's count
-/// table both take their lengths from.
+/// the last stretch runs to the end. One pass from the end back: the one
+/// definition a debugger that counts stretches (the profiler's count
+/// table) takes their lengths from.
 pub fn stretch_lengths(code: &[Instr]) -> Vec<u32> {
     let mut lengths = vec![0; code.len()];
     let mut end = code.len().saturating_sub(1);

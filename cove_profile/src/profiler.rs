@@ -778,23 +778,10 @@ impl Profiler {
     /// taken back here, as task 0's is.
     fn merged_spawned(&self, task: u32, shard: &Shard) -> Shard {
         let mut shard = shard.clone();
+        let (ran, mut rows) = split_rows(&shard);
         let mut starts: BTreeMap<(FunctionId, u32), Start> = BTreeMap::new();
-        let mut rows: Vec<((FunctionId, u32), Charge)> = Vec::new();
-        for (at, cost) in shard.rows() {
-            if cost.ran > 0 {
-                starts.entry(at).or_default().slow += cost.ran;
-            }
-            rows.push((
-                at,
-                Charge {
-                    cost: Cost {
-                        ran: 0,
-                        nanos: 0,
-                        ..cost.cost
-                    },
-                    ..cost
-                },
-            ));
+        for (at, ran) in ran.into_iter().filter(|(_, ran)| *ran > 0) {
+            starts.entry(at).or_default().slow += ran;
         }
         let taken = self
             .sampler
@@ -856,21 +843,10 @@ impl Profiler {
         let function = FunctionId(function);
         let end = pc + self.hot.length(function, pc).saturating_sub(1);
         shard.absorb(self.hot.pending(), function, end);
+        let (ran, mut rows) = split_rows(&shard);
         let mut starts: BTreeMap<(FunctionId, u32), Start> = BTreeMap::new();
-        let mut rows: Vec<((FunctionId, u32), Charge)> = Vec::new();
-        for (at, cost) in shard.rows() {
-            starts.entry(at).or_default().slow += cost.ran;
-            rows.push((
-                at,
-                Charge {
-                    cost: Cost {
-                        ran: 0,
-                        nanos: 0,
-                        ..cost.cost
-                    },
-                    ..cost
-                },
-            ));
+        for (at, ran) in ran {
+            starts.entry(at).or_default().slow += ran;
         }
         for (at, n) in self.hot.counted() {
             starts.entry(at).or_default().fast += n;
@@ -1036,6 +1012,33 @@ struct Spread {
     /// The profiler's own cost an instruction, on average: what comes off
     /// a calling-context node's sampled time.
     overhead_per_instruction: f64,
+}
+
+/// A shard's rows split in two for the untimed modes: each row's count,
+/// which counts stretch starts and is spread over the stretch's
+/// instructions, and the row with its heap figures and blocked time alone
+/// (count and time 0), which stay on the instruction they were charged to.
+#[allow(clippy::type_complexity)] // Two row lists, named by their use.
+fn split_rows(
+    shard: &Shard,
+) -> (
+    Vec<((FunctionId, u32), u64)>,
+    Vec<((FunctionId, u32), Charge)>,
+) {
+    shard
+        .rows()
+        .map(|(at, cost)| {
+            let heap = Charge {
+                cost: Cost {
+                    ran: 0,
+                    nanos: 0,
+                    ..cost.cost
+                },
+                ..cost
+            };
+            ((at, cost.ran), (at, heap))
+        })
+        .unzip()
 }
 
 /// Spreads each stretch start's count and time over the instructions of
