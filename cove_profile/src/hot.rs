@@ -129,6 +129,13 @@ impl Hot {
         self.branched(pc)
     }
 
+    /// Whether a stop in `function` at `depth` is in the frame of the stop
+    /// before: the test of [`Hot::step`] without the heap's.
+    #[inline(always)]
+    pub(crate) fn in_frame(&self, function: FunctionId, depth: usize) -> bool {
+        depth == self.depth.load(Relaxed) && function.0 == self.function.load(Relaxed)
+    }
+
     /// Records a stop after a branch: in the function, at the depth and with
     /// the heap counter of the stop before, which the loop knows without
     /// looking, so only the count moves. False, with nothing recorded, when

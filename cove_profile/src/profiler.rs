@@ -455,6 +455,39 @@ impl Profiler {
         })
     }
 
+    /// A slow stop of task 0 in the untimed modes after a stretch that
+    /// ended in an instruction that may allocate, offered by the loop with
+    /// the heap's counters: when it is in the frame of the stop before
+    /// (the front's depth and function), only the heap and the count
+    /// moved, so the shard charges the movement ([`Shard::moved_glanced`])
+    /// and the front counts the new stretch as a branch's stop counts one.
+    /// False, with nothing recorded, anywhere else (a run's first stop, a
+    /// stop after a builtin that ran Cove code), which makes it an
+    /// ordinary stop.
+    pub(crate) fn moved_stop(&self, at: &Sample) -> bool {
+        if !self.hot.in_frame(at.function, at.depth)
+            || self.hot.base_of(at.function, at.pc).is_none()
+        {
+            return false;
+        }
+        self.with_main(Reach::Lease, |shard| {
+            let (last_function, start, last_length, pending) = self.hot.peek();
+            let end = start + last_length.saturating_sub(1);
+            let Some(node) = shard.moved_glanced(pending, last_function, end, at) else {
+                return false;
+            };
+            self.hot.take();
+            self.hot.settle(
+                at.depth,
+                Sample::movement(at.allocated_words, at.blocked_nanos),
+                node,
+            );
+            self.hot.branched(at.pc);
+            self.hot.publish(shard.total().ran);
+            true
+        })
+    }
+
     #[inline(always)]
     fn slow_stop_in(&self, shard: &mut Shard, at: &Sample) {
         let (function, start, last_length, pending) = self.hot.take();

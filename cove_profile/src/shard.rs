@@ -404,6 +404,60 @@ impl Shard {
         Some(node)
     }
 
+    /// The first stop after a stretch that ended in an instruction that may
+    /// allocate ([`StretchEnd::Other`](cove_ir::op::StretchEnd::Other)),
+    /// in the frame of the stop before, which the caller checked: recorded
+    /// as [`Shard::hop`] records a stop of its `Same` shape, the heap's
+    /// movement charged to the allocating instruction (`function`'s `end`,
+    /// the last of the stretch), but without the shape's search. `None`,
+    /// with nothing changed, when the shard's last frame is not that
+    /// frame; the caller then makes it an ordinary stop.
+    ///
+    /// Like [`Shard::hop_glanced`], this counts nothing of the stretch the
+    /// stop starts: the lock-free front counts it as one of its own.
+    #[inline]
+    pub(crate) fn moved_glanced(
+        &mut self,
+        pending: u64,
+        function: FunctionId,
+        end: u32,
+        at: &Sample,
+    ) -> Option<NodeId> {
+        let last = self.last?;
+        let top = self.stack.last()?;
+        if top.depth != last.depth
+            || top.function != function
+            || at.depth != last.depth
+            || at.function != function
+        {
+            return None;
+        }
+        self.total.ran += pending;
+        self.tree.nodes[last.node as usize].cost.ran += pending;
+        let moved = Charge {
+            cost: Cost {
+                ran: 0,
+                nanos: 0,
+                words: at.allocated_words.saturating_sub(last.words),
+                allocations: at.allocations.saturating_sub(last.allocations),
+            },
+            blocked: at.blocked_nanos.saturating_sub(last.blocked),
+        };
+        if moved.blocked > 0 {
+            self.waits += 1;
+        }
+        if !moved.is_empty() {
+            self.charge(function, end, last.node, &moved);
+        }
+        if let Some(last) = self.last.as_mut() {
+            last.pc = at.pc;
+            last.words = at.allocated_words;
+            last.allocations = at.allocations;
+            last.blocked = at.blocked_nanos;
+        }
+        Some(last.node)
+    }
+
     /// Adds `cost` to one instruction, the calling-context node it ran in,
     /// and the task's total: where every figure that moved between two
     /// stops goes.

@@ -132,18 +132,20 @@ impl Profiler {
     fn untimed_slow(&self, stop: &Stop<'_>) {
         self.hot.busy(true);
         self.hot.prepare(stop.program());
-        self.slow_stop(
-            &Sample {
-                task: 0,
-                function: stop.function_id(),
-                pc: stop.pc(),
-                depth: stop.depth(),
-                allocated_words: stop.allocated_words(),
-                allocations: stop.allocations(),
-                blocked_nanos: stop.blocked_nanos(),
-            },
-            Reach::Lease,
-        );
+        let at = Sample {
+            task: 0,
+            function: stop.function_id(),
+            pc: stop.pc(),
+            depth: stop.depth(),
+            allocated_words: stop.allocated_words(),
+            allocations: stop.allocations(),
+            blocked_nanos: stop.blocked_nanos(),
+        };
+        // The commonest slow stop that is not a call's or a return's: the
+        // next in the same frame after an allocation.
+        if !self.moved_stop(&at) {
+            self.slow_stop(&at, Reach::Lease);
+        }
         self.hot.busy(false);
     }
 }
