@@ -15,7 +15,11 @@
 //!
 //! The tree is a flat `Vec` of nodes addressed by index, and children are a
 //! short list searched linearly: a node is entered only when a call pushes a
-//! frame, and most functions call a handful of others.
+//! frame, and most functions call a handful of others. Each node also keeps
+//! the child it entered last, tested before the list: a path's calls mostly
+//! repeat the callee before (a loop calling one function, a recursion), and
+//! the test is two loads and a compare where the search, through the
+//! list's inline-or-spilled check, was a few times that on every call.
 
 use cove_ir::program::FunctionId;
 use smallvec::SmallVec;
@@ -40,6 +44,8 @@ pub(crate) struct Node {
     pub(crate) cost: Charge,
     /// The functions it called, and their nodes.
     pub(crate) children: SmallVec<[(FunctionId, NodeId); 4]>,
+    /// The child entered last, or none (the root's own id) before the first.
+    last: (FunctionId, NodeId),
 }
 
 /// A task's calling-context tree. Node 0 is a root that is no function: the
@@ -61,6 +67,7 @@ impl Default for Tree {
                 calls: 0,
                 cost: Charge::default(),
                 children: SmallVec::new(),
+                last: (FunctionId(u32::MAX), ROOT),
             }],
         }
     }
@@ -69,7 +76,21 @@ impl Default for Tree {
 impl Tree {
     /// The child of `parent` that is `function`, made if this path has not
     /// called it before, with one more call counted.
+    #[inline]
     pub(crate) fn enter(&mut self, parent: NodeId, function: FunctionId) -> NodeId {
+        let (last, id) = self.nodes[parent as usize].last;
+        // The root is nobody's child, so `id` is a child only once set.
+        if last == function && id != ROOT {
+            self.nodes[id as usize].calls += 1;
+            return id;
+        }
+        self.enter_searching(parent, function)
+    }
+
+    /// [`Tree::enter`] for a callee other than the one the path called
+    /// last.
+    #[inline(never)]
+    fn enter_searching(&mut self, parent: NodeId, function: FunctionId) -> NodeId {
         let found = self.nodes[parent as usize]
             .children
             .iter()
@@ -85,11 +106,13 @@ impl Tree {
                     calls: 0,
                     cost: Charge::default(),
                     children: SmallVec::new(),
+                    last: (FunctionId(u32::MAX), ROOT),
                 });
                 self.nodes[parent as usize].children.push((function, id));
                 id
             }
         };
+        self.nodes[parent as usize].last = (function, id);
         self.nodes[id as usize].calls += 1;
         id
     }
