@@ -63,11 +63,15 @@ impl Debugger for Profiler {
     fn glance(&self, glance: &Glance<'_>) -> bool {
         // Only the untimed modes stop at stretches, so only they are
         // offered glances; task 0's stops are the ones its front takes.
+        // A branch's glance is the commonest stop of all: tested first.
+        let after = glance.after();
+        if after == StretchEnd::Branch {
+            return glance.task() == 0 && self.hot.branched(glance.pc());
+        }
         if glance.task() != 0 {
             return false;
         }
-        match glance.after() {
-            StretchEnd::Branch => self.hot.branched(glance.pc()),
+        match after {
             StretchEnd::Call => {
                 self.untimed_hop(true, glance.function_id(), glance.pc(), glance.depth())
             }
