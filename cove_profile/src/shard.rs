@@ -627,7 +627,7 @@ impl Shard {
         if let Some(frame) = self.stack.pop()
             && let Some((caller, pc)) = frame.site
         {
-            let inclusive = self.total.since(&frame.started);
+            let inclusive = self.total.gained_since(&frame.started);
             let site = self.site(caller, pc, frame.function);
             site.calls += 1;
             site.inclusive.add(&inclusive);
