@@ -991,9 +991,15 @@ impl FnCx<'_> {
             ExprKind::Field(base, name) => match &base.kind {
                 ExprKind::Name(m) if self.var(m).is_none() => {
                     match self.scopes[self.module].imports.get(m).copied() {
-                        Some(target) => self
-                            .module_function(m, target, name)
-                            .map(|f| (f, format!("{m}.{}", name.name))),
+                        Some(target) => match self.module_function(m, target, name) {
+                            Some(f) => Some((f, format!("{m}.{}", name.name))),
+                            None => {
+                                // Private or missing, and said so: not also
+                                // "not a user function".
+                                self.discard_args(args);
+                                return Val::none(ERROR);
+                            }
+                        },
                         None => None,
                     }
                 }

@@ -386,8 +386,18 @@ impl FnCx<'_> {
                     && (self.scopes[self.module].imports.contains_key(n)
                         || self.scopes[self.module].types.contains_key(n))
             }
-            ExprKind::Field(base, _) => matches!(&base.kind, ExprKind::Name(n)
-                if self.var(n).is_none() && self.scopes[self.module].imports.contains_key(n)),
+            // `geo.Point` names a type; `geo.LIMIT`, a constant, is a
+            // value, so `geo.LIMIT.abs()` is a method call on it.
+            ExprKind::Field(base, field) => match &base.kind {
+                ExprKind::Name(n) if self.var(n).is_none() => {
+                    self.scopes[self.module].imports.get(n).is_some_and(|&m| {
+                        let there = &self.scopes[m];
+                        there.types.contains_key(&field.name)
+                            || !there.consts.contains_key(&field.name)
+                    })
+                }
+                _ => false,
+            },
             _ => false,
         }
     }

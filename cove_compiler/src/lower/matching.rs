@@ -617,6 +617,12 @@ impl FnCx<'_> {
             );
             return self.unknown_pattern(p);
         }
+        if path.len() == 2
+            && let Some(d) = self.module_item_pattern(&path[0], &path[1])
+        {
+            self.err(d);
+            return self.unknown_pattern(p);
+        }
         let Some(enum_ty) = self.user_type(&path[..path.len() - 1]) else {
             return self.unknown_pattern(p);
         };
@@ -1125,6 +1131,58 @@ impl FnCx<'_> {
         let &target = scope.imports.get(&base.name)?;
         let def = self.scopes[target].consts.get(&name.name)?;
         def.exported.then(|| def.value.clone())
+    }
+
+    /// Why `m.name` in a pattern, where `m` is an imported module and not
+    /// a type or variable of this one, matches nothing: the constant is not
+    /// exported (said as an expression use says it), the item is not a
+    /// constant, or the module has no such item. `None` when `m` is not a
+    /// module, so `Shape.Circle` goes on to be read as a variant; an
+    /// exported constant never reaches here, `constant_patterns` having
+    /// replaced it by its value.
+    fn module_item_pattern(&self, base: &Ident, name: &Ident) -> Option<Pending> {
+        if self.var(&base.name).is_some() {
+            return None;
+        }
+        let scope = &self.scopes[self.module];
+        if scope.types.contains_key(&base.name) {
+            return None;
+        }
+        let &target = scope.imports.get(&base.name)?;
+        let (m, n) = (&base.name, &name.name);
+        let there = &self.scopes[target];
+        Some(if there.consts.contains_key(n) {
+            Pending::new(
+                "E0305",
+                name.span.clone(),
+                format!("the constant `{m}.{n}` is not exported"),
+                "private to its module",
+            )
+            .help(format!("write `export const {n}` in `{m}` to use it here"))
+        } else if there.types.contains_key(n) {
+            Pending::new(
+                "E0504",
+                name.span.clone(),
+                format!("`{m}.{n}` is a type, not a pattern"),
+                "a type name here",
+            )
+            .help(format!("name one of its variants, as in `{m}.{n}.Variant`"))
+        } else if there.functions.contains_key(n) {
+            Pending::new(
+                "E0504",
+                name.span.clone(),
+                format!("`{m}.{n}` is a function, not a pattern"),
+                "a function here",
+            )
+            .help("match a value with a literal, a constant or a variant, or test it in a guard")
+        } else {
+            Pending::new(
+                "E0209",
+                name.span.clone(),
+                format!("module `{m}` has no item `{n}`"),
+                "not found in that module",
+            )
+        })
     }
 
     /// Whether `p` names a constant anywhere.
