@@ -375,7 +375,7 @@ impl FnCx<'_> {
             } else {
                 what
             };
-            self.err(Pending::new(
+            let mut d = Pending::new(
                 "E0211",
                 span.clone(),
                 format!(
@@ -385,7 +385,20 @@ impl FnCx<'_> {
                     if args.len() == 1 { "was" } else { "were" }
                 ),
                 format!("expected {} {what}", params.len()),
-            ));
+            );
+            // `Point.area(2)`: a method called through its type, its
+            // receiver left out.
+            if let (Callee::User(fid), None) = (&callee, &receiver)
+                && args.len() + 1 == params.len()
+                && self.scopes.iter().any(|s| s.methods.contains(fid))
+            {
+                let short = name.rsplit('.').next().unwrap_or(name);
+                d = d.help(format!(
+                    "`{short}` is a method: call it on a value, `value.{short}(...)`, \
+                     or give the value first, `{name}(value, ...)`"
+                ));
+            }
+            self.err(d);
             if let Some(r) = receiver {
                 self.release(r);
             }

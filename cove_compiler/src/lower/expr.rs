@@ -335,6 +335,11 @@ impl FnCx<'_> {
         if self.scopes[self.module].missing_imports.contains(name) {
             return;
         }
+        // `enum Option { ... }` was reported at its declaration (E0306),
+        // and `Option.A` would only echo it.
+        if self.scopes[self.module].builtin_named.contains(name) {
+            return;
+        }
         // The "did you mean" search reads every name in scope, so it is
         // made only while the report can still show it: past MAX_ERRORS
         // errors, thousands of unknown names among thousands of variables

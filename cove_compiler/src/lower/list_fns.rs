@@ -134,11 +134,13 @@ impl FnCx<'_> {
             return Ok(Val::none(ERROR));
         }
         if method == Method::Fold
-            && matches!(args[0].kind, ExprKind::Func(_))
+            && matches!(&args[0].kind, ExprKind::Func(f) if f.params.iter().any(|(_, t)| t.is_none()))
             && !matches!(args[1].kind, ExprKind::Func(_))
         {
             // `xs.fold(fn(acc, x) { ... }, 0)`: the two swapped, said as
-            // that, not as parameters whose types cannot be told.
+            // that, not as parameters whose types cannot be told. A first
+            // function whose parameters are all typed is a valid initial
+            // value (`fns.fold(fn(x: Int) -> Int { x }, compose)`).
             self.err(
                 Pending::new(
                     "E0100",
