@@ -356,7 +356,12 @@ impl Parser<'_, '_> {
         } else {
             (span, format!("expected {what}"))
         };
-        let mut d = Pending::new("E0010", span, format!("expected {what}, found {found}"), label);
+        let mut d = Pending::new(
+            "E0010",
+            span,
+            format!("expected {what}, found {found}"),
+            label,
+        );
         if let Some(h) = help {
             d = d.help(h);
         }
@@ -1954,7 +1959,9 @@ impl Parser<'_, '_> {
                         "`loop` takes no condition",
                         "a condition after `loop`",
                     )
-                    .help("write `while condition { ... }`, or `loop { ... }` with a `break` inside"),
+                    .help(
+                        "write `while condition { ... }`, or `loop { ... }` with a `break` inside",
+                    ),
                 );
                 self.brace_on_next_line();
                 if self.at(&Tok::LBrace) {
@@ -2289,7 +2296,9 @@ impl Parser<'_, '_> {
             if !self.panicking && !self.eat(&Tok::FatArrow) {
                 // The Cove way for what other languages write here.
                 let help = match self.tok() {
-                    Tok::Ident(w) if w == "when" => Some("a guard is written with `if`: `n if n > 1 => ...`"),
+                    Tok::Ident(w) if w == "when" => {
+                        Some("a guard is written with `if`: `n if n > 1 => ...`")
+                    }
                     Tok::OrOr => Some("alternatives are separated by one `|`: `1 | 2 => ...`"),
                     Tok::Colon => Some("an arm is written `pattern => value`"),
                     _ => None,

@@ -727,7 +727,10 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("self in a closure outside an impl", "let f = fn() { self }"),
     ("a field of self outside an impl", "println(self.x)"),
-    ("a tuple index 5 on a pair", "let t = (1, 2)\n  println(t.5)"),
+    (
+        "a tuple index 5 on a pair",
+        "let t = (1, 2)\n  println(t.5)",
+    ),
     (
         "a tuple index out of range on a method's result",
         "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn pair(self) -> (Int, Int) {\n    (self.x, 1)\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  println(p.pair().2)\n}\n",
@@ -736,7 +739,10 @@ const CASES: &[(&str, &str)] = &[
         "a tuple index out of range assigned",
         "var t = (1, 2)\n  t.2 = 3",
     ),
-    ("a tuple index on a list", "let xs = [1, 2]\n  println(xs.0)"),
+    (
+        "a tuple index on a list",
+        "let xs = [1, 2]\n  println(xs.0)",
+    ),
     (
         "a nested tuple index out of range",
         "let t = ((1, 2), 3)\n  println(t.0.5)",
