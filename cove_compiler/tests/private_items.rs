@@ -1,8 +1,9 @@
 //! A module's non-exported items — constant, function, struct, enum,
 //! method, function of an `impl` — used from another module, in every place
 //! a newcomer writes one: each use gets one located E0305 that says the item
-//! is not exported (never "unknown type" or a second, derived error), and a
-//! path that names no constant in a pattern says what it names instead. One
+//! is not exported (never "unknown type" or a second, derived error), a
+//! path that names no constant in a pattern says what it names instead, and
+//! an `impl` of the other module's type says where it goes. One
 //! snapshot holds the whole report, so a change in the wording shows up in
 //! review; exported items in the same places must compile.
 
@@ -70,8 +71,8 @@ fn secret() -> Int {
 }
 "#;
 
-/// Each case: a name, then the body of `main` (or, starting with `fn` or
-/// `const`, the items of the module after `import geo`).
+/// Each case: a name, then the body of `main` (or, starting with `fn`,
+/// `const` or `impl`, the items of the module after `import geo`).
 const CASES: &[(&str, &str)] = &[
     (
         "a private constant as a pattern",
@@ -177,6 +178,10 @@ const CASES: &[(&str, &str)] = &[
         "a private method of an enum",
         "println(geo.Dir.N.hidden_flip() == geo.Dir.S)",
     ),
+    (
+        "an impl of the other module's exported type",
+        "impl geo.Point {\n  fn extra(self) -> Int {\n    1\n  }\n}",
+    ),
 ];
 
 /// The same places with exported items, which must compile (the
@@ -195,7 +200,10 @@ fn main() {
 "#;
 
 fn module_of(body: &str) -> String {
-    if body.starts_with("fn ") || body.starts_with("const ") {
+    if ["fn ", "const ", "impl "]
+        .iter()
+        .any(|k| body.starts_with(k))
+    {
         format!("import geo\n\n{body}\n\nfn main() {{\n  println(geo.PUB)\n}}\n")
     } else {
         format!("import geo\n\nfn main() {{\n  {body}\n}}\n")

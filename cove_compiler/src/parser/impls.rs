@@ -25,6 +25,29 @@ impl Parser<'_, '_> {
         let Some(mut ty) = self.ident("the name of a struct or enum after `impl`") else {
             return Vec::new();
         };
+        if self.at(&Tok::Dot) {
+            // `impl geo.Point`: methods can be added only beside the type.
+            let start = ty.span.start;
+            self.bump();
+            let name = match self.tok() {
+                Tok::Ident(n) => n.clone(),
+                _ => "Type".to_string(),
+            };
+            let end = self.span().end;
+            self.error(
+                Pending::new(
+                    "E0042",
+                    start..end,
+                    format!("an `impl` of `{}.{name}`, a type of another module", ty.name),
+                    "not declared in this module",
+                )
+                .help(format!(
+                    "an `impl` goes in the module that declares its type: add the functions to `impl {name}` in {}.cove, or write them here as plain functions taking a `{}.{name}`",
+                    ty.name, ty.name
+                )),
+            );
+            return Vec::new();
+        }
         if self.at(&Tok::LBrack) {
             // `impl Point[T]`: the same.
             self.type_parameters();
