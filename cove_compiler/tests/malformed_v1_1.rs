@@ -813,6 +813,10 @@ const CASES: &[(&str, &str)] = &[
         "a function type with a fat arrow",
         "let f: fn(Int) => Int = fn(x) { x }",
     ),
+    (
+        "spawn of a call then join on one line",
+        "fn work(x: Int) -> Int {\n  x\n}\n\nfn main2() {\n  println(spawn work(3).join())\n}\n",
+    ),
     // Input.
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),

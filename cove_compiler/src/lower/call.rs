@@ -1071,9 +1071,15 @@ impl FnCx<'_> {
         }
         let Some((fid, name)) = fid else {
             let value = matches!(&callee.kind, ExprKind::Name(n) if self.var(n).is_some());
+            let chained = matches!(&callee.kind, ExprKind::Field(base, _)
+                if matches!(base.kind, ExprKind::Call(..)));
             let help = if value {
                 "a task starts a declared function or method, not a function value (whose \
                  captured `var`s the task could not share): declare it with `fn` and spawn that"
+            } else if chained {
+                // `spawn work(3).join()`: `spawn` takes the whole chain.
+                "`spawn` starts the whole call after it, here a method of a call's result: \
+                 write `(spawn work(x)).join()`, or `let t = spawn work(x)` and then `t.join()`"
             } else {
                 "wrap the work in a function and spawn that: `spawn work(x)`"
             };
