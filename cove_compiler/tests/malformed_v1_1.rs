@@ -817,6 +817,18 @@ const CASES: &[(&str, &str)] = &[
         "spawn of a call then join on one line",
         "fn work(x: Int) -> Int {\n  x\n}\n\nfn main2() {\n  println(spawn work(3).join())\n}\n",
     ),
+    (
+        "an if of None then an Int",
+        "let s = \"abc\"\n  let n = if s == \"\" { None } else { s.length() }",
+    ),
+    (
+        "a match of None then a method's Int",
+        "let s = \"abc\"\n  let n = match s {\n    \"\" => None,\n    w => w.length(),\n  }",
+    ),
+    (
+        "an if of None then None",
+        "let n = if true { None } else { None }",
+    ),
     // Input.
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),

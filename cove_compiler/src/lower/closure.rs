@@ -553,6 +553,7 @@ impl FnCx<'_> {
                 None
             },
             param_hint: None,
+            guess_names: Vec::new(),
         };
         cx.set_line(&fe.body.span);
         cx.push_scope();
