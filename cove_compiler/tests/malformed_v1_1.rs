@@ -829,6 +829,14 @@ const CASES: &[(&str, &str)] = &[
         "an if of None then None",
         "let n = if true { None } else { None }",
     ),
+    (
+        "a closure returning None and an Int",
+        "let f = fn(x: Int) {\n    if x > 0 {\n      return 5\n    }\n    None\n  }",
+    ),
+    (
+        "a closure whose only return is None",
+        "let f = fn(x: Int) {\n    return None\n  }",
+    ),
     // Input.
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),

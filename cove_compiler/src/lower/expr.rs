@@ -1594,6 +1594,21 @@ impl FnCx<'_> {
         let result = self.result_type();
         if self.inferred.is_some() {
             // A function expression whose result the body decides.
+            let bare_none = value
+                .is_some_and(|v| matches!(&v.kind, ExprKind::Name(n) if n == "None"))
+                && self.var("None").is_none();
+            if bare_none {
+                // `return None` before the result type is known: see
+                // `untyped_nones`.
+                let dst = self.e.alloc(true);
+                self.e.emit(Instr::LoadNone { dst });
+                self.e.emit(Instr::Return { src: dst });
+                self.e.free(dst);
+                if let Some(v) = value {
+                    self.untyped_nones.push(v.span.clone());
+                }
+                return;
+            }
             let ty = match value {
                 Some(v) => {
                     let val = self.expr(v, None, Want::Any);
