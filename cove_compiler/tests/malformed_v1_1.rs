@@ -837,6 +837,10 @@ const CASES: &[(&str, &str)] = &[
         "a closure whose only return is None",
         "let f = fn(x: Int) {\n    return None\n  }",
     ),
+    (
+        "fold from an empty list literal",
+        "let xs = [3, 1]\n  let pairs = xs.fold([], fn(acc, x) {\n    acc.push((x, x))\n    acc\n  })",
+    ),
     // Input.
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),

@@ -179,7 +179,11 @@ impl FnCx<'_> {
                 Some(a) => vec![a, elem],
                 None => {
                     self.pop_scope(None);
-                    let v = self.expr(f_arg, None, Want::Discard);
+                    // The initial value is in error (`xs.fold([], ...)`): the
+                    // function is expected to be of a type in error too, so
+                    // its untyped parameters are not reported as well.
+                    let expected = matches!(f_arg.kind, ExprKind::Func(_)).then_some(ERROR);
+                    let v = self.expr(f_arg, expected, Want::Discard);
                     self.release(v);
                     return Ok(Val::none(ERROR));
                 }
