@@ -425,6 +425,14 @@ fn declare_types(program: &mut Program, scopes: &mut [ModuleScope], units: &mut 
                     format!("`{}` is the name of a builtin type", name.name),
                     "choose another name",
                 ));
+                // `struct Task` used as `Task`: the builtin wants type
+                // arguments, so each use would be a second error.
+                if matches!(
+                    name.name.as_str(),
+                    "List" | "Map" | "Option" | "Channel" | "Task"
+                ) {
+                    scopes[m].builtin_named.insert(name.name.clone());
+                }
                 continue;
             }
             if scopes[m].types.contains_key(&name.name) {

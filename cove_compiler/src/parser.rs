@@ -343,6 +343,11 @@ impl Parser<'_, '_> {
 
     /// Reports that `what` was expected where the current token is.
     fn expected(&mut self, what: &str) {
+        self.expected_help(what, None);
+    }
+
+    /// [`Self::expected`], with a help line that names the Cove way.
+    fn expected_help(&mut self, what: &str, help: Option<&str>) {
         let found = self.tok().describe();
         let span = self.span();
         let (span, label) = if matches!(self.tok(), Tok::Newline | Tok::Eof) {
@@ -351,12 +356,16 @@ impl Parser<'_, '_> {
         } else {
             (span, format!("expected {what}"))
         };
-        self.error(Pending::new(
+        let mut d = Pending::new(
             "E0010",
             span,
             format!("expected {what}, found {found}"),
             label,
-        ));
+        );
+        if let Some(h) = help {
+            d = d.help(h);
+        }
+        self.error(d);
     }
 
     fn expect(&mut self, tok: Tok, what: &str) -> bool {
@@ -511,6 +520,50 @@ impl Parser<'_, '_> {
                             .help("write a function for each type, or an enum with a variant per type and a `match` over it"),
                     );
                 }
+                Tok::Let | Tok::Var
+                    if matches!(self.nth(1), Tok::Ident(_))
+                        && matches!(self.nth(2), Tok::Colon | Tok::Assign) =>
+                {
+                    // `let LIMIT: Int = 10` at the top level: said once, as
+                    // the constant it was meant to be, and declared as one so
+                    // that its uses are not unknown names too.
+                    let kw = if self.at(&Tok::Let) { "let" } else { "var" };
+                    let name = match self.nth(1) {
+                        Tok::Ident(n) => n.clone(),
+                        _ => String::new(),
+                    };
+                    let span = self.span();
+                    self.errors.push(
+                        Pending::new(
+                            "E0012",
+                            span,
+                            format!("a `{kw}` at the top level of a module"),
+                            "only declarations may appear at the top level",
+                        )
+                        .help(format!(
+                            "a value for the whole module is a constant, `const {name}: Int = ...`; \
+                             a variable goes inside a function"
+                        )),
+                    );
+                    if matches!(self.nth(2), Tok::Colon) {
+                        if let Some(c) = self.const_decl(false) {
+                            file.consts.push(c);
+                        }
+                    } else {
+                        self.bump();
+                        if let Some(name) = self.ident("a name")
+                            && let Some(value) = self.initializer(&name.name, "a value")
+                        {
+                            file.consts.push(ConstDecl {
+                                exported: false,
+                                ty: TypeExpr::Error(name.span.clone()),
+                                name,
+                                value,
+                            });
+                        }
+                    }
+                    self.end_of_item();
+                }
                 Tok::Ident(w) if w == "const" && matches!(self.nth(1), Tok::Ident(_)) => {
                     if let Some(c) = self.const_decl(false) {
                         file.consts.push(c);
@@ -629,6 +682,14 @@ impl Parser<'_, '_> {
             return Some(broken(name, params, self.span()));
         }
         while !self.at(&Tok::RParen) {
+            if self.at(&Tok::Amp) && self.impl_type.is_some() {
+                // `&self`, `&mut self`: Rust's borrowed receiver.
+                self.expected_help(
+                    "a parameter name",
+                    Some("a method's receiver is written `self`: it is already a reference"),
+                );
+                return Some(broken(name, params, self.span()));
+            }
             let Some(pname) = self.ident("a parameter name") else {
                 return Some(broken(name, params, self.span()));
             };
@@ -1071,6 +1132,10 @@ impl Parser<'_, '_> {
     fn fn_expr(&mut self) -> Expr {
         let start = self.span().start;
         self.bump();
+        if matches!(self.tok(), Tok::Pipe | Tok::OrOr) {
+            // `fn |x| { ... }`: Rust's bars after Cove's `fn`, said once.
+            return self.closure_syntax();
+        }
         if !self.expect(
             Tok::LParen,
             "`(` and the parameters of a function expression",
@@ -1100,8 +1165,29 @@ impl Parser<'_, '_> {
         } else {
             None
         };
+        if self.at(&Tok::FatArrow) {
+            // `fn(x) => x * 2`: an arrow function, said once as that; the
+            // body after the arrow is read and dropped.
+            let arrow = self.bump().span;
+            self.errors.push(
+                Pending::new(
+                    "E0033",
+                    arrow,
+                    "Cove writes closures as `fn(x) { ... }`",
+                    "`=>` before the body",
+                )
+                .help("put the body in braces: `fn(x) { x * 2 }`"),
+            );
+            if self.starts_expr() {
+                let _ = self.expr();
+            }
+            self.panicking = false;
+            return self.error_expr(start..self.prev_end());
+        }
         if !self.at(&Tok::LBrace) {
-            self.expected("`{` to start the function's body");
+            let help = (result.is_none() && matches!(self.tok(), Tok::Ident(_)))
+                .then_some("a result type follows `->`: `fn(x: Int) -> Int { ... }`");
+            self.expected_help("`{` to start the function's body", help);
             return self.error_expr(start..self.prev_end());
         }
         let body = self.block();
@@ -1453,6 +1539,38 @@ impl Parser<'_, '_> {
                 break;
             }
             let at = self.bump().span;
+            if op == BinOp::Mul
+                && matches!(self.tok(), Tok::Star | Tok::StarEq)
+                && self.span().start == at.end
+            {
+                // `a ** b` and `n **= k`: a power operator, said once as
+                // the method Cove has, then the rest read and dropped.
+                let assign = self.at(&Tok::StarEq);
+                let span = at.start..self.span().end;
+                let sym = if assign { "**=" } else { "**" };
+                let help = if assign {
+                    "write `n = n.pow(k)` (an Int power; `x.pow(y)` takes a Float)"
+                } else {
+                    "write `a.pow(b)` (an Int power; `x.pow(y)` takes a Float)"
+                };
+                self.error(
+                    Pending::new(
+                        "E0041",
+                        span,
+                        format!("Cove has no `{sym}`"),
+                        "not an operator",
+                    )
+                    .help(help),
+                );
+                self.bump();
+                let rhs = self.binary(prec + 1);
+                self.panicking = false;
+                self.chain -= steps.min(self.chain);
+                return Expr {
+                    span: lhs.span.start..rhs.span.end,
+                    kind: ExprKind::Error,
+                };
+            }
             if matches!(op, BinOp::And | BinOp::Or)
                 && self.at(&Tok::Assign)
                 && self.span().start == at.end
@@ -1822,6 +1940,36 @@ impl Parser<'_, '_> {
                     span,
                 }
             }
+            // `loop i < n {`: a condition after `loop`, which an identifier
+            // could never be followed by. Said once, with the loop read and
+            // dropped, so nothing inside it is reported as well.
+            Tok::Ident(w)
+                if w == "loop"
+                    && matches!(
+                        self.nth(1),
+                        Tok::Ident(_) | Tok::Int(_) | Tok::True | Tok::False | Tok::Bang
+                    ) =>
+            {
+                self.bump();
+                let cond = self.head_expr();
+                self.errors.push(
+                    Pending::new(
+                        "E0040",
+                        start..cond.span.end,
+                        "`loop` takes no condition",
+                        "a condition after `loop`",
+                    )
+                    .help(
+                        "write `while condition { ... }`, or `loop { ... }` with a `break` inside",
+                    ),
+                );
+                self.brace_on_next_line();
+                if self.at(&Tok::LBrace) {
+                    let _ = self.block();
+                }
+                self.panicking = false;
+                self.error_expr(start..self.prev_end())
+            }
             Tok::Ident(name) if !(name == "loop" && self.nth(1) == &Tok::LBrace) => {
                 self.bump();
                 if matches!(name.as_str(), "List" | "Map" | "Channel") && self.at(&Tok::LBrack) {
@@ -2145,8 +2293,17 @@ impl Parser<'_, '_> {
             } else {
                 None
             };
-            if !self.panicking {
-                self.expect(Tok::FatArrow, "`=>` after the pattern");
+            if !self.panicking && !self.eat(&Tok::FatArrow) {
+                // The Cove way for what other languages write here.
+                let help = match self.tok() {
+                    Tok::Ident(w) if w == "when" => {
+                        Some("a guard is written with `if`: `n if n > 1 => ...`")
+                    }
+                    Tok::OrOr => Some("alternatives are separated by one `|`: `1 | 2 => ...`"),
+                    Tok::Colon => Some("an arm is written `pattern => value`"),
+                    _ => None,
+                };
+                self.expected_help("`=>` after the pattern", help);
             }
             if !self.panicking {
                 let body = self.arm_body();

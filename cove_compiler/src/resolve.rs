@@ -44,6 +44,10 @@ pub(crate) struct ModuleScope {
     pub missing_imports: std::collections::HashSet<String>,
     /// Top-level constants → their types and values.
     pub consts: HashMap<String, crate::consts::ConstDef>,
+    /// Structs and enums declared with the name of a generic builtin type
+    /// (`struct Task`, reported once at the declaration as E0306): a use of
+    /// the name without type arguments is not reported again.
+    pub builtin_named: std::collections::HashSet<String>,
 }
 
 /// The Cove spelling of a type, including the checker's own two.
@@ -147,6 +151,9 @@ pub(crate) fn resolve_type(
     }
     if path.len() == 1 {
         let name = path[0].name.as_str();
+        if args.is_empty() && scopes[module].builtin_named.contains(name) {
+            return ERROR;
+        }
         let basic = match name {
             "Int" => Some(Program::INT),
             "Float" => Some(Program::FLOAT),

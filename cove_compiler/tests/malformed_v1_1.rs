@@ -7,8 +7,8 @@
 //! shows up in review.
 
 /// Each case: a name, then the body of `main` (or, for a case that starts
-/// with `fn`, `struct`, `enum`, `impl`, `const` or `import`, a whole module
-/// whose `main` is added after it).
+/// with `fn`, `struct`, `enum`, `impl`, `const`, `import` or a `// ` comment,
+/// a whole module whose `main` is added after it).
 const CASES: &[(&str, &str)] = &[
     // Function types, values and closures.
     ("closure truncated", "let f = fn(x: Int) -> Int {"),
@@ -649,6 +649,198 @@ const CASES: &[(&str, &str)] = &[
         "a compound tuple assignment",
         "var a = 1\n  var b = 2\n  (a, b) += (1, 1)\n  println(a + b)",
     ),
+    // Typos a newcomer from Rust, JavaScript or Python makes (round 6).
+    ("an arrow closure", "let f = fn (x) => x"),
+    (
+        "an arrow closure with a typed parameter",
+        "let f = fn(x: Int) => x + 1\n  println(f(1))",
+    ),
+    (
+        "an arrow closure passed to map",
+        "let xs = [1, 2]\n  println(xs.map(fn(x) => x * 2))",
+    ),
+    ("bars after fn", "let f = fn |x| { x }\n  println(f(1))"),
+    (
+        "a closure with a result type but no arrow",
+        "let f = fn(x: Int) Int { x }",
+    ),
+    (
+        "a closure parameter with a default",
+        "let f = fn(x: Int = 1) { x }",
+    ),
+    (
+        "an impl of a trait for a struct",
+        "struct Point {\n  x: Int,\n}\n\nimpl Display for Point {\n  fn show(self) -> String {\n    \"p\"\n  }\n}\n\nfn main2() {\n  let p = Point { x: 1 }\n  println(p.show())\n}\n",
+    ),
+    (
+        "an impl with for and no trait",
+        "struct Point {\n  x: Int,\n}\n\nimpl Point for {\n}\n",
+    ),
+    (
+        "an impl with type parameters",
+        "struct Point {\n  x: Int,\n}\n\nimpl[T] Point {\n  fn get(self) -> Int {\n    self.x\n  }\n}\n",
+    ),
+    (
+        "a method with an ampersand self",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn get(&self) -> Int {\n    self.x\n  }\n}\n",
+    ),
+    (
+        "pub instead of export in an impl",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  pub fn get(self) -> Int {\n    self.x\n  }\n}\n",
+    ),
+    (
+        "a pair variable taken apart into three names",
+        "let pair = (1, \"a\")\n  let (a, b, c) = pair\n  println(a)",
+    ),
+    (
+        "a triple taken apart into two names",
+        "let (a, b) = (1, 2, 3)\n  println(a + b)",
+    ),
+    (
+        "break value in a for over a list",
+        "for x in [1, 2] {\n    break x\n  }",
+    ),
+    (
+        "break value in a while with a condition",
+        "var i = 0\n  while i < 3 {\n    i += 1\n    break i\n  }",
+    ),
+    ("const with a colon but no type", "const N: = 5\n"),
+    (
+        "a top-level let with a type, then used",
+        "// top level\nlet LIMIT: Int = 5\n\nfn main2() {\n  println(LIMIT + 1)\n}\n",
+    ),
+    (
+        "a top-level let without a type, then used",
+        "// top level\nlet LIMIT = 5\n\nfn main2() {\n  println(LIMIT)\n}\n",
+    ),
+    (
+        "a top-level var",
+        "// top level\nvar count: Int = 0\n\nfn main2() {\n  println(count)\n}\n",
+    ),
+    (
+        "a method called on the type without its receiver",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn area(self, k: Int) -> Int {\n    self.x * k\n  }\n}\n\nfn main2() {\n  println(P.area(2))\n}\n",
+    ),
+    (
+        "self in a plain function",
+        "fn double(self) -> Int {\n  self * 2\n}\n",
+    ),
+    ("self in a closure outside an impl", "let f = fn() { self }"),
+    ("a field of self outside an impl", "println(self.x)"),
+    (
+        "a tuple index 5 on a pair",
+        "let t = (1, 2)\n  println(t.5)",
+    ),
+    (
+        "a tuple index out of range on a method's result",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn pair(self) -> (Int, Int) {\n    (self.x, 1)\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  println(p.pair().2)\n}\n",
+    ),
+    (
+        "a tuple index out of range assigned",
+        "var t = (1, 2)\n  t.2 = 3",
+    ),
+    (
+        "a tuple index on a list",
+        "let xs = [1, 2]\n  println(xs.0)",
+    ),
+    (
+        "a nested tuple index out of range",
+        "let t = ((1, 2), 3)\n  println(t.0.5)",
+    ),
+    (
+        "a struct named Task",
+        "struct Task {\n  name: String,\n}\n\nfn main2() {\n  let t = Task { name: \"a\" }\n  let ts: List[Task] = [t]\n  println(ts.length())\n}\n",
+    ),
+    (
+        "an enum named Option",
+        "enum Option {\n  A,\n}\n\nfn main2() {\n  let o: Option = Option.A\n}\n",
+    ),
+    (
+        "a match arm with a colon",
+        "match 3 {\n    1: println(1),\n    _ => println(0),\n  }",
+    ),
+    (
+        "a match guard written with when",
+        "match 3 {\n    n when n > 1 => println(n),\n    _ => println(0),\n  }",
+    ),
+    (
+        "alternatives written with two bars",
+        "match 3 {\n    1 || 2 => println(1),\n    _ => println(0),\n  }",
+    ),
+    (
+        "a loop with a condition",
+        "var i = 0\n  loop i < 3 {\n    i += 1\n  }\n  println(i)",
+    ),
+    (
+        "a loop with true",
+        "var i = 0\n  loop true {\n    i += 1\n  }",
+    ),
+    ("a power operator", "let x = 2 ** 10\n  println(x)"),
+    ("a compound power", "var n = 2\n  n **= 3\n  println(n)"),
+    (
+        "a format spec with a thousands comma",
+        "let n = 5\n  println(\"{n:,}\")",
+    ),
+    (
+        "a format spec in printf style",
+        "let n = 5\n  println(\"{n:%d}\")",
+    ),
+    (
+        "sort_by with a key function",
+        "var xs = [3, 1]\n  xs.sort_by(fn(x) { x })",
+    ),
+    (
+        "sort_by_key with a comparator",
+        "var xs = [3, 1]\n  xs.sort_by_key(fn(a, b) { a < b })",
+    ),
+    (
+        "a compound assignment to a map index",
+        "let m = Map[String, Int]()\n  m[\"a\"] += 1",
+    ),
+    (
+        "read_line looped over with for",
+        "for line in read_line() {\n    println(line)\n  }",
+    ),
+    (
+        "a named function with untyped parameters",
+        "fn add(a, b) -> Int {\n  a + b\n}\n",
+    ),
+    (
+        "a function type with parameter names",
+        "let f: fn(x: Int) -> Int = fn(x) { x }",
+    ),
+    (
+        "a function type with a fat arrow",
+        "let f: fn(Int) => Int = fn(x) { x }",
+    ),
+    (
+        "spawn of a call then join on one line",
+        "fn work(x: Int) -> Int {\n  x\n}\n\nfn main2() {\n  println(spawn work(3).join())\n}\n",
+    ),
+    (
+        "an if of None then an Int",
+        "let s = \"abc\"\n  let n = if s == \"\" { None } else { s.length() }",
+    ),
+    (
+        "a match of None then a method's Int",
+        "let s = \"abc\"\n  let n = match s {\n    \"\" => None,\n    w => w.length(),\n  }",
+    ),
+    (
+        "an if of None then None",
+        "let n = if true { None } else { None }",
+    ),
+    (
+        "a closure returning None and an Int",
+        "let f = fn(x: Int) {\n    if x > 0 {\n      return 5\n    }\n    None\n  }",
+    ),
+    (
+        "a closure whose only return is None",
+        "let f = fn(x: Int) {\n    return None\n  }",
+    ),
+    (
+        "fold from an empty list literal",
+        "let xs = [3, 1]\n  let pairs = xs.fold([], fn(acc, x) {\n    acc.push((x, x))\n    acc\n  })",
+    ),
     // Input.
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),
@@ -670,7 +862,7 @@ const TWO_ERRORS: &[(&str, &str)] = &[(
 /// The module a case stands for.
 fn module_of(body: &str) -> String {
     let whole = [
-        "fn ", "struct ", "enum ", "impl ", "const ", "import ", "trait ",
+        "fn ", "struct ", "enum ", "impl ", "const ", "import ", "trait ", "// ",
     ]
     .iter()
     .any(|k| body.starts_with(k));

@@ -375,7 +375,7 @@ impl FnCx<'_> {
             } else {
                 what
             };
-            self.err(Pending::new(
+            let mut d = Pending::new(
                 "E0211",
                 span.clone(),
                 format!(
@@ -385,7 +385,20 @@ impl FnCx<'_> {
                     if args.len() == 1 { "was" } else { "were" }
                 ),
                 format!("expected {} {what}", params.len()),
-            ));
+            );
+            // `Point.area(2)`: a method called through its type, its
+            // receiver left out.
+            if let (Callee::User(fid), None) = (&callee, &receiver)
+                && args.len() + 1 == params.len()
+                && self.scopes.iter().any(|s| s.methods.contains(fid))
+            {
+                let short = name.rsplit('.').next().unwrap_or(name);
+                d = d.help(format!(
+                    "`{short}` is a method: call it on a value, `value.{short}(...)`, \
+                     or give the value first, `{name}(value, ...)`"
+                ));
+            }
+            self.err(d);
             if let Some(r) = receiver {
                 self.release(r);
             }
@@ -991,9 +1004,15 @@ impl FnCx<'_> {
             ExprKind::Field(base, name) => match &base.kind {
                 ExprKind::Name(m) if self.var(m).is_none() => {
                     match self.scopes[self.module].imports.get(m).copied() {
-                        Some(target) => self
-                            .module_function(m, target, name)
-                            .map(|f| (f, format!("{m}.{}", name.name))),
+                        Some(target) => match self.module_function(m, target, name) {
+                            Some(f) => Some((f, format!("{m}.{}", name.name))),
+                            None => {
+                                // Private or missing, and said so: not also
+                                // "not a user function".
+                                self.discard_args(args);
+                                return Val::none(ERROR);
+                            }
+                        },
                         None => None,
                     }
                 }
@@ -1052,9 +1071,15 @@ impl FnCx<'_> {
         }
         let Some((fid, name)) = fid else {
             let value = matches!(&callee.kind, ExprKind::Name(n) if self.var(n).is_some());
+            let chained = matches!(&callee.kind, ExprKind::Field(base, _)
+                if matches!(base.kind, ExprKind::Call(..)));
             let help = if value {
                 "a task starts a declared function or method, not a function value (whose \
                  captured `var`s the task could not share): declare it with `fn` and spawn that"
+            } else if chained {
+                // `spawn work(3).join()`: `spawn` takes the whole chain.
+                "`spawn` starts the whole call after it, here a method of a call's result: \
+                 write `(spawn work(x)).join()`, or `let t = spawn work(x)` and then `t.join()`"
             } else {
                 "wrap the work in a function and spawn that: `spawn work(x)`"
             };

@@ -553,6 +553,8 @@ impl FnCx<'_> {
                 None
             },
             param_hint: None,
+            guess_names: Vec::new(),
+            untyped_nones: Vec::new(),
         };
         cx.set_line(&fe.body.span);
         cx.push_scope();
@@ -596,7 +598,33 @@ impl FnCx<'_> {
         let expected = declared.filter(|t| *t != Program::UNIT);
         let unit = declared == Some(Program::UNIT);
         let want = if unit { Want::Discard } else { Want::Any };
-        let value = cx.statements(&fe.body, expected, want);
+        // `fn(x) { if x > 0 { return Some(x) } None }`: a `None` ending a
+        // body whose result is inferred waits for the returns to type it.
+        let tail_none = declared.is_none()
+            && matches!(fe.body.stmts.last(), Some(Stmt::Expr(e))
+                if matches!(&e.kind, ExprKind::Name(n) if n == "None"))
+            && cx.var("None").is_none();
+        let mut value = if tail_none {
+            let mut head = fe.body.clone();
+            let last = head.stmts.pop();
+            let v = cx.statements(&head, None, Want::Discard);
+            if v.ty == NEVER {
+                v
+            } else {
+                let dst = cx.e.alloc(true);
+                cx.e.emit(Instr::LoadNone { dst });
+                if let Some(Stmt::Expr(e)) = last {
+                    cx.untyped_nones.push(e.span.clone());
+                }
+                Val {
+                    reg: Some(dst),
+                    ty: ERROR,
+                    temp: true,
+                }
+            }
+        } else {
+            cx.statements(&fe.body, expected, want)
+        };
         let result = match declared {
             Some(t) => {
                 if !unit {
@@ -610,16 +638,46 @@ impl FnCx<'_> {
             }
             None => {
                 let returned = cx.inferred.take().unwrap_or_default();
-                let tail = if value.ty == NEVER {
+                let nones = std::mem::take(&mut cx.untyped_nones);
+                let tail = if value.ty == NEVER || (tail_none && value.ty == ERROR) {
                     None
                 } else {
                     Some(value.ty)
                 };
-                let t = tail
-                    .or_else(|| returned.first().map(|(t, _)| *t))
-                    .unwrap_or(Program::UNIT);
+                let t = tail.or_else(|| returned.first().map(|(t, _)| *t));
+                let t = match (t, nones.first()) {
+                    (Some(t), Some(at))
+                        if t != ERROR && !matches!(ty_of(cx.program, t), Some(Type::Option(_))) =>
+                    {
+                        let found = cx.tname(t);
+                        cx.err(Pending::new(
+                            "E0100",
+                            at.clone(),
+                            format!("type mismatch: this function returns {found} elsewhere, but this is an Option"),
+                            "an Option",
+                        ));
+                        ERROR
+                    }
+                    (Some(t), _) => t,
+                    (None, Some(at)) => {
+                        cx.err(
+                            Pending::new(
+                                "E0104",
+                                at.clone(),
+                                "cannot tell which Option type this `None` is",
+                                "the type of this `None` is unknown",
+                            )
+                            .help("write the function's result type, as in `fn(x: Int) -> Option[Int] { ... }`"),
+                        );
+                        ERROR
+                    }
+                    (None, None) => Program::UNIT,
+                };
                 for (rt, span) in &returned {
                     cx.check(t, *rt, span);
+                }
+                if tail_none && value.ty == ERROR {
+                    value.ty = t;
                 }
                 t
             }

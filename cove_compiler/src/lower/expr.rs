@@ -335,6 +335,11 @@ impl FnCx<'_> {
         if self.scopes[self.module].missing_imports.contains(name) {
             return;
         }
+        // `enum Option { ... }` was reported at its declaration (E0306),
+        // and `Option.A` would only echo it.
+        if self.scopes[self.module].builtin_named.contains(name) {
+            return;
+        }
         // The "did you mean" search reads every name in scope, so it is
         // made only while the report can still show it: past MAX_ERRORS
         // errors, thousands of unknown names among thousands of variables
@@ -386,8 +391,18 @@ impl FnCx<'_> {
                     && (self.scopes[self.module].imports.contains_key(n)
                         || self.scopes[self.module].types.contains_key(n))
             }
-            ExprKind::Field(base, _) => matches!(&base.kind, ExprKind::Name(n)
-                if self.var(n).is_none() && self.scopes[self.module].imports.contains_key(n)),
+            // `geo.Point` names a type; `geo.LIMIT`, a constant, is a
+            // value, so `geo.LIMIT.abs()` is a method call on it.
+            ExprKind::Field(base, field) => match &base.kind {
+                ExprKind::Name(n) if self.var(n).is_none() => {
+                    self.scopes[self.module].imports.get(n).is_some_and(|&m| {
+                        let there = &self.scopes[m];
+                        there.types.contains_key(&field.name)
+                            || !there.consts.contains_key(&field.name)
+                    })
+                }
+                _ => false,
+            },
             _ => false,
         }
     }
@@ -1104,6 +1119,57 @@ impl FnCx<'_> {
             None if self.guess_block(then).is_none() => self.guess_type(els),
             None => None,
         };
+        let then_is_none = then_hint.is_none()
+            && then.stmts.len() == 1
+            && matches!(&then.stmts[0], Stmt::Expr(e)
+                if matches!(&e.kind, ExprKind::Name(n) if n == "None"))
+            && self.var("None").is_none();
+        if then_is_none {
+            // `if c { None } else { Some(s.length()) }`, whose `else` no
+            // guess can type: `None` goes into the result (an Option is a
+            // reference whatever it holds) and the `else` says which
+            // Option it is, as a `match`'s later arm does.
+            let dst = result.unwrap_or_else(|| self.e.alloc(true));
+            self.e.emit(Instr::LoadNone { dst });
+            self.e.jump(Instr::Jump { target: 0 }, end);
+            self.e.bind(else_l);
+            let f = self.expr(els, None, Want::Into(dst));
+            self.e.bind(end);
+            let ty = match ty_of(self.program, f.ty) {
+                Some(Type::Option(_)) => f.ty,
+                _ if f.ty == ERROR => ERROR,
+                _ if f.ty == NEVER => {
+                    self.err(
+                        Pending::new(
+                            "E0104",
+                            tail_span(then),
+                            "cannot tell which Option type this `None` is",
+                            "the type of this `None` is unknown",
+                        )
+                        .help("annotate the variable, as in `let x: Option[Int] = None`"),
+                    );
+                    ERROR
+                }
+                _ => {
+                    let b = self.tname(f.ty);
+                    self.err(
+                        Pending::new(
+                            "E0112",
+                            els.span.clone(),
+                            format!("`if` and `else` have different types: an Option and {b}"),
+                            format!("this is {b}, but the `if` branch is an Option"),
+                        )
+                        .help("both branches of an `if` used as a value must have the same type"),
+                    );
+                    ERROR
+                }
+            };
+            return Val {
+                reg: Some(dst),
+                ty,
+                temp: want == Want::Any,
+            };
+        }
         let t = self.block(then, then_hint, branch_want(result));
         if let Some(exp) = expected {
             let span = then.stmts.last().map_or(then.span.clone(), |s| match s {
@@ -1528,6 +1594,21 @@ impl FnCx<'_> {
         let result = self.result_type();
         if self.inferred.is_some() {
             // A function expression whose result the body decides.
+            let bare_none = value
+                .is_some_and(|v| matches!(&v.kind, ExprKind::Name(n) if n == "None"))
+                && self.var("None").is_none();
+            if bare_none {
+                // `return None` before the result type is known: see
+                // `untyped_nones`.
+                let dst = self.e.alloc(true);
+                self.e.emit(Instr::LoadNone { dst });
+                self.e.emit(Instr::Return { src: dst });
+                self.e.free(dst);
+                if let Some(v) = value {
+                    self.untyped_nones.push(v.span.clone());
+                }
+                return;
+            }
             let ty = match value {
                 Some(v) => {
                     let val = self.expr(v, None, Want::Any);
@@ -1607,7 +1688,10 @@ impl FnCx<'_> {
             ExprKind::Bool(_) => Program::BOOL,
             ExprKind::Str(_) => Program::STR,
             ExprKind::Unit => Program::UNIT,
-            ExprKind::Name(n) => self.var(n).map(|(_, t, _)| t)?,
+            ExprKind::Name(n) => match self.guess_names.iter().rev().find(|(g, _)| g == n) {
+                Some(&(_, t)) => t,
+                None => self.var(n).map(|(_, t, _)| t)?,
+            },
             ExprKind::Call(callee, args) => match &callee.kind {
                 ExprKind::Name(n) if n == "Some" && args.len() == 1 && self.var(n).is_none() => {
                     let inner = self.guess_type(&args[0])?;

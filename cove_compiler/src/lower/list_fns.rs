@@ -134,11 +134,13 @@ impl FnCx<'_> {
             return Ok(Val::none(ERROR));
         }
         if method == Method::Fold
-            && matches!(args[0].kind, ExprKind::Func(_))
+            && matches!(&args[0].kind, ExprKind::Func(f) if f.params.iter().any(|(_, t)| t.is_none()))
             && !matches!(args[1].kind, ExprKind::Func(_))
         {
             // `xs.fold(fn(acc, x) { ... }, 0)`: the two swapped, said as
-            // that, not as parameters whose types cannot be told.
+            // that, not as parameters whose types cannot be told. A first
+            // function whose parameters are all typed is a valid initial
+            // value (`fns.fold(fn(x: Int) -> Int { x }, compose)`).
             self.err(
                 Pending::new(
                     "E0100",
@@ -177,7 +179,11 @@ impl FnCx<'_> {
                 Some(a) => vec![a, elem],
                 None => {
                     self.pop_scope(None);
-                    let v = self.expr(f_arg, None, Want::Discard);
+                    // The initial value is in error (`xs.fold([], ...)`): the
+                    // function is expected to be of a type in error too, so
+                    // its untyped parameters are not reported as well.
+                    let expected = matches!(f_arg.kind, ExprKind::Func(_)).then_some(ERROR);
+                    let v = self.expr(f_arg, expected, Want::Discard);
                     self.release(v);
                     return Ok(Val::none(ERROR));
                 }

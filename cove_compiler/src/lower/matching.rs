@@ -95,7 +95,13 @@ impl FnCx<'_> {
         // tells it (so `0 => None, n => Some(n)` is an Option[Int]).
         let mut result_ty: Option<TypeId> = match expected {
             Some(t) => Some(t),
-            None if want != Want::Discard => arms.iter().find_map(|a| self.guess_type(&a.body)),
+            None if want != Want::Discard => arms.iter().find_map(|a| {
+                let mark = self.guess_names.len();
+                self.pattern_names(&a.pattern, sty);
+                let t = self.guess_type(&a.body);
+                self.guess_names.truncate(mark);
+                t
+            }),
             None => None,
         };
         let is_enum = matches!(ty_of(self.program, sty), Some(Type::Enum(_)));
@@ -131,6 +137,12 @@ impl FnCx<'_> {
         // arms are all `()` is `()`, not `Never`, so an enclosing arm still
         // jumps past its siblings after it.
         let mut falls_through = false;
+        // A bare `None` arm before any arm has told the type (`0 => None,
+        // n => Some(n.to_string())`): it loads `None` into the result, an
+        // Option being a reference whatever it holds, and a later arm says
+        // which Option it is, as a `loop`'s `break None` waits for a later
+        // `break`.
+        let mut untyped_none: Option<Span> = None;
         for (i, arm) in arms.iter().enumerate() {
             let next = self.e.label();
             self.push_scope();
@@ -156,6 +168,22 @@ impl FnCx<'_> {
                 Want::Discard | Want::Return => want,
                 _ => result.map_or(Want::Any, Want::Into),
             };
+            if result_ty.is_none()
+                && !matches!(want, Want::Discard | Want::Return)
+                && matches!(&arm.body.kind, ExprKind::Name(n) if n == "None")
+                && self.var("None").is_none()
+            {
+                let dst = result.unwrap_or_else(|| self.e.alloc(true));
+                self.e.emit(Instr::LoadNone { dst });
+                result = Some(dst);
+                untyped_none.get_or_insert_with(|| arm.body.span.clone());
+                self.pop_scope(None);
+                falls_through = true;
+                self.e.jump(Instr::Jump { target: 0 }, end);
+                self.e.bind(next);
+                self.e.line = old;
+                continue;
+            }
             let v = self.expr(&arm.body, result_ty, body_want);
             let kept = self.pop_scope(v.reg);
             let v = Val {
@@ -216,6 +244,38 @@ impl FnCx<'_> {
         self.release(s);
         if sty != ERROR && sty != NEVER && !self.is_broken(sty) {
             self.exhaustive(&rows, sty, span, scrutinee);
+        }
+        if let Some(at) = untyped_none {
+            match result_ty {
+                None => {
+                    self.err(
+                        Pending::new(
+                            "E0104",
+                            at,
+                            "cannot tell which Option type this `None` is",
+                            "the type of this `None` is unknown",
+                        )
+                        .help("annotate the variable, as in `let x: Option[Int] = None`"),
+                    );
+                    result_ty = Some(ERROR);
+                }
+                Some(t)
+                    if t != ERROR && !matches!(ty_of(self.program, t), Some(Type::Option(_))) =>
+                {
+                    let b = self.tname(t);
+                    self.err(
+                        Pending::new(
+                            "E0112",
+                            at,
+                            format!("`match` arms have different types: an Option and {b}"),
+                            format!("this is an Option, but a later arm is {b}"),
+                        )
+                        .help("every arm of a `match` used as a value must have the same type"),
+                    );
+                    result_ty = Some(ERROR);
+                }
+                Some(_) => {}
+            }
         }
         let ty = match result_ty {
             Some(t) => t,
@@ -615,6 +675,12 @@ impl FnCx<'_> {
                      an Option is matched with `Some(x)` and `None`",
                 ),
             );
+            return self.unknown_pattern(p);
+        }
+        if path.len() == 2
+            && let Some(d) = self.module_item_pattern(&path[0], &path[1])
+        {
+            self.err(d);
             return self.unknown_pattern(p);
         }
         let Some(enum_ty) = self.user_type(&path[..path.len() - 1]) else {
@@ -1125,6 +1191,106 @@ impl FnCx<'_> {
         let &target = scope.imports.get(&base.name)?;
         let def = self.scopes[target].consts.get(&name.name)?;
         def.exported.then(|| def.value.clone())
+    }
+
+    /// Why `m.name` in a pattern, where `m` is an imported module and not
+    /// a type or variable of this one, matches nothing: the constant is not
+    /// exported (said as an expression use says it), the item is not a
+    /// constant, or the module has no such item. `None` when `m` is not a
+    /// module, so `Shape.Circle` goes on to be read as a variant; an
+    /// exported constant never reaches here, `constant_patterns` having
+    /// replaced it by its value.
+    fn module_item_pattern(&self, base: &Ident, name: &Ident) -> Option<Pending> {
+        if self.var(&base.name).is_some() {
+            return None;
+        }
+        let scope = &self.scopes[self.module];
+        if scope.types.contains_key(&base.name) {
+            return None;
+        }
+        let &target = scope.imports.get(&base.name)?;
+        let (m, n) = (&base.name, &name.name);
+        let there = &self.scopes[target];
+        Some(if there.consts.contains_key(n) {
+            Pending::new(
+                "E0305",
+                name.span.clone(),
+                format!("the constant `{m}.{n}` is not exported"),
+                "private to its module",
+            )
+            .help(format!("write `export const {n}` in `{m}` to use it here"))
+        } else if there.types.contains_key(n) {
+            Pending::new(
+                "E0504",
+                name.span.clone(),
+                format!("`{m}.{n}` is a type, not a pattern"),
+                "a type name here",
+            )
+            .help(format!("name one of its variants, as in `{m}.{n}.Variant`"))
+        } else if there.functions.contains_key(n) {
+            Pending::new(
+                "E0504",
+                name.span.clone(),
+                format!("`{m}.{n}` is a function, not a pattern"),
+                "a function here",
+            )
+            .help("match a value with a literal, a constant or a variant, or test it in a guard")
+        } else {
+            Pending::new(
+                "E0209",
+                name.span.clone(),
+                format!("module `{m}` has no item `{n}`"),
+                "not found in that module",
+            )
+        })
+    }
+
+    /// The names `p` binds against a value of type `ty`, with their types,
+    /// onto `guess_names` (see there): a name, `Some(x)`, a tuple's parts
+    /// and a variant's fields; the first alternative of `A | B`. Nothing
+    /// is checked or reported: the arm's lowering does that.
+    fn pattern_names(&mut self, p: &Pattern, ty: TypeId) {
+        match &p.kind {
+            PatternKind::Bind(n) if n != "None" && self.pattern_constant(n).is_none() => {
+                self.guess_names.push((n.clone(), ty));
+            }
+            PatternKind::Or(alts) => {
+                if let Some(first) = alts.first() {
+                    self.pattern_names(first, ty);
+                }
+            }
+            PatternKind::Tuple(subs) => {
+                if let Some((_, elems)) = tuple_elems(self.program, ty)
+                    && elems.len() == subs.len()
+                {
+                    for (sub, t) in subs.iter().zip(elems) {
+                        self.pattern_names(sub, t);
+                    }
+                }
+            }
+            PatternKind::Variant(path, Some(subs)) => {
+                let fields = match ty_of(self.program, ty) {
+                    Some(Type::Option(inner)) if path.len() == 1 && path[0].name == "Some" => {
+                        vec![*inner]
+                    }
+                    Some(Type::Enum(eid)) => {
+                        let def = self.program.enum_def(*eid);
+                        let vname = &path[path.len() - 1].name;
+                        match def.variants.iter().find(|v| &v.name == vname) {
+                            Some(v) => v.fields.clone(),
+                            None => return,
+                        }
+                    }
+                    _ => return,
+                };
+                if fields.len() == subs.len() {
+                    for (sub, t) in subs.iter().zip(fields) {
+                        self.pattern_names(sub, t);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Whether `p` names a constant anywhere.

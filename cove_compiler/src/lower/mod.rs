@@ -192,6 +192,15 @@ pub(crate) struct FnCx<'a> {
     /// The parameter types for the function expression about to be
     /// lowered, when only they are known (`xs.map(fn(x) { ... })`).
     param_hint: Option<Vec<TypeId>>,
+    /// While a `match` guesses its type from an arm's body before any arm
+    /// is lowered: the names that arm's pattern binds, with their types,
+    /// so `n => Some(n)` tells an `Option[Int]` (innermost last).
+    guess_names: Vec<(String, TypeId)>,
+    /// In a function expression whose result type is to be inferred: each
+    /// `return None`, and a `None` at the end of the body, met with no type
+    /// to give it. Each loads `None` (an Option is a reference whatever it
+    /// holds); the other returns then say which Option it is.
+    untyped_nones: Vec<Span>,
 }
 
 /// Checks and lowers the body of `decl` into function `id` of the program.
@@ -229,6 +238,8 @@ pub(crate) fn lower_function(
         boxed: closure::captured_names(&decl.body),
         inferred: None,
         param_hint: None,
+        guess_names: Vec::new(),
+        untyped_nones: Vec::new(),
     };
     cx.set_line(&decl.name.span);
     cx.push_scope();

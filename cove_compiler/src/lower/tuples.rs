@@ -14,7 +14,8 @@
 //! The loops are rewritten into the loops Cove already has, with the
 //! iterated value held in a hidden variable (`__cove_*`, a name no warning
 //! reports and no program is expected to use): a map's entries are its
-//! keys and a lookup each (insertion order, no list of pairs made), and an
+//! keys and a lookup each (insertion order, no list of pairs made; a key
+//! removed before its turn is skipped), and an
 //! enumeration is a counted loop over the list, with no tuples made at all.
 
 use cove_ir::op::{Instr, Reg};
@@ -321,21 +322,46 @@ impl FnCx<'_> {
             span: span.clone(),
         };
         if is_map && names.len() == 2 {
-            // `for (k, v) in map`: its keys in order, and a lookup each.
+            // `for (k, v) in map`: its keys as the loop starts, in order,
+            // and a lookup each as its turn begins; a key the body removed
+            // before its turn is skipped, not an `unwrap` of `None`.
             self.hold("__cove_map", v);
             let keys = method_expr(name_expr("__cove_map", &span), "keys", vec![], &span);
-            let mut stmts = Vec::new();
+            let got = Ident {
+                name: "__cove_got".to_string(),
+                span: span.clone(),
+            };
+            let get = method_expr(
+                name_expr("__cove_map", &span),
+                "get",
+                vec![name_expr("__cove_key", &span)],
+                &span,
+            );
+            let skip = Expr {
+                kind: ExprKind::If(
+                    Box::new(method_expr(
+                        name_expr("__cove_got", &span),
+                        "is_none",
+                        vec![],
+                        &span,
+                    )),
+                    Block {
+                        stmts: vec![Stmt::Expr(Expr {
+                            kind: ExprKind::Continue,
+                            span: span.clone(),
+                        })],
+                        span: span.clone(),
+                    },
+                    None,
+                ),
+                span: span.clone(),
+            };
+            let mut stmts = vec![let_stmt(&got, get), Stmt::Expr(skip)];
             if names[0].name != "_" {
                 stmts.push(let_stmt(&names[0], name_expr("__cove_key", &span)));
             }
             if names[1].name != "_" {
-                let get = method_expr(
-                    name_expr("__cove_map", &span),
-                    "get",
-                    vec![name_expr("__cove_key", &span)],
-                    &span,
-                );
-                let value = method_expr(get, "unwrap", vec![], &span);
+                let value = method_expr(name_expr("__cove_got", &span), "unwrap", vec![], &span);
                 stmts.push(let_stmt(&names[1], value));
             }
             stmts.extend(body.stmts.iter().cloned());

@@ -17,9 +17,64 @@ impl Parser<'_, '_> {
     /// function named `Name.method`.
     pub(super) fn impl_block(&mut self) -> Vec<FnDecl> {
         self.bump();
-        let Some(ty) = self.ident("the name of a struct or enum after `impl`") else {
+        if self.at(&Tok::LBrack) {
+            // `impl[T] Point`: reported as a function's type parameters
+            // are, and skipped.
+            self.type_parameters();
+        }
+        let Some(mut ty) = self.ident("the name of a struct or enum after `impl`") else {
             return Vec::new();
         };
+        if self.at(&Tok::Dot) {
+            // `impl geo.Point`: methods can be added only beside the type.
+            let start = ty.span.start;
+            self.bump();
+            let name = match self.tok() {
+                Tok::Ident(n) => n.clone(),
+                _ => "Type".to_string(),
+            };
+            let end = self.span().end;
+            self.error(
+                Pending::new(
+                    "E0042",
+                    start..end,
+                    format!("an `impl` of `{}.{name}`, a type of another module", ty.name),
+                    "not declared in this module",
+                )
+                .help(format!(
+                    "an `impl` goes in the module that declares its type: add the functions to `impl {name}` in {}.cove, or write them here as plain functions taking a `{}.{name}`",
+                    ty.name, ty.name
+                )),
+            );
+            return Vec::new();
+        }
+        if self.at(&Tok::LBrack) {
+            // `impl Point[T]`: the same.
+            self.type_parameters();
+        }
+        if self.at(&Tok::For) {
+            // `impl Display for Point`: Rust's trait impl. Said once; the
+            // methods are declared on the type after `for`, so calls of
+            // them are not reported as well.
+            let start = self.bump().span.start;
+            if let Tok::Ident(_) = self.tok() {
+                if let Some(real) = self.ident("a type name") {
+                    ty = real;
+                }
+            }
+            self.errors.push(
+                Pending::new(
+                    "E0036",
+                    start..self.prev_end(),
+                    "Cove has no traits",
+                    "a trait implementation",
+                )
+                .help(format!(
+                    "write the methods in `impl {} {{ ... }}`, without `for`",
+                    ty.name
+                )),
+            );
+        }
         self.brace_on_next_line();
         if !self.expect(Tok::LBrace, "`{` to start the methods") {
             return Vec::new();
