@@ -180,14 +180,20 @@ fn debugger_panicked(panic: &(dyn std::any::Any + Send)) -> Fault {
     )
 }
 
+#[cold]
+#[inline(never)]
 fn overflow(what: &str) -> Fault {
     Fault::new(ErrorKind::Overflow, format!("integer overflow in {what}"))
 }
 
+#[cold]
+#[inline(never)]
 fn division_by_zero() -> Fault {
     Fault::new(ErrorKind::DivisionByZero, "division by zero")
 }
 
+#[cold]
+#[inline(never)]
 fn bad_shift(by: i64) -> Fault {
     Fault::new(
         ErrorKind::Overflow,
@@ -195,6 +201,8 @@ fn bad_shift(by: i64) -> Fault {
     )
 }
 
+#[cold]
+#[inline(never)]
 pub(crate) fn index_out_of_range(index: i64, len: usize) -> Fault {
     Fault::new(
         ErrorKind::IndexOutOfRange,
@@ -202,6 +210,8 @@ pub(crate) fn index_out_of_range(index: i64, len: usize) -> Fault {
     )
 }
 
+#[cold]
+#[inline(never)]
 pub(crate) fn unwrap_none() -> Fault {
     Fault::new(ErrorKind::UnwrapNone, "unwrap of None")
 }
@@ -335,9 +345,7 @@ impl<'env> Machine<'env> {
         macro_rules! fail {
             ($fault:expr) => {{
                 let fault = $fault;
-                self.settle(remaining);
-                sync!();
-                return Err(self.error(fault, pc!()));
+                return Err(self.fail_at(fault, remaining, at!()));
             }};
         }
         macro_rules! attempt {
@@ -1199,6 +1207,20 @@ impl<'env> Machine<'env> {
                 unsafe { window.add(r).write(POISON) };
             }
         }
+    }
+
+    /// Ends the run with `fault`, located at the instruction whose byte
+    /// offset in the current function is `at`: counts what ran, writes the
+    /// place into the innermost frame and builds the error. Out of line, so
+    /// that no handler of the loop carries this path's code.
+    #[cold]
+    #[inline(never)]
+    fn fail_at(&mut self, fault: Fault, remaining: i64, at: u32) -> RunError {
+        self.settle(remaining);
+        if let Some(frame) = self.frames.last_mut() {
+            frame.at = at;
+        }
+        self.error(fault, (at / std::mem::size_of::<Instr>() as u32) as usize)
     }
 
     /// Makes room for more frames, up to the depth limit, or fails when the
