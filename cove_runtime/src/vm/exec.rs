@@ -86,6 +86,9 @@ use crate::vm::machine::{CallFrame, Machine};
 /// call, in any other (see the module documentation).
 pub const SAFEPOINT_STRIDE: u32 = 1024;
 
+/// The size of one instruction in bytes: the step between two `at`s.
+const INSTR_BYTES: u32 = std::mem::size_of::<Instr>() as u32;
+
 /// Whether, and by whom, a run is watched: the type parameter of the loop.
 pub(crate) trait Watch<'d>: Sync {
     /// The debugger's type: a concrete one, so its `at` can be inlined into
@@ -341,11 +344,34 @@ impl<'env> Machine<'env> {
                 }
             }};
         }
-        // Ends the run with a fault located at the current instruction.
+        // Writes where the current frame resumes, just past the instruction
+        // `ip` is at, into the innermost frame: what a handler does before
+        // it calls out to something that may look at the stack.
+        macro_rules! sync_past {
+            () => {{
+                let at = at!() + INSTR_BYTES;
+                if let Some(frame) = self.frames.last_mut() {
+                    frame.at = at;
+                }
+            }};
+        }
+        // Ends the run with a fault located at the instruction `ip` is at:
+        // the one that failed, or the one a safepoint or a debugger ended
+        // the run before. The locating takes the pc after it.
         macro_rules! fail {
             ($fault:expr) => {{
                 let fault = $fault;
-                return Err(self.fail_at(fault, remaining, at!()));
+                return Err(self.fail_at(fault, remaining, at!() + INSTR_BYTES));
+            }};
+        }
+        // Goes on with the next instruction: the end of every handler that
+        // neither jumps, calls nor returns.
+        macro_rules! next {
+            () => {{
+                // SAFETY: *ends*: an instruction that falls through is not
+                // the last of its code, so one past it is an instruction.
+                ip = unsafe { ip.add(1) };
+                continue;
             }};
         }
         macro_rules! attempt {
@@ -383,6 +409,7 @@ impl<'env> Machine<'env> {
                     // function.
                     ip = unsafe { code.add($target as usize) };
                     poll!();
+                    continue;
                 }
             };
         }
@@ -432,6 +459,7 @@ impl<'env> Machine<'env> {
                             // A conditional return's opcode cannot say it.
                             fresh = StretchEnd::Return;
                         }
+                        continue;
                     }
                 }
             }};
@@ -460,11 +488,6 @@ impl<'env> Machine<'env> {
                         // `pause` counted what ran, overshoot and all.
                         remaining = 0;
                         self.ended_before = true;
-                        // The locating takes the pc after the faulting
-                        // instruction, hence the step.
-                        // SAFETY: *ends*: `ip` is at an instruction, so one
-                        // past it is at most the end of the code.
-                        ip = unsafe { ip.add(1) };
                         fail!(fault)
                     }
                 }
@@ -502,7 +525,8 @@ impl<'env> Machine<'env> {
                 // or the function a `new.closure` named), and the table has
                 // an entry for every function.
                 let target = unsafe { *self.callees.get_unchecked(callee.index()) };
-                let at = at!();
+                // Where the caller resumes: past the call.
+                let at = at!() + INSTR_BYTES;
                 // SAFETY: the loop runs only while the entry frame is
                 // on the stack, so there is a caller, at `depth - 1`.
                 let caller = unsafe { &mut *frames.add(depth - 1) };
@@ -553,6 +577,7 @@ impl<'env> Machine<'env> {
                 code = target.code;
                 ip = code;
                 poll!();
+                continue;
             }};
         }
         loop {
@@ -593,8 +618,6 @@ impl<'env> Machine<'env> {
                 if !matches!(resume, Ok(Resume::Go)) {
                     // The instruction the debugger stopped before never
                     // ran, and is not counted: the count is taken below.
-                    // SAFETY: *ends*, as at the safepoint.
-                    ip = unsafe { ip.add(1) };
                     fail!(match resume {
                         Ok(_) => Fault::new(ErrorKind::Halted, "halted by the debugger"),
                         Err(panic) => debugger_panicked(&*panic),
@@ -605,10 +628,10 @@ impl<'env> Machine<'env> {
             if W::ON && !W::EVERY {
                 fresh = instr.opcode().stretch_end();
             }
-            // SAFETY: *ends*: one past an instruction is at most the end of
-            // the code, and an instruction that does not jump or return is
-            // not the last.
-            ip = unsafe { ip.add(1) };
+            // `ip` stays at the instruction while it runs: a handler that
+            // falls through steps past it after the `match`, one that jumps,
+            // calls or returns sets it and goes round (`continue`), so the
+            // loop keeps one instruction pointer and not two.
             match *instr {
                 // ---- moving values ------------------------------------
                 Instr::Move { dst, src } => set!(dst, reg!(src)),
@@ -953,7 +976,7 @@ impl<'env> Machine<'env> {
                         && self.heap.list_push_in_place(buf[0], buf[1])
                     {
                         set!(dst, 0);
-                        continue;
+                        next!();
                     }
                     // A map lookup neither allocates nor fails either: the
                     // fused `get(k).unwrap_or(d)` of a counting loop and
@@ -963,18 +986,18 @@ impl<'env> Machine<'env> {
                     match builtin {
                         cove_ir::builtins::Builtin::MapGetOr => {
                             set!(dst, self.heap.map_lookup(buf[0], buf[1]).unwrap_or(buf[2]));
-                            continue;
+                            next!();
                         }
                         cove_ir::builtins::Builtin::MapContains => {
                             set!(
                                 dst,
                                 u64::from(self.heap.map_lookup(buf[0], buf[1]).is_some())
                             );
-                            continue;
+                            next!();
                         }
                         _ => {}
                     }
-                    sync!();
+                    sync_past!();
                     let r = attempt!(self.builtin(builtin, &buf[..n]));
                     refresh!();
                     set!(dst, r);
@@ -1171,7 +1194,7 @@ impl<'env> Machine<'env> {
                     count,
                 } => {
                     let args: Vec<u64> = window!(args, count).to_vec();
-                    sync!();
+                    sync_past!();
                     let r = attempt!(self.spawn(scope, watch.child(), callee, &args));
                     set!(dst, r);
                     gc_point!();
@@ -1182,6 +1205,7 @@ impl<'env> Machine<'env> {
                     gc_point!();
                 }
             }
+            next!();
         }
     }
 
@@ -1220,7 +1244,7 @@ impl<'env> Machine<'env> {
         if let Some(frame) = self.frames.last_mut() {
             frame.at = at;
         }
-        self.error(fault, (at / std::mem::size_of::<Instr>() as u32) as usize)
+        self.error(fault, (at / INSTR_BYTES) as usize)
     }
 
     /// Makes room for more frames, up to the depth limit, or fails when the
