@@ -251,17 +251,21 @@ impl<'env> Machine<'env> {
     {
         let program = self.program;
 
-        // The hot state lives in four locals the compiler can keep in
-        // registers: `ip` (the next instruction), `code` (the current
-        // function's first), `regs` (the current frame's window) and
-        // `remaining` (the countdown to the safepoint). Everything else the
-        // loop needs is reached through `self` on the paths that need it.
+        // The hot state lives in three locals the compiler can keep in
+        // registers: `ip` (the instruction running), `regs` (the current
+        // frame's window) and `remaining` (the countdown to the safepoint).
+        // The current function's first instruction, which only a taken
+        // jump, a call, a return and a fault read, is `self.code`: as a
+        // fourth local it took a machine register the optimiser then
+        // found for `regs` by spilling it, so that every handler reloaded
+        // its window from memory. Everything else the loop needs is reached
+        // through `self` on the paths that need it.
         let entry = *self.frames.last().expect("an entered machine has a frame");
-        let mut code: *const Instr = program.function(entry.func).code.as_ptr();
+        self.code = program.function(entry.func).code.as_ptr();
         // SAFETY: a frame's pc is inside its function's code: the entry
         // frame's is 0, and *ends* (a function has code) makes it an
         // instruction.
-        let mut ip: *const Instr = unsafe { code.byte_add(entry.at as usize) };
+        let mut ip: *const Instr = unsafe { self.code.byte_add(entry.at as usize) };
         // SAFETY: `enter` allocated the entry frame's window, *frame*'s
         // register count of slots.
         let mut regs: *mut u64 = unsafe { self.stack.as_mut_ptr().add(entry.base as usize) };
@@ -285,14 +289,14 @@ impl<'env> Machine<'env> {
         macro_rules! pc {
             () => {
                 // SAFETY: `ip` and `code` point into the same function's code.
-                unsafe { ip.offset_from(code) as usize }
+                unsafe { ip.offset_from(self.code) as usize }
             };
         }
         // Where the next instruction is, in bytes from the function's first:
         // what a frame keeps (see `CallFrame::at`).
         macro_rules! at {
             () => {
-                (ip as usize - code as usize) as u32
+                (ip as usize - self.code as usize) as u32
             };
         }
         // Register access: `regs` points at the frame's window, which holds
@@ -407,7 +411,7 @@ impl<'env> Machine<'env> {
                 if $cond {
                     // SAFETY: *targets*: every jump target is a pc of this
                     // function.
-                    ip = unsafe { code.add($target as usize) };
+                    ip = unsafe { self.code.add($target as usize) };
                     poll!();
                     continue;
                 }
@@ -431,10 +435,10 @@ impl<'env> Machine<'env> {
                         // (it was entered or called), and the table has an
                         // entry for every function.
                         let back = unsafe { *self.callees.get_unchecked(caller.func.index()) };
-                        code = back.code;
+                        self.code = back.code;
                         // SAFETY: the caller's `at` is just past its call,
                         // which *ends* makes an instruction of its code.
-                        ip = unsafe { code.byte_add(caller.at as usize) };
+                        ip = unsafe { back.code.byte_add(caller.at as usize) };
                         // SAFETY: the caller's frame is inside the stack,
                         // which never shrinks.
                         regs = unsafe { self.stack.as_mut_ptr().add(caller.base as usize) };
@@ -574,8 +578,8 @@ impl<'env> Machine<'env> {
                     });
                     self.frames.set_len(depth + 1);
                 }
-                code = target.code;
-                ip = code;
+                self.code = target.code;
+                ip = target.code;
                 poll!();
                 continue;
             }};
