@@ -86,6 +86,9 @@ use crate::vm::machine::{CallFrame, Machine};
 /// call, in any other (see the module documentation).
 pub const SAFEPOINT_STRIDE: u32 = 1024;
 
+/// The size of one instruction in bytes: the step between two `at`s.
+const INSTR_BYTES: u32 = std::mem::size_of::<Instr>() as u32;
+
 /// Whether, and by whom, a run is watched: the type parameter of the loop.
 pub(crate) trait Watch<'d>: Sync {
     /// The debugger's type: a concrete one, so its `at` can be inlined into
@@ -180,14 +183,20 @@ fn debugger_panicked(panic: &(dyn std::any::Any + Send)) -> Fault {
     )
 }
 
+#[cold]
+#[inline(never)]
 fn overflow(what: &str) -> Fault {
     Fault::new(ErrorKind::Overflow, format!("integer overflow in {what}"))
 }
 
+#[cold]
+#[inline(never)]
 fn division_by_zero() -> Fault {
     Fault::new(ErrorKind::DivisionByZero, "division by zero")
 }
 
+#[cold]
+#[inline(never)]
 fn bad_shift(by: i64) -> Fault {
     Fault::new(
         ErrorKind::Overflow,
@@ -195,6 +204,8 @@ fn bad_shift(by: i64) -> Fault {
     )
 }
 
+#[cold]
+#[inline(never)]
 pub(crate) fn index_out_of_range(index: i64, len: usize) -> Fault {
     Fault::new(
         ErrorKind::IndexOutOfRange,
@@ -202,6 +213,8 @@ pub(crate) fn index_out_of_range(index: i64, len: usize) -> Fault {
     )
 }
 
+#[cold]
+#[inline(never)]
 pub(crate) fn unwrap_none() -> Fault {
     Fault::new(ErrorKind::UnwrapNone, "unwrap of None")
 }
@@ -238,17 +251,21 @@ impl<'env> Machine<'env> {
     {
         let program = self.program;
 
-        // The hot state lives in four locals the compiler can keep in
-        // registers: `ip` (the next instruction), `code` (the current
-        // function's first), `regs` (the current frame's window) and
-        // `remaining` (the countdown to the safepoint). Everything else the
-        // loop needs is reached through `self` on the paths that need it.
+        // The hot state lives in three locals the compiler can keep in
+        // registers: `ip` (the instruction running), `regs` (the current
+        // frame's window) and `remaining` (the countdown to the safepoint).
+        // The current function's first instruction, which only a taken
+        // jump, a call, a return and a fault read, is `self.code`: as a
+        // fourth local it took a machine register the optimiser then
+        // found for `regs` by spilling it, so that every handler reloaded
+        // its window from memory. Everything else the loop needs is reached
+        // through `self` on the paths that need it.
         let entry = *self.frames.last().expect("an entered machine has a frame");
-        let mut code: *const Instr = program.function(entry.func).code.as_ptr();
+        self.code = program.function(entry.func).code.as_ptr();
         // SAFETY: a frame's pc is inside its function's code: the entry
         // frame's is 0, and *ends* (a function has code) makes it an
         // instruction.
-        let mut ip: *const Instr = unsafe { code.byte_add(entry.at as usize) };
+        let mut ip: *const Instr = unsafe { self.code.byte_add(entry.at as usize) };
         // SAFETY: `enter` allocated the entry frame's window, *frame*'s
         // register count of slots.
         let mut regs: *mut u64 = unsafe { self.stack.as_mut_ptr().add(entry.base as usize) };
@@ -272,14 +289,14 @@ impl<'env> Machine<'env> {
         macro_rules! pc {
             () => {
                 // SAFETY: `ip` and `code` point into the same function's code.
-                unsafe { ip.offset_from(code) as usize }
+                unsafe { ip.offset_from(self.code) as usize }
             };
         }
         // Where the next instruction is, in bytes from the function's first:
         // what a frame keeps (see `CallFrame::at`).
         macro_rules! at {
             () => {
-                (ip as usize - code as usize) as u32
+                (ip as usize - self.code as usize) as u32
             };
         }
         // Register access: `regs` points at the frame's window, which holds
@@ -331,13 +348,34 @@ impl<'env> Machine<'env> {
                 }
             }};
         }
-        // Ends the run with a fault located at the current instruction.
+        // Writes where the current frame resumes, just past the instruction
+        // `ip` is at, into the innermost frame: what a handler does before
+        // it calls out to something that may look at the stack.
+        macro_rules! sync_past {
+            () => {{
+                let at = at!() + INSTR_BYTES;
+                if let Some(frame) = self.frames.last_mut() {
+                    frame.at = at;
+                }
+            }};
+        }
+        // Ends the run with a fault located at the instruction `ip` is at:
+        // the one that failed, or the one a safepoint or a debugger ended
+        // the run before. The locating takes the pc after it.
         macro_rules! fail {
             ($fault:expr) => {{
                 let fault = $fault;
-                self.settle(remaining);
-                sync!();
-                return Err(self.error(fault, pc!()));
+                return Err(self.fail_at(fault, remaining, at!() + INSTR_BYTES));
+            }};
+        }
+        // Goes on with the next instruction: the end of every handler that
+        // neither jumps, calls nor returns.
+        macro_rules! next {
+            () => {{
+                // SAFETY: *ends*: an instruction that falls through is not
+                // the last of its code, so one past it is an instruction.
+                ip = unsafe { ip.add(1) };
+                continue;
             }};
         }
         macro_rules! attempt {
@@ -373,8 +411,9 @@ impl<'env> Machine<'env> {
                 if $cond {
                     // SAFETY: *targets*: every jump target is a pc of this
                     // function.
-                    ip = unsafe { code.add($target as usize) };
+                    ip = unsafe { self.code.add($target as usize) };
                     poll!();
+                    continue;
                 }
             };
         }
@@ -396,10 +435,10 @@ impl<'env> Machine<'env> {
                         // (it was entered or called), and the table has an
                         // entry for every function.
                         let back = unsafe { *self.callees.get_unchecked(caller.func.index()) };
-                        code = back.code;
+                        self.code = back.code;
                         // SAFETY: the caller's `at` is just past its call,
                         // which *ends* makes an instruction of its code.
-                        ip = unsafe { code.byte_add(caller.at as usize) };
+                        ip = unsafe { back.code.byte_add(caller.at as usize) };
                         // SAFETY: the caller's frame is inside the stack,
                         // which never shrinks.
                         regs = unsafe { self.stack.as_mut_ptr().add(caller.base as usize) };
@@ -424,6 +463,7 @@ impl<'env> Machine<'env> {
                             // A conditional return's opcode cannot say it.
                             fresh = StretchEnd::Return;
                         }
+                        continue;
                     }
                 }
             }};
@@ -452,11 +492,6 @@ impl<'env> Machine<'env> {
                         // `pause` counted what ran, overshoot and all.
                         remaining = 0;
                         self.ended_before = true;
-                        // The locating takes the pc after the faulting
-                        // instruction, hence the step.
-                        // SAFETY: *ends*: `ip` is at an instruction, so one
-                        // past it is at most the end of the code.
-                        ip = unsafe { ip.add(1) };
                         fail!(fault)
                     }
                 }
@@ -494,7 +529,8 @@ impl<'env> Machine<'env> {
                 // or the function a `new.closure` named), and the table has
                 // an entry for every function.
                 let target = unsafe { *self.callees.get_unchecked(callee.index()) };
-                let at = at!();
+                // Where the caller resumes: past the call.
+                let at = at!() + INSTR_BYTES;
                 // SAFETY: the loop runs only while the entry frame is
                 // on the stack, so there is a caller, at `depth - 1`.
                 let caller = unsafe { &mut *frames.add(depth - 1) };
@@ -542,9 +578,10 @@ impl<'env> Machine<'env> {
                     });
                     self.frames.set_len(depth + 1);
                 }
-                code = target.code;
-                ip = code;
+                self.code = target.code;
+                ip = target.code;
                 poll!();
+                continue;
             }};
         }
         loop {
@@ -585,8 +622,6 @@ impl<'env> Machine<'env> {
                 if !matches!(resume, Ok(Resume::Go)) {
                     // The instruction the debugger stopped before never
                     // ran, and is not counted: the count is taken below.
-                    // SAFETY: *ends*, as at the safepoint.
-                    ip = unsafe { ip.add(1) };
                     fail!(match resume {
                         Ok(_) => Fault::new(ErrorKind::Halted, "halted by the debugger"),
                         Err(panic) => debugger_panicked(&*panic),
@@ -597,10 +632,10 @@ impl<'env> Machine<'env> {
             if W::ON && !W::EVERY {
                 fresh = instr.opcode().stretch_end();
             }
-            // SAFETY: *ends*: one past an instruction is at most the end of
-            // the code, and an instruction that does not jump or return is
-            // not the last.
-            ip = unsafe { ip.add(1) };
+            // `ip` stays at the instruction while it runs: a handler that
+            // falls through steps past it after the `match`, one that jumps,
+            // calls or returns sets it and goes round (`continue`), so the
+            // loop keeps one instruction pointer and not two.
             match *instr {
                 // ---- moving values ------------------------------------
                 Instr::Move { dst, src } => set!(dst, reg!(src)),
@@ -945,7 +980,7 @@ impl<'env> Machine<'env> {
                         && self.heap.list_push_in_place(buf[0], buf[1])
                     {
                         set!(dst, 0);
-                        continue;
+                        next!();
                     }
                     // A map lookup neither allocates nor fails either: the
                     // fused `get(k).unwrap_or(d)` of a counting loop and
@@ -955,18 +990,18 @@ impl<'env> Machine<'env> {
                     match builtin {
                         cove_ir::builtins::Builtin::MapGetOr => {
                             set!(dst, self.heap.map_lookup(buf[0], buf[1]).unwrap_or(buf[2]));
-                            continue;
+                            next!();
                         }
                         cove_ir::builtins::Builtin::MapContains => {
                             set!(
                                 dst,
                                 u64::from(self.heap.map_lookup(buf[0], buf[1]).is_some())
                             );
-                            continue;
+                            next!();
                         }
                         _ => {}
                     }
-                    sync!();
+                    sync_past!();
                     let r = attempt!(self.builtin(builtin, &buf[..n]));
                     refresh!();
                     set!(dst, r);
@@ -1163,7 +1198,7 @@ impl<'env> Machine<'env> {
                     count,
                 } => {
                     let args: Vec<u64> = window!(args, count).to_vec();
-                    sync!();
+                    sync_past!();
                     let r = attempt!(self.spawn(scope, watch.child(), callee, &args));
                     set!(dst, r);
                     gc_point!();
@@ -1174,6 +1209,7 @@ impl<'env> Machine<'env> {
                     gc_point!();
                 }
             }
+            next!();
         }
     }
 
@@ -1199,6 +1235,20 @@ impl<'env> Machine<'env> {
                 unsafe { window.add(r).write(POISON) };
             }
         }
+    }
+
+    /// Ends the run with `fault`, located at the instruction whose byte
+    /// offset in the current function is `at`: counts what ran, writes the
+    /// place into the innermost frame and builds the error. Out of line, so
+    /// that no handler of the loop carries this path's code.
+    #[cold]
+    #[inline(never)]
+    fn fail_at(&mut self, fault: Fault, remaining: i64, at: u32) -> RunError {
+        self.settle(remaining);
+        if let Some(frame) = self.frames.last_mut() {
+            frame.at = at;
+        }
+        self.error(fault, (at / INSTR_BYTES) as usize)
     }
 
     /// Makes room for more frames, up to the depth limit, or fails when the

@@ -243,6 +243,13 @@ pub(crate) struct Machine<'env> {
     /// added to only on the parked path, so a task that never waits never
     /// touches it).
     pub(crate) waited: Waited,
+    /// The first instruction of the function the dispatch loop is running,
+    /// while it runs: read by a taken jump (its target is an index into
+    /// this code), a call (its resume point is an offset from it) and a
+    /// fault, written by a call and a return. Kept here rather than in a
+    /// local of the loop, so that the loop's three hot locals keep their
+    /// machine registers (see `Machine::run`).
+    pub(crate) code: *const cove_ir::op::Instr,
     /// `Limits::max_call_depth`, where a call reads it.
     pub(crate) max_depth: usize,
     /// How deep the frame stack may grow before a call must stop and
@@ -304,6 +311,7 @@ impl<'env> Machine<'env> {
                 nanos: 0,
                 fixed: shared.fixed_wait,
             },
+            code: std::ptr::null(),
             max_depth: limits.max_call_depth,
             room: 0,
             callees: &shared.digest.callees,
