@@ -47,7 +47,9 @@ pub struct Limits {
     /// copies, builds, compares, sorts or renders more than a word's worth
     /// (a concatenation, `repeat`, `join`, `sort`, a deep copy between
     /// tasks, a value's text form) pays one unit for every
-    /// [`WORK_PER_FUEL`] bytes (or elements) it handles. So fuel bounds
+    /// [`WORK_PER_FUEL`] bytes (or elements) it handles, the bytes a read of
+    /// a file or of standard input takes in included, and a `spawn` pays
+    /// [`SPAWN_FUEL`] for its thread. So fuel bounds
     /// time, not just instruction count: a string grown by one character a
     /// turn costs in proportion to its length each turn. Exact for
     /// instructions: a run with fuel `n` executes at most `n` of them.
@@ -99,6 +101,14 @@ impl Default for Limits {
 /// worth, about what one instruction moves.
 pub const WORK_PER_FUEL: u64 = 8;
 
+/// Units of fuel a `spawn` costs besides its instruction and the copy of
+/// its arguments: starting an OS thread and joining it take tens of
+/// microseconds, as long as thousands of instructions, so a loop that
+/// spawns and joins without end must run out of fuel about as soon as one
+/// that computes (a mutant looping over 2^32 spawns ran past 20 s within
+/// 2,000,000 fuel when a spawn cost one unit).
+pub const SPAWN_FUEL: u64 = 4096;
+
 /// The fuel of one run, drawn on by all its tasks: see [`Limits::fuel`].
 ///
 /// A task takes fuel a stride at a time (at most
@@ -107,6 +117,8 @@ pub const WORK_PER_FUEL: u64 = 8;
 /// the fuel, and a task pays one atomic operation a stride for sharing it.
 #[derive(Debug)]
 pub(crate) struct FuelTank {
+    /// The run's fuel, as given: what the out-of-fuel message says.
+    total: Option<u64>,
     left: Option<AtomicU64>,
     /// Whether any of it paid for data-sized work, not instructions: what
     /// the out-of-fuel message says.
@@ -116,6 +128,7 @@ pub(crate) struct FuelTank {
 impl FuelTank {
     pub(crate) fn new(fuel: Option<u64>) -> FuelTank {
         FuelTank {
+            total: fuel,
             left: fuel.map(AtomicU64::new),
             worked: AtomicBool::new(false),
         }
@@ -129,6 +142,18 @@ impl FuelTank {
     /// Whether any fuel paid for work other than instructions.
     pub(crate) fn paid_for_work(&self) -> bool {
         self.worked.load(Ordering::Relaxed)
+    }
+
+    /// The error of a run whose fuel is spent, saying whether any of it
+    /// paid for data-sized work as well as instructions.
+    pub(crate) fn exhausted(&self) -> crate::error::Fault {
+        let fuel = self.total.unwrap_or(0);
+        let message = if self.paid_for_work() {
+            format!("out of fuel after {fuel} instructions and units of work")
+        } else {
+            format!("out of fuel after {fuel} instructions")
+        };
+        crate::error::Fault::new(crate::ErrorKind::OutOfFuel, message)
     }
 
     /// Takes up to `want`, and gives what it took: 0 when the tank is empty.
@@ -146,6 +171,17 @@ impl FuelTank {
     pub(crate) fn give_back(&self, unused: u64) {
         if let Some(left) = &self.left {
             left.fetch_add(unused, Ordering::AcqRel);
+        }
+    }
+
+    /// Whether `units` more could still be paid, with `slack` units a task
+    /// may hold beside what the tank has left: what long work inside the
+    /// heap asks as it goes, so that it stops once it has done more than
+    /// the fuel can pay for (the payment after it then fails).
+    pub(crate) fn could_pay(&self, units: u64, slack: u64) -> bool {
+        match &self.left {
+            None => true,
+            Some(left) => units <= left.load(Ordering::Acquire).saturating_add(slack),
         }
     }
 
@@ -181,6 +217,11 @@ pub(crate) struct HeapBudget {
     /// The run's interrupt, which long work inside the heap (a deep copy,
     /// a text form) polls as it goes.
     pub(crate) interrupt: InterruptHandle,
+    /// The run's fuel, which long work inside the heap also polls: a deep
+    /// copy of a value that shares one list a million times is a million
+    /// elements of work, and must stop when the fuel cannot pay for what
+    /// it has done so far, not after.
+    pub(crate) fuel: Arc<FuelTank>,
 }
 
 impl HeapBudget {
@@ -188,6 +229,7 @@ impl HeapBudget {
         limit: Option<u64>,
         fail_at: Option<u64>,
         interrupt: InterruptHandle,
+        fuel: Arc<FuelTank>,
     ) -> HeapBudget {
         HeapBudget {
             limit,
@@ -195,6 +237,7 @@ impl HeapBudget {
             fail_at,
             allocations: AtomicU64::new(0),
             interrupt,
+            fuel,
         }
     }
 

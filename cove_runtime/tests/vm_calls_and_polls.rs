@@ -28,7 +28,7 @@ use cove_ir::op::Instr;
 use cove_ir::program::Program;
 use cove_runtime::vm::debug::{Debugger, Resume, Stop};
 use cove_runtime::vm::exec::SAFEPOINT_STRIDE;
-use cove_runtime::{ErrorKind, Limits, RunError, Value, Vm};
+use cove_runtime::{ErrorKind, Limits, RunError, SPAWN_FUEL, Value, Vm};
 
 mod support;
 use support::{Captured, Counter, Tap};
@@ -1435,9 +1435,9 @@ fn fuel_is_the_runs_so_tasks_together_run_no_more_than_it_and_a_starved_task_end
         ErrorKind::OutOfFuel
     );
     // Both together, with a stride to spare for the fuel a task holds
-    // while it waits, is.
+    // while it waits, and the spawn's `SPAWN_FUEL`, is.
     let both = limited(
-        main.instructions + task + u64::from(SAFEPOINT_STRIDE),
+        main.instructions + task + u64::from(SAFEPOINT_STRIDE) + SPAWN_FUEL,
         "beside",
     );
     assert_eq!(both.result, Ok(Value::Int(0)));
@@ -1454,10 +1454,12 @@ fn fuel_is_the_runs_so_tasks_together_run_no_more_than_it_and_a_starved_task_end
     );
     assert!(waiting.instructions < task, "main only spawns and joins");
     let enough = limited(
-        task + waiting.instructions + u64::from(SAFEPOINT_STRIDE),
+        task + waiting.instructions + u64::from(SAFEPOINT_STRIDE) + SPAWN_FUEL,
         "in_task",
     );
     assert_eq!(enough.result, waiting.result);
+    // Main's spawn owes `SPAWN_FUEL`, paid at main's next safepoint,
+    // which main waiting in join never reaches before the task runs dry.
     let short = limited(task - 1, "in_task");
     let error = short.result.expect_err("the task is short");
     assert_eq!(error.kind, ErrorKind::OutOfFuel, "{error}");

@@ -84,6 +84,7 @@ impl Memory {
             steps = steps.wrapping_add(1);
             if steps % 4096 == 0 {
                 self.stop_requested()?;
+                self.fuel_covers_work()?;
             }
             self.did_work(crate::limits::WORK_PER_FUEL);
             let (ty, bits) = match step {
@@ -153,7 +154,9 @@ impl Memory {
                 continue;
             }
             if let Some(limit) = self.limit {
-                words = words.saturating_add(self.copy_words(program, t, bits));
+                words = words.saturating_add(
+                    self.copy_words(program, t, bits) + self.host_words(program, t, bits),
+                );
                 if words > limit {
                     return Err(Fault::new(
                         ErrorKind::HeapLimit,
@@ -275,6 +278,33 @@ impl Memory {
             Type::Task(_) | Type::Channel(_) => 2,
             Type::Func(..) => 1 + u64::from(b_of(self.header(bits))),
             _ => 0,
+        }
+    }
+
+    /// Words of the host's memory (at least) that the [`Value`] a copy out
+    /// makes of this one object takes: the node itself, and the names and
+    /// map keys it holds. The copy is that tree on the host and then its
+    /// objects in the other heap, both at once, so [`Memory::to_value`]
+    /// counts both against the heap bound: counting the heap's words alone
+    /// let a copy under a 20,000,000-word bound take 1.4 GB of the host
+    /// (a `Value` is nine words), and a copy under the default bound
+    /// abort the process for want of memory.
+    fn host_words(&self, program: &Program, t: &Type, bits: u64) -> u64 {
+        const NODE: u64 = std::mem::size_of::<Value>().div_ceil(8) as u64;
+        // A `String` of a short name: its three words and its allocation.
+        const NAME: u64 = 5;
+        match t {
+            Type::Str => NODE + words_for(b_of(self.header(bits)) as usize) as u64,
+            Type::Map(..) => {
+                // Each entry's key is a node of its own, and a string key
+                // its bytes.
+                let n = self.table(bits).len() as u64;
+                NODE + n * (NODE + 1)
+            }
+            Type::Struct(s) => NODE + NAME * (1 + program.struct_def(*s).fields.len() as u64),
+            Type::Enum(_) => NODE + 2 * NAME,
+            Type::Func(..) => NODE + NAME * (2 + u64::from(b_of(self.header(bits)))),
+            _ => NODE,
         }
     }
 

@@ -503,6 +503,23 @@ impl Memory {
         }
     }
 
+    /// Whether the run's fuel can still pay for the work counted since the
+    /// machine last paid (a task may hold up to a safepoint stride of fuel
+    /// beside the tank, which is allowed for): a copy out of the heap asks
+    /// this as it goes, so that one that shares a list a million times
+    /// stops with `OutOfFuel` once it has done what the fuel pays for,
+    /// rather than doing all of it and failing after.
+    pub(crate) fn fuel_covers_work(&self) -> Faulty<()> {
+        let units = self.work.get() / crate::limits::WORK_PER_FUEL;
+        let slack = u64::from(crate::vm::exec::SAFEPOINT_STRIDE);
+        if self.budget.fuel.could_pay(units, slack) {
+            Ok(())
+        } else {
+            self.budget.fuel.note_work();
+            Err(self.budget.fuel.exhausted())
+        }
+    }
+
     /// Grows the space to hold at least `end` words, doubling it, or fails
     /// with `HeapLimit` when the host has no memory to give: a run that
     /// asks for more than the machine has ends with an error of its own

@@ -104,6 +104,25 @@ impl Memory {
                 self.stop_requested()?;
                 checked = out.len();
             }
+            // The text grows by doubling: ask the host for the room first,
+            // so that a host that cannot give it is a `HeapLimit` and not
+            // an abort (a 2 GiB text doubling to 4 GiB under `ulimit -v`).
+            let want = match &step {
+                Step::Value { ty, bits, .. }
+                    if matches!(program.types.get(ty.0 as usize), Some(Type::Str))
+                        && *bits != 0 =>
+                {
+                    // Quoted, most characters stay one byte and an escape
+                    // takes two: twice the length is the room asked for.
+                    2 * b_of(self.header(*bits)) as usize + 64
+                }
+                _ => 64,
+            };
+            if out.capacity() - out.len() < want {
+                out.try_reserve(want).map_err(|e| {
+                    super::out_of_memory(want.div_ceil(8), &format!("{e}, for a text form"))
+                })?;
+            }
             match step {
                 Step::Value { ty, bits, nested } => {
                     self.render_one(program, ty, bits, nested, out, &mut work)

@@ -12,7 +12,7 @@
 //! Strings are UTF-8 and indexed by byte. Output goes through the writers
 //! the embedder installed on the `Vm`.
 
-use std::io::{BufRead as _, Read as _, Write as _};
+use std::io::Write as _;
 
 use cove_ir::builtins::Builtin;
 use cove_ir::format::FormatSpec;
@@ -206,15 +206,14 @@ impl Machine<'_> {
             }
             Builtin::ReadFile => {
                 let path = self.heap.str_text(arg(0)).into_owned();
-                match std::fs::read_to_string(&path) {
-                    Ok(contents) => self.heap.alloc_str(contents.as_bytes())?,
-                    Err(e) => {
-                        return Err(Fault::new(
-                            ErrorKind::Io,
-                            format!("cannot read {path}: {e}"),
-                        ));
-                    }
+                let bytes = crate::vm::input::read_file(&self.heap, &path)?;
+                if std::str::from_utf8(&bytes).is_err() {
+                    return Err(Fault::new(
+                        ErrorKind::Io,
+                        format!("cannot read {path}: stream did not contain valid UTF-8"),
+                    ));
                 }
+                self.heap.alloc_str(&bytes)?
             }
             Builtin::WriteFile => {
                 let path = self.heap.str_text(arg(0)).into_owned();
@@ -816,17 +815,18 @@ impl Machine<'_> {
                 0
             }
             Builtin::ReadLine => {
-                let mut line = Vec::new();
-                let read = self.shared.input.lock().read_until(b'\n', &mut line);
-                match read {
-                    Err(e) => {
-                        return Err(Fault::new(
-                            ErrorKind::Io,
-                            format!("cannot read standard input: {e}"),
-                        ));
-                    }
-                    Ok(0) => 0,
-                    Ok(_) => {
+                let mut line = {
+                    let mut input = self.shared.input.lock();
+                    crate::vm::input::read_bounded(
+                        &self.heap,
+                        &mut **input,
+                        true,
+                        "standard input",
+                    )?
+                };
+                match line.len() {
+                    0 => 0,
+                    _ => {
                         if line.last() == Some(&b'\n') {
                             line.pop();
                             if line.last() == Some(&b'\r') {
@@ -841,13 +841,15 @@ impl Machine<'_> {
                 }
             }
             Builtin::ReadStdin => {
-                let mut all = Vec::new();
-                if let Err(e) = self.shared.input.lock().read_to_end(&mut all) {
-                    return Err(Fault::new(
-                        ErrorKind::Io,
-                        format!("cannot read standard input: {e}"),
-                    ));
-                }
+                let all = {
+                    let mut input = self.shared.input.lock();
+                    crate::vm::input::read_bounded(
+                        &self.heap,
+                        &mut **input,
+                        false,
+                        "standard input",
+                    )?
+                };
                 let s = String::from_utf8_lossy(&all).into_owned();
                 self.heap.alloc_str(s.as_bytes())?
             }

@@ -1345,6 +1345,9 @@ impl<'env> Machine<'env> {
     {
         let program = self.program;
         let function = program.function(callee);
+        // A thread's start and end are work the fuel pays for.
+        self.heap
+            .did_work(crate::limits::SPAWN_FUEL * crate::limits::WORK_PER_FUEL);
         let mut values = Vec::with_capacity(args.len());
         for (ty, bits) in function.params.iter().zip(args) {
             values.push(self.heap.to_value(program, *ty, *bits)?);
@@ -1379,13 +1382,7 @@ impl<'env> Machine<'env> {
 /// [`Limits::fuel`](crate::Limits::fuel)).
 #[cold]
 pub(crate) fn out_of_fuel(shared: &crate::vm::machine::Shared<'_>) -> Fault {
-    let fuel = shared.limits.fuel.unwrap_or(0);
-    let message = if shared.fuel.paid_for_work() {
-        format!("out of fuel after {fuel} instructions and units of work")
-    } else {
-        format!("out of fuel after {fuel} instructions")
-    };
-    Fault::new(ErrorKind::OutOfFuel, message)
+    shared.fuel.exhausted()
 }
 
 /// [`null_object`] for a builtin's argument.

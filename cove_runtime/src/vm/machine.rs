@@ -188,7 +188,7 @@ pub(crate) struct Shared<'env> {
     pub(crate) digest: &'env Digest,
     pub(crate) limits: Limits,
     /// The run's fuel, which every task draws on.
-    pub(crate) fuel: FuelTank,
+    pub(crate) fuel: std::sync::Arc<FuelTank>,
     /// The run's heap budget, which every task's heap draws on.
     pub(crate) heap: Arc<HeapBudget>,
     pub(crate) interrupt: InterruptHandle,

@@ -20,6 +20,7 @@
 mod builtins;
 pub mod debug;
 pub mod exec;
+mod input;
 pub(crate) mod machine;
 #[cfg(feature = "sampled-profile")]
 pub mod sampled;
@@ -310,14 +311,16 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
         }
         let mut limits = self.limits.clone();
         limits.gc_stress |= gc_stress_from_env();
+        let fuel = std::sync::Arc::new(crate::limits::FuelTank::new(limits.fuel));
         let shared = Shared {
             program: proof.program(),
             digest,
-            fuel: crate::limits::FuelTank::new(limits.fuel),
+            fuel: fuel.clone(),
             heap: std::sync::Arc::new(crate::limits::HeapBudget::new(
                 limits.max_heap_words,
                 self.fail_allocation_at,
                 self.interrupt.clone(),
+                fuel,
             )),
             limits,
             interrupt: self.interrupt.clone(),
