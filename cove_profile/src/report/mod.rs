@@ -29,6 +29,7 @@ mod subject;
 mod text;
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use cove_ir::op::{Instr, Opcode};
 use cove_ir::program::{FunctionId, Program};
@@ -244,6 +245,11 @@ pub struct Report<'a> {
     subject: Option<Subject>,
     /// Whether stacks of time show blocked time too ([`Report::with_idle`]).
     idle: bool,
+    /// Every module's source lines, in the program's order of modules,
+    /// split once when a report first shows one: finding each line anew
+    /// from the start of its source made a report of many functions
+    /// quadratic in the source's length.
+    lines: OnceLock<Vec<Vec<&'a str>>>,
 }
 
 impl<'a> Report<'a> {
@@ -291,6 +297,7 @@ impl<'a> Report<'a> {
             edges,
             subject: None,
             idle: false,
+            lines: OnceLock::new(),
         }
     }
 
@@ -533,12 +540,20 @@ impl<'a> Report<'a> {
 
     /// The text of a source line of `function`'s module.
     pub(crate) fn source_line(&self, function: FunctionId, line: u32) -> &'a str {
-        let program = self.program;
+        let program: &'a Program = self.program;
+        let lines = self.lines.get_or_init(|| {
+            program
+                .modules
+                .iter()
+                .map(|m| m.source.lines().collect())
+                .collect()
+        });
         program
             .functions
             .get(function.index())
-            .and_then(|f| program.module(&f.module))
-            .and_then(|m| m.line_text(line))
+            .and_then(|f| program.modules.iter().position(|m| m.name == f.module))
+            .and_then(|module| lines[module].get(line.checked_sub(1)? as usize))
+            .copied()
             .unwrap_or("")
     }
 
