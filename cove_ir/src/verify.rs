@@ -42,10 +42,13 @@
 //! For every instruction:
 //! - every register operand is below the function's register count, and
 //!   every `base, count` run lies wholly below it;
-//! - every register an opcode reads or writes as a number is a num register
+//! - at every instruction control can reach from the function's first
+//!   (code after an endless loop never runs, and a compiler that lowers
+//!   it for its diagnostics may leave a register of any class there),
+//!   every register an opcode reads or writes as a number is a num register
 //!   and every one it uses as a reference is a ref register (per
-//!   [`OperandKind`] and [`Function::refs`](crate::program::Function::refs));
-//!   the registers whose class comes from context agree with it: `move`'s two
+//!   [`OperandKind`] and [`Function::refs`](crate::program::Function::refs)),
+//!   and the registers whose class comes from context agree with it: `move`'s two
 //!   sides, `load.const` with the constant's kind, `to-str`, `some`, `unwrap`,
 //!   `get.list`, `set.list` and `new.list` with their type operand,
 //!   `get.field`, `set.field` and `new.struct` with the struct's field types,
@@ -305,6 +308,33 @@ pub fn errors(program: &Program) -> Vec<VerifyError> {
 /// The class a register must be of: `Some(true)` a ref, `Some(false)` a
 /// num, `None` not known from the IR (see the module documentation).
 type Class = Option<bool>;
+
+/// Which instructions of `f` control can reach from its first: through
+/// each instruction's fall-through (all but `jump` and the returns) and
+/// its jump target. A target out of range is left to the checks that
+/// report it.
+fn reachable(f: &Function) -> Vec<bool> {
+    let n = f.code.len();
+    let mut seen = vec![false; n];
+    let mut work = vec![0_usize];
+    while let Some(pc) = work.pop() {
+        if pc >= n || seen[pc] {
+            continue;
+        }
+        seen[pc] = true;
+        let instr = &f.code[pc];
+        if let Some(target) = instr.target() {
+            work.push(target as usize);
+        }
+        if !matches!(
+            instr,
+            Instr::Jump { .. } | Instr::Return { .. } | Instr::ReturnUnit {}
+        ) {
+            work.push(pc + 1);
+        }
+    }
+    seen
+}
 
 fn class_name(is_ref: bool) -> &'static str {
     if is_ref { "ref" } else { "num" }
@@ -575,12 +605,13 @@ impl<'p> Checker<'p> {
                     .to_string(),
             ),
         }
+        let reachable = reachable(f);
         for pc in 0..f.code.len() {
-            self.instruction(id, f, pc as u32);
+            self.instruction(id, f, pc as u32, reachable[pc]);
         }
     }
 
-    fn instruction(&mut self, id: FunctionId, f: &Function, pc: u32) {
+    fn instruction(&mut self, id: FunctionId, f: &Function, pc: u32, reachable: bool) {
         let at = At { id, pc: Some(pc) };
         let instr = &f.code[pc as usize];
         let kinds = instr.opcode().operand_kinds();
@@ -618,7 +649,9 @@ impl<'p> Checker<'p> {
                         OperandKind::DstRef | OperandKind::SrcRef => Some(true),
                         _ => None,
                     };
-                    if let Some(wants) = wants {
+                    // Classes are checked where the instruction can run,
+                    // as below.
+                    if let Some(wants) = wants.filter(|_| reachable) {
                         if f.is_ref(*r) != wants {
                             let usage = if wants { "a reference" } else { "a number" };
                             self.fail(
@@ -652,9 +685,15 @@ impl<'p> Checker<'p> {
 
         // The checks that need the opcode's meaning: the classes of `any`
         // registers and of runs, indices into a struct or enum, arities.
+        // Checked only where the instruction can run: code after an
+        // endless loop is left by a compiler that lowers what it cannot
+        // reach for its diagnostics, with a register of whatever class the
+        // value that never came was given (see the module documentation).
+        // The VM runs no instruction control cannot reach, so its trust in
+        // classes needs them only where it can.
         for (register, class, what) in self.context(at, f, instr) {
             let Some(class) = class else { continue };
-            if (register.0 as u32) < registers && f.is_ref(register) != class {
+            if reachable && (register.0 as u32) < registers && f.is_ref(register) != class {
                 self.fail(
                     at,
                     format!(

@@ -858,3 +858,22 @@ fn a_callers_flow_pass_never_reads_a_callee_parameter_type_past_the_table() {
         "{error}"
     );
 }
+
+#[test]
+fn a_class_fixed_by_context_is_checked_only_where_control_can_reach() {
+    // `to-str.int` wants a num source; r2 is a ref register. After an
+    // endless loop (`@0 jump @0`) it can never run, as a compiler leaves
+    // the lowering of a use of `x` after `let x = loop {}`.
+    let wrong = "  @1 to-str.int r3, r2\n  @2 return r0\n";
+    assert_eq!(
+        faults(&format!("fn f1 main in m\n{H}  @0 jump @0\n{wrong}")),
+        vec![]
+    );
+    // Reached by a jump, the same instruction is rejected.
+    rejects(
+        H,
+        &format!("  @0 jump @1\n{wrong}"),
+        Some(1),
+        "r2 is used as a number but is a ref register",
+    );
+}
