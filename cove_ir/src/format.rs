@@ -149,7 +149,11 @@ impl FormatSpec {
             "o" => Kind::Octal,
             "e" => Kind::LowerExp,
             "E" => Kind::UpperExp,
-            "?" => return Err("`?` (debug form) is not supported in Cove".to_string()),
+            "?" => {
+                return Err(
+                    "`?` (debug form) is not supported in Cove: `{x}` prints any value".to_string(),
+                );
+            }
             _ if rest.contains('$') || rest.contains('*') => {
                 return Err("a width or precision must be a number written in the spec".to_string());
             }

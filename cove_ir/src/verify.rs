@@ -605,9 +605,8 @@ impl<'p> Checker<'p> {
                     .to_string(),
             ),
         }
-        let reachable = reachable(f);
-        for pc in 0..f.code.len() {
-            self.instruction(id, f, pc as u32, reachable[pc]);
+        for (pc, reached) in reachable(f).into_iter().enumerate() {
+            self.instruction(id, f, pc as u32, reached);
         }
     }
 
