@@ -14,7 +14,21 @@ mod support;
 use support::{run, status, stderr, stdout};
 
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::{Child, Output, Stdio};
+
+/// Runs `cove` with the arguments `args` (a command line, split by the
+/// shell) in a process of at most `kilobytes` of address space
+/// (`ulimit -v`), from the repository's root.
+fn run_in_address_space(kilobytes: u32, args: &str) -> Output {
+    let cove = env!("CARGO_BIN_EXE_cove");
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {kilobytes} && exec {cove} {args}"))
+        .current_dir(support::root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("sh runs")
+}
 
 #[test]
 fn a_main_returning_101_exits_64_and_says_what_it_returned() {
@@ -100,16 +114,10 @@ fn two_ctrl_cs_in_a_row_exit_130_with_the_buffered_output_written() {
 fn a_hoarder_under_a_small_address_space_ends_with_the_heap_status_and_its_output_intact() {
     // 500 MB of address space: less than the default heap bound needs, so
     // the host runs out first, and that must be an error, not an abort.
-    let cove = env!("CARGO_BIN_EXE_cove");
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -v 500000 && exec {cove} run cove_cli/tests/fixtures/rel/hoard_after_output.cove"
-        ))
-        .current_dir(support::root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("sh runs");
+    let out = run_in_address_space(
+        500000,
+        "run cove_cli/tests/fixtures/rel/hoard_after_output.cove",
+    );
     assert_eq!(status(&out), 125, "{}", stderr(&out));
     assert_eq!(stdout(&out), "before the hoard\n");
     assert!(
@@ -216,7 +224,7 @@ fn signal(signal: &str, pid: &str) {
 
 /// Runs `cove run FIXTURE READY`, sends one Ctrl-C (SIGINT) once the
 /// program has written `READY`, and gives what it did.
-fn interrupted_when_ready(fixture: &str) -> std::process::Output {
+fn interrupted_when_ready(fixture: &str) -> Output {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let ready = dir.path().join("ready");
     let ready_arg = ready.display().to_string();
@@ -545,17 +553,11 @@ fn a_spawn_argument_sharing_a_list_a_million_times_ends_cleanly_under_a_small_ad
     // Here at an eighth of the default bound and under 1.5 GB (the tree
     // alone took 3.6 GB at this bound before), so a debug build runs it
     // in seconds.
-    let cove = env!("CARGO_BIN_EXE_cove");
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -v 1500000 && exec {cove} run --max-heap 50000000 \
-             cove_runtime/tests/programs/heap/error_heap_limit_shared_value_passed_to_spawn.cove"
-        ))
-        .current_dir(support::root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("sh runs");
+    let out = run_in_address_space(
+        1500000,
+        "run --max-heap 50000000 \
+             cove_runtime/tests/programs/heap/error_heap_limit_shared_value_passed_to_spawn.cove",
+    );
     assert_eq!(status(&out), 125, "{}", stderr(&out));
     assert_eq!(stdout(&out), "built\n");
     assert!(
@@ -588,17 +590,11 @@ fn a_long_text_form_under_a_small_address_space_ends_with_the_heap_status() {
     // aborted (134, "memory allocation of 3932356608 bytes failed") when
     // the text it renders doubled its buffer. Here at a twentieth of the
     // default bound under 250 MB, where it aborted the same way.
-    let cove = env!("CARGO_BIN_EXE_cove");
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -v 250000 && exec {cove} run --max-heap 12500000 \
-             cove_runtime/tests/programs/heap/error_heap_limit_long_text_form.cove"
-        ))
-        .current_dir(support::root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("sh runs");
+    let out = run_in_address_space(
+        250000,
+        "run --max-heap 12500000 \
+             cove_runtime/tests/programs/heap/error_heap_limit_long_text_form.cove",
+    );
     assert_eq!(status(&out), 125, "{}", stderr(&out));
     assert_eq!(stdout(&out), "built\n");
 }

@@ -285,23 +285,7 @@ impl Shard {
         } else {
             return None;
         };
-        self.total.ran += pending;
-        self.tree.nodes[last.node as usize].cost.ran += pending;
-        let moved = Charge {
-            cost: Cost {
-                ran: 0,
-                nanos: 0,
-                words: at.allocated_words.saturating_sub(last.words),
-                allocations: at.allocations.saturating_sub(last.allocations),
-            },
-            blocked: at.blocked_nanos.saturating_sub(last.blocked),
-        };
-        if moved.blocked > 0 {
-            self.waits += 1;
-        }
-        if !moved.is_empty() {
-            self.charge(function, end, last.node, &moved);
-        }
+        self.take_in_moved(pending, &last, function, end, at);
         let node = match shape {
             Shape::Same => top.node,
             Shape::Call => {
@@ -432,6 +416,29 @@ impl Shard {
         {
             return None;
         }
+        self.take_in_moved(pending, &last, function, end, at);
+        if let Some(last) = self.last.as_mut() {
+            last.pc = at.pc;
+            last.words = at.allocated_words;
+            last.allocations = at.allocations;
+            last.blocked = at.blocked_nanos;
+        }
+        Some(last.node)
+    }
+
+    /// Takes in `pending` fast stops in the frame of the `last` stop, and
+    /// charges what the heap and the blocked time moved between it and
+    /// `at` to `function`'s `end`, the instruction that moved them: the
+    /// untimed short ways' common first half.
+    #[inline(always)]
+    fn take_in_moved(
+        &mut self,
+        pending: u64,
+        last: &Previous,
+        function: FunctionId,
+        end: u32,
+        at: &Sample,
+    ) {
         self.total.ran += pending;
         self.tree.nodes[last.node as usize].cost.ran += pending;
         let moved = Charge {
@@ -449,13 +456,6 @@ impl Shard {
         if !moved.is_empty() {
             self.charge(function, end, last.node, &moved);
         }
-        if let Some(last) = self.last.as_mut() {
-            last.pc = at.pc;
-            last.words = at.allocated_words;
-            last.allocations = at.allocations;
-            last.blocked = at.blocked_nanos;
-        }
-        Some(last.node)
     }
 
     /// Adds `cost` to one instruction, the calling-context node it ran in,

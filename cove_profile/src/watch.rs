@@ -42,16 +42,7 @@ impl Debugger for Profiler {
             self.hot.prepare(stop.program());
         }
         let now = self.now();
-        let sample = Sample {
-            task: stop.task(),
-            function: stop.function_id(),
-            pc: stop.pc(),
-            depth: stop.depth(),
-            allocated_words: stop.allocated_words(),
-            allocations: stop.allocations(),
-            blocked_nanos: stop.blocked_nanos(),
-        };
-        self.record_at(now, &sample, Reach::Lease);
+        self.record_at(now, &sample_of(stop), Reach::Lease);
         Resume::Go
     }
 
@@ -136,20 +127,26 @@ impl Profiler {
     fn untimed_slow(&self, stop: &Stop<'_>) {
         self.hot.busy(true);
         self.hot.prepare(stop.program());
-        let at = Sample {
-            task: 0,
-            function: stop.function_id(),
-            pc: stop.pc(),
-            depth: stop.depth(),
-            allocated_words: stop.allocated_words(),
-            allocations: stop.allocations(),
-            blocked_nanos: stop.blocked_nanos(),
-        };
+        let at = sample_of(stop);
         // The commonest slow stop that is not a call's or a return's: the
         // next in the same frame after an allocation.
         if !self.moved_stop(&at) {
             self.slow_stop(&at, Reach::Lease);
         }
         self.hot.busy(false);
+    }
+}
+
+/// What the profiler records of a stop.
+#[inline(always)]
+fn sample_of(stop: &Stop<'_>) -> Sample {
+    Sample {
+        task: stop.task(),
+        function: stop.function_id(),
+        pc: stop.pc(),
+        depth: stop.depth(),
+        allocated_words: stop.allocated_words(),
+        allocations: stop.allocations(),
+        blocked_nanos: stop.blocked_nanos(),
     }
 }

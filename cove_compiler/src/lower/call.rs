@@ -85,12 +85,7 @@ impl FnCx<'_> {
                 }
                 // `Point.new(1, 2)`: a function of the type's `impl`.
                 if let Some((fid, module)) = self.static_method(base, name) {
-                    if !self.method_visible(fid, module, name) {
-                        self.discard_args(args);
-                        return Val::none(ERROR);
-                    }
-                    let label = self.program.functions[fid.index()].name.clone();
-                    return self.call_user(fid, &label, args, span, want);
+                    return self.call_impl(fid, module, name, None, args, span, want, false);
                 }
                 match self.variant_of(base, name) {
                     Some((ty, eid, index, _)) => self.call_with(
@@ -321,6 +316,43 @@ impl FnCx<'_> {
         want: Want,
     ) -> Val {
         self.call_with(Callee::User(fid), name, None, args, span, want)
+    }
+
+    /// Calls — or, when `spawned`, spawns — the `impl` function `fid` of
+    /// `module`, written `name` here, with `receiver` (a method's value)
+    /// before `args`: every call of a type's function found through the
+    /// type or a value goes this way. `ERROR`, with the receiver and the
+    /// arguments dropped, when it is private to another module
+    /// ([`FnCx::method_visible`] reports it).
+    #[allow(clippy::too_many_arguments)]
+    fn call_impl(
+        &mut self,
+        fid: FunctionId,
+        module: usize,
+        name: &Ident,
+        receiver: Option<Val>,
+        args: &[Expr],
+        span: &Span,
+        want: Want,
+        spawned: bool,
+    ) -> Val {
+        if !self.method_visible(fid, module, name) {
+            if let Some(recv) = receiver {
+                self.release(recv);
+            }
+            self.discard_args(args);
+            return Val::none(ERROR);
+        }
+        let label = self.program.functions[fid.index()].name.clone();
+        self.call_emit(
+            Callee::User(fid),
+            &label,
+            receiver,
+            args,
+            span,
+            want,
+            spawned,
+        )
     }
 
     /// Checks the arguments of a call against the parameters and emits it.
@@ -1025,34 +1057,16 @@ impl FnCx<'_> {
             // an `impl`, through its type or on a value (the receiver is
             // its first argument, deep-copied to the task as the others).
             if let Some((fid, module)) = self.static_method(base, name) {
-                if !self.method_visible(fid, module, name) {
-                    self.discard_args(args);
-                    return Val::none(ERROR);
-                }
-                let label = self.program.functions[fid.index()].name.clone();
-                return self.call_emit(
-                    Callee::User(fid),
-                    &label,
-                    None,
-                    args,
-                    &call.span,
-                    want,
-                    true,
-                );
+                return self.call_impl(fid, module, name, None, args, &call.span, want, true);
             }
             if !self.names_module_or_type(base) {
                 let recv = self.expr(base, None, Want::Any);
                 match self.type_function(recv.ty, &name.name) {
                     Some((fid, module)) if self.scopes[module].methods.contains(&fid) => {
-                        if !self.method_visible(fid, module, name) {
-                            self.release(recv);
-                            self.discard_args(args);
-                            return Val::none(ERROR);
-                        }
-                        let label = self.program.functions[fid.index()].name.clone();
-                        return self.call_emit(
-                            Callee::User(fid),
-                            &label,
+                        return self.call_impl(
+                            fid,
+                            module,
+                            name,
                             Some(recv),
                             args,
                             &call.span,
