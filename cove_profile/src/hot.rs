@@ -321,6 +321,17 @@ impl Hot {
         self.branched(pc);
     }
 
+    /// The second half of a stop in the frame of the stop before after the
+    /// heap moved, once the shard has charged the movement: the pending
+    /// stops were handed on, the heap's counter is `words`, and the
+    /// stretch starting at `pc` is counted as a fast stop counts one.
+    #[inline]
+    pub(crate) fn moved(&self, pc: u32, depth: usize, words: u64, node: u32) {
+        self.pending.store(0, Relaxed);
+        self.settle(depth, words, node);
+        self.branched(pc);
+    }
+
     /// Moves the position to what [`Hot::locate`] found.
     #[inline]
     pub(crate) fn point_at(&self, function: FunctionId, pc: u32, base: usize, length: u32) {

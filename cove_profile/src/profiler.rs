@@ -476,13 +476,12 @@ impl Profiler {
             let Some(node) = shard.moved_glanced(pending, last_function, end, at) else {
                 return false;
             };
-            self.hot.take();
-            self.hot.settle(
+            self.hot.moved(
+                at.pc,
                 at.depth,
                 Sample::movement(at.allocated_words, at.blocked_nanos),
                 node,
             );
-            self.hot.branched(at.pc);
             self.hot.publish(shard.total().ran);
             true
         })
