@@ -76,7 +76,7 @@ impl Default for Tree {
 impl Tree {
     /// The child of `parent` that is `function`, made if this path has not
     /// called it before, with one more call counted.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn enter(&mut self, parent: NodeId, function: FunctionId) -> NodeId {
         let (last, id) = self.nodes[parent as usize].last;
         // The root is nobody's child, so `id` is a child only once set.

@@ -60,6 +60,15 @@ struct Cell {
     heavy: bool,
 }
 
+/// A cell of the flat table and where its function's cells start: what
+/// [`Hot::find`] gives a slow stop, so that the stretch it starts is
+/// looked up once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Found<'h> {
+    base: usize,
+    cell: &'h Cell,
+}
+
 /// Task 0's last stop and its fast-path counts.
 #[derive(Debug)]
 pub(crate) struct Hot {
@@ -151,12 +160,19 @@ impl Hot {
         let Some(cell) = counts.cells.get(self.base.load(Relaxed) + pc as usize) else {
             return false;
         };
+        self.start(pc, cell, self.pending.load(Relaxed));
+        true
+    }
+
+    /// Counts a stretch starting at `pc`, whose cell is `cell`, on top of
+    /// `pending` fast stops, and makes it the position.
+    #[inline(always)]
+    fn start(&self, pc: u32, cell: &Cell, pending: u64) {
         bump(&cell.starts);
         self.pending
-            .store(self.pending.load(Relaxed) + u64::from(cell.length), Relaxed);
+            .store(pending + u64::from(cell.length), Relaxed);
         self.pc.store(pc, Relaxed);
         self.length.store(cell.length, Relaxed);
-        true
     }
 
     /// The length of the stretch that starts at `function`'s `pc`: 1 where
@@ -290,46 +306,47 @@ impl Hot {
         }
     }
 
-    /// Where `function`'s cells start, if the table has a cell for its
-    /// `pc`.
+    /// The cell of the stretch starting at `function`'s `pc`, and where
+    /// the function's cells start, if the table has it: found once by a
+    /// glanced slow stop, before the shard records it, and used again by
+    /// [`Hot::hopped`] or [`Hot::moved`] to count the stretch.
     #[inline]
-    pub(crate) fn base_of(&self, function: FunctionId, pc: u32) -> Option<usize> {
+    pub(crate) fn find(&self, function: FunctionId, pc: u32) -> Option<Found<'_>> {
         let counts = self.counts.get()?;
         let base = *counts.offsets.get(function.index())?;
-        (base + (pc as usize) < counts.cells.len()).then_some(base)
+        let cell = counts.cells.get(base + pc as usize)?;
+        Some(Found { base, cell })
     }
 
     /// The second half of a call's or a return's glanced stop, once the
     /// shard has moved to the new frame (`node`, at `depth`): the pending
     /// stops were handed on, and the stretch starting at `function`'s `pc`
-    /// (whose cells start at `base`, as [`Hot::base_of`] found) is counted
-    /// as a fast stop counts one.
+    /// (`found` by [`Hot::find`]) is counted as a fast stop counts one.
     #[inline]
     pub(crate) fn hopped(
         &self,
         function: FunctionId,
         pc: u32,
-        base: usize,
+        found: Found<'_>,
         depth: usize,
         node: u32,
     ) {
-        self.pending.store(0, Relaxed);
         self.function.store(function.0, Relaxed);
-        self.base.store(base, Relaxed);
+        self.base.store(found.base, Relaxed);
         self.depth.store(depth, Relaxed);
         self.node.store(node, Relaxed);
-        self.branched(pc);
+        self.start(pc, found.cell, 0);
     }
 
     /// The second half of a stop in the frame of the stop before after the
     /// heap moved, once the shard has charged the movement: the pending
     /// stops were handed on, the heap's counter is `words`, and the
-    /// stretch starting at `pc` is counted as a fast stop counts one.
+    /// stretch starting at `pc` (`found` by [`Hot::find`]) is counted as a
+    /// fast stop counts one.
     #[inline]
-    pub(crate) fn moved(&self, pc: u32, depth: usize, words: u64, node: u32) {
-        self.pending.store(0, Relaxed);
+    pub(crate) fn moved(&self, pc: u32, found: Found<'_>, depth: usize, words: u64, node: u32) {
         self.settle(depth, words, node);
-        self.branched(pc);
+        self.start(pc, found.cell, 0);
     }
 
     /// Moves the position to what [`Hot::locate`] found.
@@ -343,6 +360,7 @@ impl Hot {
 
     /// The second half of a slow stop: what the next stop must match to be
     /// fast.
+    #[inline]
     pub(crate) fn settle(&self, depth: usize, words: u64, node: u32) {
         self.depth.store(depth, Relaxed);
         self.words.store(words, Relaxed);

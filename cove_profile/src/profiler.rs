@@ -438,7 +438,7 @@ impl Profiler {
     ) -> bool {
         // The stretch the stop starts is counted as a fast stop counts one,
         // in the flat table, so its cell must be there.
-        let Some(base) = self.hot.base_of(function, pc) else {
+        let Some(found) = self.hot.find(function, pc) else {
             return false;
         };
         self.with_main(Reach::Lease, |shard| {
@@ -449,7 +449,7 @@ impl Profiler {
             else {
                 return false;
             };
-            self.hot.hopped(function, pc, base, depth, node);
+            self.hot.hopped(function, pc, found, depth, node);
             self.hot.publish(shard.total().ran);
             true
         })
@@ -465,11 +465,12 @@ impl Profiler {
     /// stop after a builtin that ran Cove code), which makes it an
     /// ordinary stop.
     pub(crate) fn moved_stop(&self, at: &Sample) -> bool {
-        if !self.hot.in_frame(at.function, at.depth)
-            || self.hot.base_of(at.function, at.pc).is_none()
-        {
+        if !self.hot.in_frame(at.function, at.depth) {
             return false;
         }
+        let Some(found) = self.hot.find(at.function, at.pc) else {
+            return false;
+        };
         self.with_main(Reach::Lease, |shard| {
             let (last_function, start, last_length, pending) = self.hot.peek();
             let end = start + last_length.saturating_sub(1);
@@ -478,6 +479,7 @@ impl Profiler {
             };
             self.hot.moved(
                 at.pc,
+                found,
                 at.depth,
                 Sample::movement(at.allocated_words, at.blocked_nanos),
                 node,

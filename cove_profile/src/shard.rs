@@ -345,26 +345,30 @@ impl Shard {
         at_pc: u32,
         depth: usize,
     ) -> Option<NodeId> {
-        let last = self.last?;
+        // Only the two fields the shape needs are read from the last stop,
+        // and the frame below the top is read once, before any change.
+        let last = self.last.as_ref()?;
+        let (last_depth, last_node) = (last.depth, last.node);
         let n = self.stack.len();
         let top = self.stack.last()?;
-        if top.depth != last.depth || top.function != function {
+        if top.depth != last_depth || top.function != function {
             return None;
         }
         let top_node = top.node;
-        if call {
-            if depth != last.depth + 1 {
+        let caller_node = if call {
+            if depth != last_depth + 1 {
                 return None;
             }
-        } else if depth + 1 != last.depth
-            || n < 2
-            || self.stack[n - 2].depth != depth
-            || self.stack[n - 2].function != at_function
-        {
-            return None;
-        }
+            ROOT
+        } else {
+            let below = self.stack.get(n.wrapping_sub(2))?;
+            if depth + 1 != last_depth || below.depth != depth || below.function != at_function {
+                return None;
+            }
+            below.node
+        };
         self.total.ran += pending;
-        self.tree.nodes[last.node as usize].cost.ran += pending;
+        self.tree.nodes[last_node as usize].cost.ran += pending;
         let node = if call {
             let node = self.tree.enter(top_node, at_function);
             self.stack.push(Frame {
@@ -377,7 +381,7 @@ impl Shard {
             node
         } else {
             self.pop();
-            self.stack[n - 2].node
+            caller_node
         };
         if let Some(last) = self.last.as_mut() {
             last.function = at_function;
@@ -639,9 +643,21 @@ impl Shard {
     #[inline(always)]
     fn site(&mut self, caller: FunctionId, pc: u32, callee: FunctionId) -> &mut SiteCost {
         let (f, p) = (caller.index(), pc as usize);
-        let fits = self.site_table.get(f).is_some_and(|row| p < row.len());
-        if fits && self.site_table[f][p].callee == callee {
-            return &mut self.site_table[f][p].cost;
+        let hit = self
+            .site_table
+            .get(f)
+            .and_then(|row| row.get(p))
+            .is_some_and(|slot| slot.callee == callee);
+        if hit {
+            // SAFETY: `hit` found the row and the slot just now, and
+            // nothing changed the table since.
+            return unsafe {
+                &mut self
+                    .site_table
+                    .get_unchecked_mut(f)
+                    .get_unchecked_mut(p)
+                    .cost
+            };
         }
         self.site_cold(caller, pc, callee)
     }
