@@ -424,14 +424,13 @@ impl Profiler {
     }
 
     /// A slow stop of task 0 in the untimed modes that the loop offered
-    /// by its shape, after a call (`call`) or a return: neither allocates,
+    /// by its shape, after a call (`CALL`) or a return: neither allocates,
     /// so nothing moved but the count and the frame, and the shard records
     /// it without looking for its shape ([`Shard::hop_glanced`]). False,
     /// with nothing recorded, when the shard's frames do not match the
     /// shape (its first stops), which makes it an ordinary stop.
-    pub(crate) fn glanced_stop(
+    pub(crate) fn glanced_stop<const CALL: bool>(
         &self,
-        call: bool,
         function: FunctionId,
         pc: u32,
         depth: usize,
@@ -445,7 +444,7 @@ impl Profiler {
             let (last_function, start, last_length, pending) = self.hot.peek();
             let end = start + last_length.saturating_sub(1);
             let Some(node) =
-                shard.hop_glanced(call, pending, last_function, end, function, pc, depth)
+                shard.hop_glanced::<CALL>(pending, last_function, end, function, pc, depth)
             else {
                 return false;
             };

@@ -321,7 +321,7 @@ impl Shard {
         Some(node)
     }
 
-    /// A call's first stop (`call`) or a return's first stop back in the
+    /// A call's first stop (`CALL`) or a return's first stop back in the
     /// caller, which the dispatch loop vouched for
     /// ([`Glance`](cove_runtime::vm::debug::Glance)): recorded as
     /// [`Shard::hop`] records it, without finding the shape and with no heap
@@ -335,9 +335,8 @@ impl Shard {
     /// it as one of its own, in the frame this returns.
     #[allow(clippy::too_many_arguments)] // The stop's fields, unpacked.
     #[inline]
-    pub(crate) fn hop_glanced(
+    pub(crate) fn hop_glanced<const CALL: bool>(
         &mut self,
-        call: bool,
         pending: u64,
         function: FunctionId,
         end: u32,
@@ -355,7 +354,7 @@ impl Shard {
             return None;
         }
         let top_node = top.node;
-        let caller_node = if call {
+        let caller_node = if CALL {
             if depth != last_depth + 1 {
                 return None;
             }
@@ -369,7 +368,7 @@ impl Shard {
         };
         self.total.ran += pending;
         self.tree.nodes[last_node as usize].cost.ran += pending;
-        let node = if call {
+        let node = if CALL {
             let node = self.tree.enter(top_node, at_function);
             self.stack.push(Frame {
                 depth,

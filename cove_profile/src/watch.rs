@@ -64,10 +64,10 @@ impl Debugger for Profiler {
         }
         match after {
             StretchEnd::Call => {
-                self.untimed_hop(true, glance.function_id(), glance.pc(), glance.depth())
+                self.untimed_hop::<true>(glance.function_id(), glance.pc(), glance.depth())
             }
             StretchEnd::Return => {
-                self.untimed_hop(false, glance.function_id(), glance.pc(), glance.depth())
+                self.untimed_hop::<false>(glance.function_id(), glance.pc(), glance.depth())
             }
             _ => false,
         }
@@ -110,13 +110,13 @@ impl Debugger for Profiler {
 }
 
 impl Profiler {
-    /// The slow stop of the untimed modes after a call (`call`) or a
+    /// The slow stop of the untimed modes after a call (`CALL`) or a
     /// return, which allocate nothing. False, with nothing recorded, when
     /// the shard cannot take it by its shape.
     #[inline(never)]
-    fn untimed_hop(&self, call: bool, function: FunctionId, pc: u32, depth: usize) -> bool {
+    fn untimed_hop<const CALL: bool>(&self, function: FunctionId, pc: u32, depth: usize) -> bool {
         self.hot.busy(true);
-        let taken = self.glanced_stop(call, function, pc, depth);
+        let taken = self.glanced_stop::<CALL>(function, pc, depth);
         self.hot.busy(false);
         taken
     }
