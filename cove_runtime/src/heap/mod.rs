@@ -1178,7 +1178,7 @@ mod tests {
                 Err(fault) => break fault,
             }
             if heap.wants_collection()
-                && let Err(fault) = heap.collect(|visit| kept.iter_mut().for_each(|r| visit(r)))
+                && let Err(fault) = heap.collect(|visit| kept.iter_mut().for_each(visit))
             {
                 break fault;
             }
