@@ -73,8 +73,11 @@ impl ReportFile {
         let cannot =
             |why: &dyn std::fmt::Display| format!("cannot create {}: {why}", path.display());
         let existing = std::fs::metadata(path).ok();
+        // `out/` names a directory whether or not one is there.
+        let names_a_directory = path.as_os_str().to_string_lossy().ends_with('/');
         match &existing {
             Some(meta) if meta.is_dir() => return Err(cannot(&"it is a directory")),
+            _ if names_a_directory => return Err(cannot(&"it names a directory")),
             Some(meta) if !meta.is_file() => {
                 let file = OpenOptions::new()
                     .write(true)

@@ -485,7 +485,8 @@ fn a_ctrl_c_while_a_report_is_rendered_leaves_the_previous_report_as_it_was() {
 /// A report that is written replaces the previous one whole; one
 /// to a symbolic link replaces the file it links to and keeps the link;
 /// `/dev/null` is written as it is rather than replaced by a file; and a
-/// directory named as the report fails before the run.
+/// directory named as the report (one that is there, or a path ending in
+/// `/`) fails before the run.
 #[test]
 fn a_written_report_replaces_the_previous_one_and_a_device_is_written_as_it_is() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -538,6 +539,13 @@ fn a_written_report_replaces_the_previous_one_and_a_device_is_written_as_it_is()
         stderr(&out)
     );
     assert_eq!(stdout(&out), "", "the program did not run");
+    let out = profile_to(&dir.path().join("missing/"));
+    assert_eq!(status(&out), 74, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("it names a directory"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(temporary_files(dir.path()), Vec::<String>::new());
 }
 
