@@ -526,8 +526,9 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "PCT", default_value_t = 0.0)]
     pub threshold: f64,
 
-    /// Write the report to PATH instead of stdout (`-` is stdout). The file
-    /// is created before the program runs, so a bad path fails at once.
+    /// Write the report to PATH instead of stdout (`-` is stdout). The path
+    /// is checked before the program runs, so a bad path fails at once; the
+    /// report replaces the file only once it is complete.
     #[arg(short = 'o', long = "output", value_name = "PATH")]
     pub output: Option<PathBuf>,
 

@@ -17,12 +17,15 @@ pub fn disasm(args: &CheckArgs) -> Status {
         Ok(program) => program,
         Err(status) => return status,
     };
+    // One printer for every function, so that each module's source is
+    // split into lines once rather than once a function.
+    let printer = cove_ir::print::Printer::new(&program);
     let mut listing = String::new();
     for (i, id) in program.function_ids().enumerate() {
         if i > 0 {
             listing.push('\n');
         }
-        listing.push_str(&cove_ir::print::function(&program, id));
+        listing.push_str(&printer.function(id));
     }
     // A closed pipe (`cove disasm f.cove | head`) is not an error worth a
     // status of its own: the reader had what it wanted.

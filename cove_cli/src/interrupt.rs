@@ -75,9 +75,12 @@ pub fn run_ended() {
 }
 
 /// Exits with the interrupted status, after flushing what the program
-/// printed (see [`crate::output`]).
+/// printed (see [`crate::output`]) and removing a report not yet in place
+/// (see [`crate::report_file`]).
 fn exit_now(why: &str) -> ! {
     crate::output::flush_for_exit();
     crate::pipe::eprint(format_args!("\ncove: {why}\n"));
+    #[cfg(feature = "profiler")]
+    crate::report_file::abandon_for_exit();
     std::process::exit(i32::from(Status::INTERRUPTED.code()));
 }

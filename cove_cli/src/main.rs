@@ -27,6 +27,8 @@ mod pipe;
 mod profile;
 #[cfg(feature = "profiler")]
 mod progress;
+#[cfg(feature = "profiler")]
+mod report_file;
 mod run;
 mod status;
 mod style;

@@ -18,9 +18,12 @@
 //! The progress line (see [`crate::progress`]) is on stderr and only on a
 //! terminal.
 //!
-//! The file `-o PATH` names is created *before* the run, so a path that
+//! The file `-o PATH` names is opened *before* the run, so a path that
 //! cannot be written (a missing directory, no permission) fails at once
 //! with exit 74, not after a long run whose profile would then be lost.
+//! The report is written beside it and renamed into place when complete
+//! (see [`crate::report_file`]), so an interrupted or failed report leaves
+//! the previous file at PATH as it was.
 //! `cove annotate` is this command with `annotate` as its default format.
 //!
 //! # A run that did not finish
@@ -39,9 +42,6 @@
 //! one millisecond of blocked time ([`cove_runtime::Vm::with_fixed_wait_time`]).
 //! It is not for reading a real run.
 
-use std::io::Write as _;
-use std::path::Path;
-
 use cove_ir::program::Program;
 use cove_profile::report::{Annotate, Report};
 use cove_profile::{Profiler, SteppingClock};
@@ -50,6 +50,7 @@ use crate::cli::{ClockChoice, Format, ProfileArgs};
 use crate::compile::compile_runnable;
 use crate::output::ProgramOutput;
 use crate::progress::Progress;
+use crate::report_file::ReportFile;
 use crate::run::{call_main, ending, machine, watched};
 use crate::status::Status;
 use crate::style::Style;
@@ -74,19 +75,12 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
         Err(status) => return status,
     };
     // Open the report's file now: a bad path should fail before the run.
-    let file = match args.output.as_deref() {
-        Some(path) if path != Path::new("-") => match std::fs::File::create(path) {
-            Ok(file) => Some(file),
-            Err(why) => {
-                pipe::eprint(format_args!(
-                    "{}: cannot create {}: {why}\n",
-                    Style::stderr().error("error"),
-                    path.display()
-                ));
-                return Status::IoError;
-            }
-        },
-        _ => None,
+    let file = match ReportFile::open(args.output.as_deref()) {
+        Ok(file) => file,
+        Err(why) => {
+            pipe::eprint(format_args!("{}: {why}\n", Style::stderr().error("error")));
+            return Status::IoError;
+        }
     };
     let fake = args.fake_clock || std::env::var("COVE_FAKE_CLOCK").is_ok_and(|v| v == "1");
     let mut profiler = if fake {
@@ -109,7 +103,7 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
         format!("profiling {}", args.program.file().display()),
         move || counter.counted(),
     );
-    let to_stdout = file.is_none();
+    let to_stdout = file.is_stdout();
     let program_stdout = if to_stdout && format != Format::Table {
         progress.guard(std::io::stderr())
     } else {
@@ -147,10 +141,11 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
                 "{}: could not render the profile: {why}\n",
                 Style::stderr().error("error")
             ));
+            file.abandon();
             return worse(status, Status::IoError);
         }
     };
-    match write(file, args.output.as_deref(), &report) {
+    match file.write(&report) {
         Ok(()) => status,
         Err(why) => {
             pipe::eprint(format_args!("{}: {why}\n", Style::stderr().error("error")));
@@ -197,23 +192,4 @@ fn render(
         Format::Pprof => report.pprof(),
         Format::Lcov => report.lcov().into_bytes(),
     })
-}
-
-/// Writes `report` to `file` (opened before the run from `path`), or to
-/// stdout when there is none.
-fn write(file: Option<std::fs::File>, path: Option<&Path>, report: &[u8]) -> Result<(), String> {
-    match file {
-        Some(mut file) => {
-            let named = |e: std::io::Error| {
-                format!(
-                    "{}: {e}",
-                    path.map_or("-".into(), |p| p.display().to_string())
-                )
-            };
-            file.write_all(report).map_err(named)?;
-            file.flush().map_err(named)
-        }
-        // A reader that closed the pipe early had what it wanted.
-        _ => pipe::stdout(report).map_err(|e| format!("stdout: {e}")),
-    }
 }

@@ -347,6 +347,208 @@ fn a_ctrl_c_while_a_json_profile_is_written_exits_130_with_the_output_intact() {
     );
 }
 
+/// Writes a program of `n` functions, each called once by `main`, which
+/// then runs `tail` (Cove statements), to `dir/many.cove`; gives its path.
+fn many_functions(dir: &Path, n: usize, tail: &str) -> String {
+    let functions: String = (0..n)
+        .map(|i| format!("fn f{i}(x: Int) -> Int {{\n  x + {i}\n}}\n\n"))
+        .collect();
+    let calls: String = (0..n).map(|i| format!("  s += f{i}(s % 7)\n")).collect();
+    let file = dir.join("many.cove");
+    std::fs::write(
+        &file,
+        format!("{functions}fn main() -> Int {{\n  println(\"ran\")\n  var s = 0\n{calls}{tail}  0\n}}\n"),
+    )
+    .expect("the program is written");
+    file.display().to_string()
+}
+
+/// The names of the files in `dir` that a report's temporary file would
+/// have (`.NAME.cove-PID.tmp`).
+fn temporary_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("the directory reads")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with('.') && name.ends_with(".tmp"))
+        .collect()
+}
+
+/// A report whose write fails (here a file size limit of 8 KiB,
+/// `ulimit -f 16`, for a report of about half a megabyte, with SIGXFSZ
+/// ignored so that the write fails rather than the process being
+/// killed) exits with the I/O status, says the report was not written,
+/// and leaves the previous report at the path as it was, with no
+/// temporary file beside it. Writing into the path directly truncated it
+/// before the run and left the first 8 KiB of the new report.
+#[test]
+fn a_report_whose_write_fails_leaves_the_previous_report_as_it_was() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let program = many_functions(dir.path(), 200, "");
+    let report = dir.path().join("report.json");
+    std::fs::write(&report, "the previous report\n").expect("written");
+    let cove = env!("CARGO_BIN_EXE_cove");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ && ulimit -f 16 && exec {cove} profile --clock none --format json -o {} {program}",
+            report.display()
+        ))
+        .current_dir(support::root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("sh runs");
+    assert_eq!(status(&out), 74, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "ran\n");
+    assert!(
+        stderr(&out).contains(&format!(
+            "the report was not written; {} is left as it was",
+            report.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&report).expect("the report reads"),
+        "the previous report\n"
+    );
+    assert_eq!(temporary_files(dir.path()), Vec::<String>::new());
+}
+
+/// A Ctrl-C while the report is rendered ends `cove` at once with
+/// the interrupted status, says the report was not written, and leaves
+/// the previous report as it was. The program loops once it is ready; the
+/// first Ctrl-C stops it, and once `cove` has said so on stderr the run is
+/// over and the report of 3,000 functions is being rendered (for about a
+/// second in a debug build), which the second Ctrl-C interrupts.
+#[test]
+fn a_ctrl_c_while_a_report_is_rendered_leaves_the_previous_report_as_it_was() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let ready = dir.path().join("ready");
+    let program = many_functions(
+        dir.path(),
+        3000,
+        &format!(
+            "  write_file(\"{}\", \"ready\")\n  while true {{\n    s += 1\n  }}\n",
+            ready.display()
+        ),
+    );
+    let report = dir.path().join("report.json");
+    std::fs::write(&report, "the previous report\n").expect("written");
+    let mut child = support::cove(&[
+        "profile",
+        "--format",
+        "json",
+        "-o",
+        &report.display().to_string(),
+        &program,
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("cove starts");
+    wait_for(&ready, &mut child);
+    let pid = child.id().to_string();
+    signal("-INT", &pid);
+    let mut errors = std::io::BufReader::new(child.stderr.take().expect("stderr is piped"));
+    let mut said = String::new();
+    while !said.contains("interrupted: Ctrl-C stopped the run") {
+        let mut line = String::new();
+        if errors.read_line(&mut line).expect("stderr reads") == 0 {
+            break;
+        }
+        said.push_str(&line);
+    }
+    signal("-INT", &pid);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut errors, &mut rest).expect("stderr reads");
+    said.push_str(&rest);
+    let out = child.wait_with_output().expect("it ends");
+    assert_eq!(status(&out), 130, "{said}");
+    assert_eq!(stdout(&out), "ran\n");
+    assert!(
+        said.contains(&format!(
+            "cove: interrupted twice; exiting now\n\
+             cove: the report was not written; {} is left as it was\n",
+            report.display()
+        )),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&report).expect("the report reads"),
+        "the previous report\n"
+    );
+    assert_eq!(temporary_files(dir.path()), Vec::<String>::new());
+}
+
+/// A report that is written replaces the previous one whole; one
+/// to a symbolic link replaces the file it links to and keeps the link;
+/// `/dev/null` is written as it is rather than replaced by a file; and a
+/// directory named as the report (one that is there, or a path ending in
+/// `/`) fails before the run.
+#[test]
+fn a_written_report_replaces_the_previous_one_and_a_device_is_written_as_it_is() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let program = many_functions(dir.path(), 3, "");
+    let report = dir.path().join("report.json");
+    std::fs::write(&report, "the previous report\n").expect("written");
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&report, &link).expect("the link is made");
+    let profile_to = |path: &Path| {
+        support::cove(&[
+            "profile",
+            "--format",
+            "json",
+            "-o",
+            &path.display().to_string(),
+            &program,
+        ])
+        .output()
+        .expect("cove runs")
+    };
+
+    let out = profile_to(&link);
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    let written = std::fs::read_to_string(&report).expect("the report reads");
+    assert!(
+        written.starts_with("{\n  \"format\": \"cove-profile\""),
+        "{written}"
+    );
+    assert!(written.trim_end().ends_with('}'), "{written}");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .expect("the link is there")
+            .file_type()
+            .is_symlink()
+    );
+
+    let out = profile_to(Path::new("/dev/null"));
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert!(
+        !std::fs::metadata("/dev/null")
+            .expect("/dev/null is there")
+            .is_file()
+    );
+
+    let out = profile_to(dir.path());
+    assert_eq!(status(&out), 74, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("it is a directory"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out), "", "the program did not run");
+    let out = profile_to(&dir.path().join("missing/"));
+    assert_eq!(status(&out), 74, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("it names a directory"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(temporary_files(dir.path()), Vec::<String>::new());
+}
+
 /// Row 6: `--fuel` is the whole run's: ten tasks of 300,000 turns each
 /// cannot share 1,000,000.
 #[test]

@@ -29,9 +29,9 @@ mod subject;
 mod text;
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 use cove_ir::op::{Instr, Opcode};
+use cove_ir::print::Printer;
 use cove_ir::program::{FunctionId, Program};
 
 use crate::context::ROOT;
@@ -245,11 +245,12 @@ pub struct Report<'a> {
     subject: Option<Subject>,
     /// Whether stacks of time show blocked time too ([`Report::with_idle`]).
     idle: bool,
-    /// Every module's source lines, in the program's order of modules,
-    /// split once when a report first shows one: finding each line anew
-    /// from the start of its source made a report of many functions
-    /// quadratic in the source's length.
-    lines: OnceLock<Vec<Vec<&'a str>>>,
+    /// The program's printer, which splits every module's source into
+    /// lines and counts the functions' names once, when a report first
+    /// shows a line or an instruction: finding each line anew from the
+    /// start of its source, and each called function's name by a scan of
+    /// every function, made a report of many functions quadratic.
+    printer: Printer<'a>,
 }
 
 impl<'a> Report<'a> {
@@ -297,7 +298,7 @@ impl<'a> Report<'a> {
             edges,
             subject: None,
             idle: false,
-            lines: OnceLock::new(),
+            printer: Printer::new(program),
         }
     }
 
@@ -508,7 +509,7 @@ impl<'a> Report<'a> {
     /// One instruction as the printer renders it, or a placeholder for one
     /// the program does not have.
     pub(crate) fn instruction_text(&self, function: FunctionId, pc: u32) -> String {
-        cove_ir::print::one(self.program, function, pc)
+        self.printer.one(function, pc)
     }
 
     /// `path:line`, or the function's path alone.
@@ -540,21 +541,12 @@ impl<'a> Report<'a> {
 
     /// The text of a source line of `function`'s module.
     pub(crate) fn source_line(&self, function: FunctionId, line: u32) -> &'a str {
-        let program: &'a Program = self.program;
-        let lines = self.lines.get_or_init(|| {
-            program
-                .modules
-                .iter()
-                .map(|m| m.source.lines().collect())
-                .collect()
-        });
-        program
-            .functions
-            .get(function.index())
-            .and_then(|f| program.modules.iter().position(|m| m.name == f.module))
-            .and_then(|module| lines[module].get(line.checked_sub(1)? as usize))
-            .copied()
-            .unwrap_or("")
+        self.printer.function_line(function, line).unwrap_or("")
+    }
+
+    /// The program's printer, shared by every format of this report.
+    pub(crate) fn printer(&self) -> &Printer<'a> {
+        &self.printer
     }
 
     /// Every node of every task's calling-context tree, task by task and,

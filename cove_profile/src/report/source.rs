@@ -104,8 +104,8 @@ impl<'a> Report<'a> {
             let declared = (line.saturating_sub(DECLARATION_REACH).max(1)..=line)
                 .rev()
                 .find(|n| {
-                    program.modules[file]
-                        .line_text(*n)
+                    self.printer()
+                        .line(&program.modules[file].name, *n)
                         .is_some_and(|t| t.contains(&declaration))
                 })
                 .unwrap_or(line);

@@ -365,6 +365,30 @@ impl<T> Side<T> {
 /// (2 MiB).
 const FIRST_COLLECTION: usize = 1 << 18;
 
+/// The length a space of `len` words grows to when it must hold `end`:
+/// twice `len`, but no more than the heap bound `limit` plus
+/// [`FIRST_COLLECTION`] words of slack while that holds `end`. A need past
+/// that cap is an instruction allocating past the bound (a list's array
+/// doubling in a heap that is nearly full, say); it gets what it needs and
+/// the slack again, or an eighth more than `len` if that is more, so that
+/// growth stays amortised without doubling a space already past the bound
+/// (see [`Memory::grow_space`]).
+fn space_growth(len: usize, end: usize, limit: Option<u64>) -> usize {
+    let doubled = len.saturating_mul(2).max(end);
+    let Some(cap) = limit
+        .and_then(|l| usize::try_from(l).ok())
+        .map(|l| l.saturating_add(FIRST_COLLECTION))
+    else {
+        return doubled;
+    };
+    if end <= cap {
+        doubled.min(cap)
+    } else {
+        end.saturating_add(FIRST_COLLECTION)
+            .max(len.saturating_add(len / 8))
+    }
+}
+
 /// A task's heap.
 #[derive(Debug)]
 pub(crate) struct Memory {
@@ -524,10 +548,20 @@ impl Memory {
     /// with `HeapLimit` when the host has no memory to give: a run that
     /// asks for more than the machine has ends with an error of its own
     /// instead of aborting the process.
+    ///
+    /// Doubling stops at the heap bound (plus the first collection's
+    /// words, the slack an instruction may allocate before the collection
+    /// at its end): no more than the bound can survive a collection, so a
+    /// space past it would only be room the collector's copy doubles too.
+    /// Without that cap a hoarder's space doubled up to twice the bound
+    /// and its copy as much again, four times the bound in the process's
+    /// memory; with it the space and its copy stay within twice the bound
+    /// plus 4 MiB, and what one instruction allocates past the bound (see
+    /// [`space_growth`]).
     #[cold]
     #[inline(never)]
     fn grow_space(&mut self, end: usize) -> Faulty<()> {
-        let want = (self.space.len() * 2).max(end);
+        let want = space_growth(self.space.len(), end, self.limit);
         let more = want - self.space.len();
         if self.space.try_reserve_exact(more).is_err() {
             // Doubling may be more than the host has; what is needed may not.
@@ -1112,7 +1146,78 @@ pub(crate) fn heap_limit(limit: u64) -> Fault {
 
 #[cfg(test)]
 mod tests {
-    use super::buffer_capacity;
+    use super::{FIRST_COLLECTION, Layouts, Memory, buffer_capacity, space_growth};
+    use crate::limits::{FuelTank, HeapBudget, InterruptHandle};
+    use std::sync::Arc;
+
+    /// A heap of one task under a run's bound of `limit` words.
+    fn heap_under(limit: u64) -> Memory {
+        let budget = HeapBudget::new(
+            Some(limit),
+            None,
+            InterruptHandle::default(),
+            Arc::new(FuelTank::new(None)),
+        );
+        Memory::new(
+            Arc::new(Layouts::of(&cove_ir::program::Program::new())),
+            Arc::new(budget),
+            false,
+        )
+    }
+
+    #[test]
+    fn a_hoarders_space_and_its_copy_stay_within_twice_the_bound_and_the_slack() {
+        // A bound just past a doubling of the space (1024 * 2^10 words),
+        // where doubling took the space to twice what it needed.
+        let limit = 1_100_000;
+        let mut heap = heap_under(limit);
+        let mut kept: Vec<u64> = Vec::new();
+        let ended = loop {
+            match heap.alloc_str(&[b'x'; 100]) {
+                Ok(r) => kept.push(r),
+                Err(fault) => break fault,
+            }
+            if heap.wants_collection()
+                && let Err(fault) = heap.collect(|visit| kept.iter_mut().for_each(visit))
+            {
+                break fault;
+            }
+        };
+        assert_eq!(ended.kind, crate::ErrorKind::HeapLimit);
+        let cap = limit as usize + FIRST_COLLECTION;
+        assert!(
+            heap.space.len() <= cap && heap.spare.len() <= cap,
+            "space {} and copy {} words under a bound of {limit}",
+            heap.space.len(),
+            heap.spare.len()
+        );
+    }
+
+    #[test]
+    fn a_space_doubles_up_to_the_heap_bound_and_its_slack_and_no_further() {
+        let bound = 10_000_000u64;
+        let cap = 10_000_000 + FIRST_COLLECTION;
+        // Far below the bound: doubling.
+        assert_eq!(space_growth(1024, 1025, Some(bound)), 2048);
+        assert_eq!(space_growth(1024, 5000, Some(bound)), 5000);
+        // A doubling that would pass the bound stops at it and its slack.
+        assert_eq!(space_growth(8_000_000, 8_000_001, Some(bound)), cap);
+        // At the cap a need that fits grows no further than asked.
+        assert_eq!(space_growth(cap - 10, cap, Some(bound)), cap);
+        // A need past the cap gets what it needs and the slack again, or
+        // an eighth more, never a doubling.
+        assert_eq!(space_growth(cap, cap + 1, Some(bound)), cap + cap / 8);
+        assert_eq!(
+            space_growth(cap, 3 * cap, Some(bound)),
+            3 * cap + FIRST_COLLECTION
+        );
+        // With no bound (or one past what a space can hold), doubling.
+        assert_eq!(space_growth(8_000_000, 8_000_001, None), 16_000_000);
+        assert_eq!(
+            space_growth(8_000_000, 8_000_001, Some(u64::MAX)),
+            16_000_000
+        );
+    }
 
     #[test]
     fn a_string_buffers_capacity_always_fits_its_headers_32_bits() {
