@@ -589,7 +589,14 @@ impl<'env> Machine<'env> {
                         frames: &self.frames,
                     }))
             {
-                if let Err(fault) = self.stop(watch, ip) {
+                // Out of line where most stops are glances; inline where
+                // every instruction stops (see `Machine::stop`).
+                let stopped = if W::EVERY {
+                    self.stop_here(watch, ip)
+                } else {
+                    self.stop(watch, ip)
+                };
+                if let Err(fault) = stopped {
                     // The instruction the debugger stopped before never
                     // ran, and is not counted: the count is taken below.
                     fail!(fault);
@@ -1210,13 +1217,22 @@ impl<'env> Machine<'env> {
     /// not where the task started, so the run still counts what it ran and
     /// says where it was.
     ///
-    /// Out of line, and cold beside the loop's instructions: a debugger
-    /// stopped at stretches is first offered most stops as a [`Glance`],
-    /// which the loop keeps inline, and building the `Stop` there took
-    /// machine registers from the hot locals of every handler.
+    /// Out of line, and cold beside the loop's instructions, for a
+    /// debugger stopped at stretches: it is first offered most stops as a
+    /// [`Glance`], which the loop keeps inline, and building the `Stop`
+    /// there took machine registers from the hot locals of every handler.
+    /// A debugger stopped at every instruction is stopped by
+    /// [`Machine::stop_here`] instead, inline, since a call at every
+    /// instruction costs more than the registers.
     #[cold]
     #[inline(never)]
     fn stop<W: Watch<'env>>(&mut self, watch: &W, ip: *const Instr) -> Result<(), Fault> {
+        self.stop_here(watch, ip)
+    }
+
+    /// What [`Machine::stop`] does, inline where it is called.
+    #[inline(always)]
+    fn stop_here<W: Watch<'env>>(&mut self, watch: &W, ip: *const Instr) -> Result<(), Fault> {
         if let Some(frame) = self.frames.last_mut() {
             frame.resume = ip;
         }
