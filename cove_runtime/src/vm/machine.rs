@@ -541,6 +541,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_frame_record_is_32_bytes_so_a_return_reads_one_aligned_record() {
+        assert_eq!(std::mem::size_of::<CallFrame>(), 32);
+        assert_eq!(std::mem::align_of::<CallFrame>(), 8);
+    }
+
+    #[test]
+    fn a_frames_pc_is_the_index_of_the_instruction_it_resumes_at() {
+        let code = [cove_ir::op::Instr::ReturnUnit {}; 5];
+        let callee = Callee {
+            code: code.as_ptr(),
+            registers: 2,
+            clear_to: 1,
+        };
+        let mut frame = CallFrame::entry(FunctionId(3), callee, 7);
+        assert_eq!(
+            (frame.pc(), frame.func, frame.base, frame.clear_to),
+            (0, FunctionId(3), 7, 1)
+        );
+        frame.resume = code[3..].as_ptr();
+        assert_eq!(frame.pc(), 3);
+        frame.resume = code.as_ptr_range().end;
+        assert_eq!(frame.pc(), 5);
+    }
+
+    #[test]
     fn no_builtin_reads_an_argument_but_its_receiver_as_an_object() {
         // The dispatch loop tests only the receiver for 0 (see
         // `Digest::object_receivers`); a builtin that read another argument
