@@ -86,7 +86,7 @@ use crate::vm::machine::{CallFrame, Machine};
 /// call, in any other (see the module documentation).
 pub const SAFEPOINT_STRIDE: u32 = 1024;
 
-/// The size of one instruction in bytes: the step between two `at`s.
+/// The size of one instruction in bytes.
 const INSTR_BYTES: u32 = std::mem::size_of::<Instr>() as u32;
 
 /// Whether, and by whom, a run is watched: the type parameter of the loop.
@@ -261,11 +261,11 @@ impl<'env> Machine<'env> {
         // its window from memory. Everything else the loop needs is reached
         // through `self` on the paths that need it.
         let entry = *self.frames.last().expect("an entered machine has a frame");
-        self.code = program.function(entry.func).code.as_ptr();
-        // SAFETY: a frame's pc is inside its function's code: the entry
-        // frame's is 0, and *ends* (a function has code) makes it an
-        // instruction.
-        let mut ip: *const Instr = unsafe { self.code.byte_add(entry.at as usize) };
+        self.code = entry.code;
+        // A frame resumes at an instruction of its function's code: the
+        // entry frame at its first, which *ends* (a function has code)
+        // makes an instruction.
+        let mut ip: *const Instr = entry.resume;
         // SAFETY: `enter` allocated the entry frame's window, *frame*'s
         // register count of slots.
         let mut regs: *mut u64 = unsafe { self.stack.as_mut_ptr().add(entry.base as usize) };
@@ -290,13 +290,6 @@ impl<'env> Machine<'env> {
             () => {
                 // SAFETY: `ip` and `code` point into the same function's code.
                 unsafe { ip.offset_from(self.code) as usize }
-            };
-        }
-        // Where the next instruction is, in bytes from the function's first:
-        // what a frame keeps (see `CallFrame::at`).
-        macro_rules! at {
-            () => {
-                (ip as usize - self.code as usize) as u32
             };
         }
         // Register access: `regs` points at the frame's window, which holds
@@ -338,24 +331,16 @@ impl<'env> Machine<'env> {
                 regs = unsafe { self.stack.as_mut_ptr().add(base) }
             }};
         }
-        // Writes the current pc into the innermost frame, for whatever is
-        // about to look at the stack from outside the loop.
-        macro_rules! sync {
-            () => {{
-                let at = at!();
-                if let Some(frame) = self.frames.last_mut() {
-                    frame.at = at;
-                }
-            }};
-        }
         // Writes where the current frame resumes, just past the instruction
         // `ip` is at, into the innermost frame: what a handler does before
         // it calls out to something that may look at the stack.
         macro_rules! sync_past {
             () => {{
-                let at = at!() + INSTR_BYTES;
+                // SAFETY: *ends*: an instruction that calls out and then
+                // goes on is not the last of its code.
+                let resume = unsafe { ip.add(1) };
                 if let Some(frame) = self.frames.last_mut() {
-                    frame.at = at;
+                    frame.resume = resume;
                 }
             }};
         }
@@ -365,7 +350,7 @@ impl<'env> Machine<'env> {
         macro_rules! fail {
             ($fault:expr) => {{
                 let fault = $fault;
-                return Err(self.fail_at(fault, remaining, at!() + INSTR_BYTES));
+                return Err(self.fail_at(fault, remaining, ip));
             }};
         }
         // Goes on with the next instruction: the end of every handler that
@@ -431,14 +416,12 @@ impl<'env> Machine<'env> {
                         return Ok(value);
                     }
                     Some(caller) => {
-                        // SAFETY: *tables*: the caller's function exists
-                        // (it was entered or called), and the table has an
-                        // entry for every function.
-                        let back = unsafe { *self.callees.get_unchecked(caller.func.index()) };
-                        self.code = back.code;
-                        // SAFETY: the caller's `at` is just past its call,
-                        // which *ends* makes an instruction of its code.
-                        ip = unsafe { back.code.byte_add(caller.at as usize) };
+                        // Everything the return needs of the caller is in
+                        // its frame: its code, where it resumes (just past
+                        // its call, which *ends* makes an instruction of
+                        // that code), its window and how far to clear it.
+                        self.code = caller.code;
+                        ip = caller.resume;
                         // SAFETY: the caller's frame is inside the stack,
                         // which never shrinks.
                         regs = unsafe { self.stack.as_mut_ptr().add(caller.base as usize) };
@@ -451,12 +434,13 @@ impl<'env> Machine<'env> {
                         // call with no ref register of the caller above its
                         // arguments pays one comparison.
                         let from = usize::from(done.lent);
-                        if from < back.clear_to as usize {
+                        let clear_to = caller.clear_to as usize;
+                        if from < clear_to {
                             // SAFETY: *frame*: `clear_to` is at most the
                             // caller's register count (its reference map
                             // has one entry a register), and its frame is
                             // inside the stack.
-                            unsafe { clear_lent(regs, from, back.clear_to as usize) };
+                            unsafe { clear_lent(regs, from, clear_to) };
                         }
                         set!(cove_ir::op::Reg(done.dst), value);
                         if W::ON && !W::EVERY {
@@ -529,12 +513,12 @@ impl<'env> Machine<'env> {
                 // or the function a `new.closure` named), and the table has
                 // an entry for every function.
                 let target = unsafe { *self.callees.get_unchecked(callee.index()) };
-                // Where the caller resumes: past the call.
-                let at = at!() + INSTR_BYTES;
                 // SAFETY: the loop runs only while the entry frame is
                 // on the stack, so there is a caller, at `depth - 1`.
                 let caller = unsafe { &mut *frames.add(depth - 1) };
-                caller.at = at;
+                // SAFETY: *ends*: the caller resumes past the call, which
+                // is not the last instruction of its code.
+                caller.resume = unsafe { ip.add(1) };
                 // The callee's frame starts at its first argument: the
                 // arguments are already its first registers, and
                 // nothing is copied. The frame overlaps the caller's
@@ -570,9 +554,11 @@ impl<'env> Machine<'env> {
                     // SAFETY: `room` is at most the capacity, and the
                     // depth was below it, checked above.
                     frames.add(depth).write(CallFrame {
+                        code: target.code,
+                        resume: target.code,
                         func: callee,
-                        at: 0,
                         base: callee_base as u32,
+                        clear_to: target.clear_to,
                         dst: dst.0,
                         lent: args.0.wrapping_add(count as u16),
                     });
@@ -603,29 +589,17 @@ impl<'env> Machine<'env> {
                         frames: &self.frames,
                     }))
             {
-                sync!();
-                let stop = Stop {
-                    program,
-                    frames: &self.frames,
-                    stack: &self.stack,
-                    heap: &self.heap,
-                    pc: pc!() as u32,
-                    task: self.task,
-                    ran: false,
-                    blocked: self.waited.nanos,
+                // Out of line where most stops are glances; inline where
+                // every instruction stops (see `Machine::stop`).
+                let stopped = if W::EVERY {
+                    self.stop_here(watch, ip)
+                } else {
+                    self.stop(watch, ip)
                 };
-                // A debugger's panic is caught here, not where the task
-                // started, so the run still counts what it ran and says
-                // where it was.
-                let resume =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| watch.at(&stop)));
-                if !matches!(resume, Ok(Resume::Go)) {
+                if let Err(fault) = stopped {
                     // The instruction the debugger stopped before never
                     // ran, and is not counted: the count is taken below.
-                    fail!(match resume {
-                        Ok(_) => Fault::new(ErrorKind::Halted, "halted by the debugger"),
-                        Err(panic) => debugger_panicked(&*panic),
-                    });
+                    fail!(fault);
                 }
             }
             remaining -= 1;
@@ -1237,18 +1211,65 @@ impl<'env> Machine<'env> {
         }
     }
 
-    /// Ends the run with `fault`, located at the instruction whose byte
-    /// offset in the current function is `at`: counts what ran, writes the
-    /// place into the innermost frame and builds the error. Out of line, so
-    /// that no handler of the loop carries this path's code.
+    /// Stops the debugger before the instruction at `ip`, which it may
+    /// halt the run at: writes the place into the innermost frame and
+    /// hands the debugger its [`Stop`]. A debugger's panic is caught here,
+    /// not where the task started, so the run still counts what it ran and
+    /// says where it was.
+    ///
+    /// Out of line, and cold beside the loop's instructions, for a
+    /// debugger stopped at stretches: it is first offered most stops as a
+    /// [`Glance`], which the loop keeps inline, and building the `Stop`
+    /// there took machine registers from the hot locals of every handler.
+    /// A debugger stopped at every instruction is stopped by
+    /// [`Machine::stop_here`] instead, inline, since a call at every
+    /// instruction costs more than the registers.
     #[cold]
     #[inline(never)]
-    fn fail_at(&mut self, fault: Fault, remaining: i64, at: u32) -> RunError {
-        self.settle(remaining);
+    fn stop<W: Watch<'env>>(&mut self, watch: &W, ip: *const Instr) -> Result<(), Fault> {
+        self.stop_here(watch, ip)
+    }
+
+    /// What [`Machine::stop`] does, inline where it is called.
+    #[inline(always)]
+    fn stop_here<W: Watch<'env>>(&mut self, watch: &W, ip: *const Instr) -> Result<(), Fault> {
         if let Some(frame) = self.frames.last_mut() {
-            frame.at = at;
+            frame.resume = ip;
         }
-        self.error(fault, (at / INSTR_BYTES) as usize)
+        let stop = Stop {
+            program: self.program,
+            frames: &self.frames,
+            stack: &self.stack,
+            heap: &self.heap,
+            pc: ((ip as usize - self.code as usize) / INSTR_BYTES as usize) as u32,
+            task: self.task,
+            ran: false,
+            blocked: self.waited.nanos,
+        };
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| watch.at(&stop))) {
+            Ok(Resume::Go) => Ok(()),
+            Ok(_) => Err(Fault::new(ErrorKind::Halted, "halted by the debugger")),
+            Err(panic) => Err(debugger_panicked(&*panic)),
+        }
+    }
+
+    /// Ends the run with `fault`, located at the instruction `ip` of the
+    /// current function: counts what ran, writes the place just past it
+    /// into the innermost frame and builds the error. Out of line, so that
+    /// no handler of the loop carries this path's code.
+    #[cold]
+    #[inline(never)]
+    fn fail_at(&mut self, fault: Fault, remaining: i64, ip: *const Instr) -> RunError {
+        self.settle(remaining);
+        // One past the instruction: its index plus one, as a frame's place
+        // is everywhere else. `wrapping_add`, since it is only compared
+        // and subtracted, never read.
+        let resume = ip.wrapping_add(1);
+        let pc = (resume as usize - self.code as usize) / INSTR_BYTES as usize;
+        if let Some(frame) = self.frames.last_mut() {
+            frame.resume = resume;
+        }
+        self.error(fault, pc)
     }
 
     /// Makes room for more frames, up to the depth limit, or fails when the

@@ -37,21 +37,30 @@ use crate::limits::{FuelTank, HeapBudget, InterruptHandle, Limits, WORK_PER_FUEL
 use crate::value::Value;
 use crate::vm::tasks::{Scheduler, Waited};
 
-/// One frame of a task's stack.
+/// One frame of a task's stack: 32 bytes, everything a return needs of the
+/// frame it returns to, so that a return reads one record and not the
+/// record and its function's [`Callee`] entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct CallFrame {
+    /// Its function's first instruction, copied from the function's
+    /// [`Callee`] entry by the call: what a return into this frame makes
+    /// the loop's code pointer.
+    pub(crate) code: *const cove_ir::op::Instr,
+    /// Where it resumes: an instruction of `code`, kept up to date for
+    /// every frame but the innermost, whose place the dispatch loop holds
+    /// in a local. A pointer, not an index, because a call then stores it
+    /// and a return loads it with nothing to add or multiply;
+    /// [`CallFrame::pc`] gives the instruction's index.
+    pub(crate) resume: *const cove_ir::op::Instr,
     /// The function running in it.
     pub(crate) func: FunctionId,
-    /// Where it resumes, as a byte offset into its function's code: kept
-    /// up to date for every frame but the innermost, whose place the
-    /// dispatch loop holds in a local. Bytes, not instructions, because a
-    /// call and a return then convert with an add instead of a multiply
-    /// and a divide; [`CallFrame::pc`] gives the instruction's index.
-    pub(crate) at: u32,
     /// Its first register's index in the stack. A callee's frame starts at
     /// its first argument, inside the caller's: the caller's registers from
     /// there up belong to the callee until it returns.
     pub(crate) base: u32,
+    /// Its function's [`Callee::clear_to`]: how far a return into this
+    /// frame clears the registers its callee lay over.
+    pub(crate) clear_to: u32,
     /// The caller's register its result goes to.
     pub(crate) dst: u16,
     /// The first of the caller's registers this frame may leave its own
@@ -60,10 +69,35 @@ pub(crate) struct CallFrame {
     pub(crate) lent: u16,
 }
 
+// SAFETY: `code` and `resume` point into a program the `Vm` borrows,
+// unchanged, for as long as any machine runs it; a frame is only read
+// through them, never written.
+unsafe impl Send for CallFrame {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for CallFrame {}
+
 impl CallFrame {
+    /// The frame of `func` entered at its first instruction, before it has
+    /// a caller to return to.
+    pub(crate) fn entry(func: FunctionId, callee: Callee, base: u32) -> CallFrame {
+        CallFrame {
+            code: callee.code,
+            resume: callee.code,
+            func,
+            base,
+            clear_to: callee.clear_to,
+            dst: 0,
+            lent: 0,
+        }
+    }
+
     /// The index of the instruction the frame resumes at.
     pub(crate) fn pc(&self) -> u32 {
-        self.at / std::mem::size_of::<cove_ir::op::Instr>() as u32
+        // Addresses, not `offset_from`: both point into one function's
+        // code, and this stays a plain subtraction however a frame was
+        // made.
+        ((self.resume as usize - self.code as usize) / std::mem::size_of::<cove_ir::op::Instr>())
+            as u32
     }
 }
 
@@ -245,8 +279,8 @@ pub(crate) struct Machine<'env> {
     pub(crate) waited: Waited,
     /// The first instruction of the function the dispatch loop is running,
     /// while it runs: read by a taken jump (its target is an index into
-    /// this code), a call (its resume point is an offset from it) and a
-    /// fault, written by a call and a return. Kept here rather than in a
+    /// this code), a stop and a fault (a place is an index into it),
+    /// written by a call and a return. Kept here rather than in a
     /// local of the loop, so that the loop's three hot locals keep their
     /// machine registers (see `Machine::run`).
     pub(crate) code: *const cove_ir::op::Instr,
@@ -354,13 +388,8 @@ impl<'env> Machine<'env> {
             self.stack[i] = bits;
         }
         self.frames.clear();
-        self.frames.push(CallFrame {
-            func,
-            at: 0,
-            base: 0,
-            dst: 0,
-            lent: 0,
-        });
+        self.frames
+            .push(CallFrame::entry(func, self.callees[func.index()], 0));
         self.room = self.frames.capacity().min(self.max_depth);
         // Interning the constants and copying the arguments in is the
         // host's work, not the program's: no fuel pays for it.
@@ -510,6 +539,31 @@ pub(crate) fn at_entry(fault: Fault, frame: BacktraceFrame) -> RunError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_record_is_32_bytes_so_a_return_reads_one_aligned_record() {
+        assert_eq!(std::mem::size_of::<CallFrame>(), 32);
+        assert_eq!(std::mem::align_of::<CallFrame>(), 8);
+    }
+
+    #[test]
+    fn a_frames_pc_is_the_index_of_the_instruction_it_resumes_at() {
+        let code = [cove_ir::op::Instr::ReturnUnit {}; 5];
+        let callee = Callee {
+            code: code.as_ptr(),
+            registers: 2,
+            clear_to: 1,
+        };
+        let mut frame = CallFrame::entry(FunctionId(3), callee, 7);
+        assert_eq!(
+            (frame.pc(), frame.func, frame.base, frame.clear_to),
+            (0, FunctionId(3), 7, 1)
+        );
+        frame.resume = code[3..].as_ptr();
+        assert_eq!(frame.pc(), 3);
+        frame.resume = code.as_ptr_range().end;
+        assert_eq!(frame.pc(), 5);
+    }
 
     #[test]
     fn no_builtin_reads_an_argument_but_its_receiver_as_an_object() {
