@@ -800,3 +800,27 @@ fn a_long_text_form_under_a_small_address_space_ends_with_the_heap_status() {
     assert_eq!(status(&out), 125, "{}", stderr(&out));
     assert_eq!(stdout(&out), "built\n");
 }
+
+#[test]
+fn a_host_that_refuses_a_tasks_thread_ends_the_run_with_too_many_tasks() {
+    // Found by the seventh session's look at the once-seen SIGSEGV: under
+    // `ulimit -v` a spawn whose thread the host refused was an `Internal`
+    // error, "a bug in the machine", where the host's bound on tasks was
+    // met. 2 GB of address space holds the stacks of about thirty of the
+    // five hundred waiting tasks this program spawns.
+    let out = run_in_address_space(
+        2000000,
+        "run cove_cli/tests/fixtures/rel/more_tasks_than_threads.cove",
+    );
+    assert_eq!(status(&out), 70, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "started\n");
+    let said = stderr(&out);
+    assert!(
+        said.contains("error: the host would not start a thread for another task"),
+        "{said}"
+    );
+    assert!(
+        said.contains("at more_tasks_than_threads.main"),
+        "a Cove backtrace: {said}"
+    );
+}

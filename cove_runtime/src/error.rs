@@ -45,7 +45,8 @@ pub enum ErrorKind {
     Interrupted,
     /// Every task of the run was waiting on another: nothing could go on.
     Deadlock,
-    /// More tasks than [`Limits::max_tasks`](crate::Limits::max_tasks).
+    /// More tasks than [`Limits::max_tasks`](crate::Limits::max_tasks), or
+    /// than the host would start threads for.
     TooManyTasks,
     /// Sending on a closed channel.
     ChannelClosed,

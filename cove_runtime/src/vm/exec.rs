@@ -1385,14 +1385,18 @@ impl<'env> Machine<'env> {
                 shared.scheduler.finish(&state, outcome);
             });
         if let Err(e) = started {
+            // The host's own limit on tasks (its threads, or the address
+            // space for their stacks), met before `max_tasks`: the same
+            // error as that limit's, not a fault of the machine.
+            let why = format!(
+                "the host would not start a thread for another task ({e}); \
+                 fewer tasks at once, or more memory for the process, would let it"
+            );
             shared.scheduler.finish(
                 &crate::vm::tasks::TaskState::new(id, &shared.scheduler),
-                Err(RunError::new(ErrorKind::Internal, e.to_string())),
+                Err(RunError::new(ErrorKind::TooManyTasks, why.clone())),
             );
-            return Err(Fault::new(
-                ErrorKind::Internal,
-                format!("could not start a thread for a task: {e}"),
-            ));
+            return Err(Fault::new(ErrorKind::TooManyTasks, why));
         }
         self.heap.alloc_task(handle, function.result.0)
     }
