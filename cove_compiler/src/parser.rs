@@ -1263,15 +1263,37 @@ impl Parser<'_, '_> {
             if !self.panicking && !matches!(self.tok(), Tok::Newline | Tok::RBrace | Tok::Eof) {
                 let span = self.span();
                 let found = self.tok().describe();
-                self.error(
-                    Pending::new(
-                        "E0017",
-                        span,
-                        format!("expected the end of the statement, found {found}"),
-                        "a new statement starts on a new line",
-                    )
-                    .help("put each statement on its own line"),
+                let d = Pending::new(
+                    "E0017",
+                    span,
+                    format!("expected the end of the statement, found {found}"),
+                    "a new statement starts on a new line",
+                )
+                .help("put each statement on its own line");
+                // A keyword that starts a statement (`if c { return 1 }
+                // return 2` on one line) is read as the next statement, as
+                // if the line had ended, so what it declares or returns is
+                // not lost to a second, misleading error; anything else is
+                // skipped to the end of the line.
+                let starts_statement = matches!(
+                    self.tok(),
+                    Tok::Let
+                        | Tok::Var
+                        | Tok::If
+                        | Tok::While
+                        | Tok::For
+                        | Tok::Break
+                        | Tok::Continue
+                        | Tok::Return
+                        | Tok::Match
                 );
+                if starts_statement {
+                    if !self.too_deep {
+                        self.errors.push(d);
+                    }
+                } else {
+                    self.error(d);
+                }
             }
             if self.panicking {
                 self.sync_statement();

@@ -555,6 +555,14 @@ impl FnCx<'_> {
             param_hint: None,
             guess_names: Vec::new(),
             untyped_nones: Vec::new(),
+            binding: self
+                .binding
+                .iter()
+                .map(|b| super::Binding {
+                    in_closure: true,
+                    ..b.clone()
+                })
+                .collect(),
         };
         cx.set_line(&fe.body.span);
         cx.push_scope();

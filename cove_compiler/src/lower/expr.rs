@@ -340,6 +340,11 @@ impl FnCx<'_> {
         if self.scopes[self.module].builtin_named.contains(name) {
             return;
         }
+        if let Some(b) = self.binding.iter().rev().find(|b| b.name == name) {
+            let b = b.clone();
+            self.used_in_its_own_let(&b, span);
+            return;
+        }
         // The "did you mean" search reads every name in scope, so it is
         // made only while the report can still show it: past MAX_ERRORS
         // errors, thousands of unknown names among thousands of variables
@@ -379,6 +384,54 @@ impl FnCx<'_> {
         } else if name == "self" || name == "this" {
             d = d.help("`self` is the first parameter of a method, in an `impl` block: `fn name(self) { ... }`");
         }
+        self.err(d);
+    }
+
+    /// A use of the name of `b` inside its value, where no other variable
+    /// of that name is in scope: the name is bound only once the value is
+    /// made, so a closure cannot call itself through its own `let`. The
+    /// Cove ways are a named function, which may call itself, or a `var`
+    /// declared first and assigned the closure afterwards, since a closure
+    /// shares the `var`s it captures. Told once a declaration: its other
+    /// uses are the same mistake.
+    fn used_in_its_own_let(&mut self, b: &super::Binding, span: &Span) {
+        let name = &b.name;
+        let quoted = format!("`{name}`");
+        if self.errors.iter().any(|e| {
+            e.code == "E0216"
+                && e.span.start >= b.value.start
+                && e.span.end <= b.value.end
+                && e.message.starts_with(&quoted)
+        }) {
+            return;
+        }
+        let keyword = if b.mutable { "var" } else { "let" };
+        let d = if b.in_closure {
+            Pending::new(
+                "E0216",
+                span.clone(),
+                format!(
+                    "{quoted} is not bound yet: a closure cannot name itself in its own `{keyword}`"
+                ),
+                format!("{quoted} is bound only after this closure is made"),
+            )
+            .help(format!(
+                "declare a named function `fn {name}(...) {{ ... }}` at the top level, which may \
+                 call itself; or declare `var {name} = fn(...) {{ ... }}` with a placeholder \
+                 body first, then assign `{name} = fn(...) {{ ... {name}(...) ... }}`: the \
+                 closure shares the `var`"
+            ))
+        } else {
+            Pending::new(
+                "E0216",
+                span.clone(),
+                format!("{quoted} is not bound yet: it is used in its own `{keyword}`'s value"),
+                format!("{quoted} is bound only after this value is made"),
+            )
+            .help(format!(
+                "give the value a name of its own, or declare `{name}` before this statement"
+            ))
+        };
         self.err(d);
     }
 

@@ -201,6 +201,22 @@ pub(crate) struct FnCx<'a> {
     /// to give it. Each loads `None` (an Option is a reference whatever it
     /// holds); the other returns then say which Option it is.
     untyped_nones: Vec<Span>,
+    /// The `let`s and `var`s whose values are being lowered, innermost
+    /// last: a use of one of their names is not yet bound, and is told so
+    /// (`let fact = fn(n: Int) -> Int { ... fact(n - 1) }`).
+    binding: Vec<Binding>,
+}
+
+/// A `let` or `var` whose value is being lowered.
+#[derive(Debug, Clone)]
+struct Binding {
+    name: String,
+    mutable: bool,
+    /// Its value, within which its name is told once.
+    value: Span,
+    /// Whether the code being lowered is inside a function expression of
+    /// the value.
+    in_closure: bool,
 }
 
 /// Checks and lowers the body of `decl` into function `id` of the program.
@@ -240,6 +256,7 @@ pub(crate) fn lower_function(
         param_hint: None,
         guess_names: Vec::new(),
         untyped_nones: Vec::new(),
+        binding: Vec::new(),
     };
     cx.set_line(&decl.name.span);
     cx.push_scope();
@@ -851,7 +868,14 @@ impl FnCx<'_> {
         };
         let old = self.set_line(&name.span);
         let annotated = ty.as_ref().map(|t| self.resolve_type(t));
+        self.binding.push(Binding {
+            name: name.name.clone(),
+            mutable: *mutable,
+            value: value.span.clone(),
+            in_closure: false,
+        });
         let v = self.expr(value, annotated, Want::Any);
+        self.binding.pop();
         let never = v.ty == NEVER;
         let ty = match annotated {
             Some(t) => {
