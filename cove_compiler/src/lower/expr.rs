@@ -340,6 +340,16 @@ impl FnCx<'_> {
         if self.scopes[self.module].builtin_named.contains(name) {
             return;
         }
+        // `Pointt.new(1, 2)` of an `impl Pointt` whose type is unknown:
+        // reported at the `impl`.
+        let prefix = format!("{name}.");
+        if self.scopes[self.module]
+            .broken
+            .iter()
+            .any(|f| f.starts_with(&prefix))
+        {
+            return;
+        }
         if let Some(b) = self.binding.iter().rev().find(|b| b.name == name) {
             let b = b.clone();
             self.used_in_its_own_let(&b, span);
@@ -371,7 +381,9 @@ impl FnCx<'_> {
             format!("unknown name `{name}`"),
             "not declared in this scope",
         );
-        if let Some(c) = closest(name, candidates.into_iter()) {
+        if let Some(help) = self.name_of_self(name) {
+            d = d.help(help);
+        } else if let Some(c) = closest(name, candidates.into_iter()) {
             d = d.help(format!("did you mean `{c}`?"));
         } else if name == "nil" || name == "null" {
             d = d.help("an absent value is `None`, of an `Option` type");
@@ -493,9 +505,13 @@ impl FnCx<'_> {
                     format!("the struct `{}` has no field `{}`", def.name, field.name),
                     "unknown field",
                 );
-                d = match closest(&field.name, names.iter().map(String::as_str)) {
-                    Some(c) => d.help(format!("did you mean `{c}`?")),
-                    None => d.help(format!("its fields are: {}", names.join(", "))),
+                d = if let Some(help) = self.method_named_as_field(ty, &field.name) {
+                    d.help(help)
+                } else {
+                    match closest(&field.name, names.iter().map(String::as_str)) {
+                        Some(c) => d.help(format!("did you mean `{c}`?")),
+                        None => d.help(format!("its fields are: {}", names.join(", "))),
+                    }
                 };
                 self.err_about(ty, d);
                 None
@@ -512,7 +528,9 @@ impl FnCx<'_> {
                     format!("{t} has no field `{}`", field.name),
                     "unknown field",
                 );
-                if has_method {
+                if let Some(help) = self.method_named_as_field(ty, &field.name) {
+                    d = d.help(help);
+                } else if has_method {
                     d = d.help(format!(
                         "`{}` is a method: call it with `.{}()`",
                         field.name, field.name
@@ -522,6 +540,53 @@ impl FnCx<'_> {
                 None
             }
         }
+    }
+
+    /// In a method, the help for a bare `name` that is a field or a
+    /// function of `self`'s type, which Cove names through `self` (or the
+    /// type), never alone.
+    fn name_of_self(&self, name: &str) -> Option<String> {
+        let (_, ty, _) = self.var("self")?;
+        if let Some(Type::Struct(sid)) = ty_of(self.program, ty)
+            && self
+                .program
+                .struct_def(*sid)
+                .fields
+                .iter()
+                .any(|f| f.name == name)
+        {
+            return Some(format!(
+                "`{name}` is a field of `self`: write `self.{name}`"
+            ));
+        }
+        let (fid, _) = self.type_function(ty, name)?;
+        let f = &self.program.functions[fid.index()];
+        let type_name = f.name.split('.').next().unwrap_or_default().to_string();
+        Some(if self.scopes.iter().any(|s| s.methods.contains(&fid)) {
+            format!(
+                "`{name}` is a method of `{type_name}`: call it on `self`, as in `self.{name}(...)`"
+            )
+        } else {
+            format!(
+                "`{name}` is a function of `{type_name}`: call it through the type, as in `{type_name}.{name}(...)`"
+            )
+        })
+    }
+
+    /// The help for `v.name` where `name` is no field but a function of
+    /// the `impl` of `ty`: a method is called, `v.name()`, and a function
+    /// without `self` through the type.
+    fn method_named_as_field(&self, ty: TypeId, name: &str) -> Option<String> {
+        let (fid, _) = self.type_function(ty, name)?;
+        let f = &self.program.functions[fid.index()];
+        let type_name = f.name.split('.').next().unwrap_or_default().to_string();
+        Some(if self.scopes.iter().any(|s| s.methods.contains(&fid)) {
+            format!("`{name}` is a method of `{type_name}`: call it with `.{name}()`")
+        } else {
+            format!(
+                "`{name}` is a function of `{type_name}` without `self`: call it as `{type_name}.{name}(...)`"
+            )
+        })
     }
 
     /// The element type of a list type; reports why not.
@@ -536,6 +601,9 @@ impl FnCx<'_> {
                         "read a map with `.get(key)` and write it with `.set(key, value)`"
                     }
                     Type::Str => "read a byte of a string with `.byte_at(i)`",
+                    Type::Struct(sid) if self.program.struct_def(*sid).name.starts_with('(') => {
+                        "a tuple's parts are fields, `t.0` and `t.1`, not indices"
+                    }
                     _ => "only lists are indexed with `[i]`",
                 };
                 self.err(

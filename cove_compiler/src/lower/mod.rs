@@ -32,6 +32,8 @@ mod methods;
 mod tuples;
 mod warnings;
 
+pub(crate) use expr::closest;
+
 pub(crate) use tuples::tuple_type;
 
 use std::collections::HashMap;
