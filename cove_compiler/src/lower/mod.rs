@@ -689,7 +689,11 @@ impl FnCx<'_> {
             self.locals[i].live.end = pc;
             hides = Some(j);
         }
-        let debug = if ty == ERROR || ty == NEVER || name == "_" {
+        // The hidden variables of the compiler's own rewrites (`__cove_map`
+        // of a `for` over a map, `_#0` of a tuple assignment) are no
+        // program's locals, so the debugger does not show them.
+        let hidden = name.starts_with("__cove_") || name.contains('#');
+        let debug = if ty == ERROR || ty == NEVER || name == "_" || hidden {
             None
         } else {
             self.locals.push(Local {
