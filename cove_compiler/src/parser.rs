@@ -368,6 +368,19 @@ impl Parser<'_, '_> {
         self.error(d);
     }
 
+    /// The `)` closing a function's parameters; a `=` there is a default
+    /// value, which Cove has not.
+    fn close_parameters(&mut self) -> bool {
+        if self.at(&Tok::Assign) {
+            self.expected_help(
+                "`)` to close the parameters",
+                Some("Cove has no default values for parameters: each call passes every argument"),
+            );
+            return false;
+        }
+        self.expect(Tok::RParen, "`)` to close the parameters")
+    }
+
     fn expect(&mut self, tok: Tok, what: &str) -> bool {
         if self.eat(&tok) {
             true
@@ -466,6 +479,7 @@ impl Parser<'_, '_> {
 
     fn file(&mut self) -> File {
         let mut file = File::default();
+        let mut impls = Vec::new();
         loop {
             self.skip_newlines();
             if self.at(&Tok::Eof) {
@@ -481,8 +495,13 @@ impl Parser<'_, '_> {
                     self.end_of_item();
                 }
                 Tok::Ident(word) if word == "impl" => {
-                    for m in self.impl_block() {
+                    let first = file.items.len();
+                    let (ty, methods) = self.impl_block();
+                    for m in methods {
                         file.items.push(Item::Fn(m));
+                    }
+                    if let Some(ty) = ty {
+                        impls.push((ty, first..file.items.len()));
                     }
                     self.end_of_item();
                 }
@@ -591,6 +610,7 @@ impl Parser<'_, '_> {
                 self.sync_item();
             }
         }
+        self.check_impl_types(&mut file, &impls);
         file
     }
 
@@ -703,6 +723,57 @@ impl Parser<'_, '_> {
                 }
                 continue;
             }
+            if pname.name == "self" && self.at(&Tok::Colon) {
+                // `self: Point`: a method's receiver has no written type.
+                let colon = self.bump().span.start;
+                let ty = self.type_expr();
+                let span = colon..ty.span().end;
+                match (params.is_empty(), self.self_type(&pname)) {
+                    (true, Some(own)) => {
+                        let impl_name = self.impl_type.as_ref().map(|t| t.name.clone());
+                        let impl_name = impl_name.unwrap_or_default();
+                        let d = Pending::new(
+                            "E0019",
+                            span,
+                            "`self` is written without a type",
+                            "a type for `self`",
+                        )
+                        .help(format!(
+                            "write `self` alone: it is a `{impl_name}`, the type of the `impl`"
+                        ));
+                        // `self: Point` in `impl Point` goes on as `self`;
+                        // any other type was meant for a body that is not
+                        // checked against the real one.
+                        let same = matches!(&ty, TypeExpr::Named { path, args, .. }
+                            if args.is_empty() && path.len() == 1 && path[0].name == impl_name);
+                        params.push((pname, own));
+                        if !same {
+                            self.error(d);
+                            return Some(broken(name, params, self.span()));
+                        }
+                        self.errors.push(d);
+                        if !self.eat(&Tok::Comma) {
+                            break;
+                        }
+                        continue;
+                    }
+                    _ => {
+                        self.error(
+                            Pending::new(
+                                "E0019",
+                                pname.span.start..span.end,
+                                "`self` is the first parameter of a method in an `impl` block, written without a type",
+                                "not a method's receiver",
+                            )
+                            .help(format!(
+                                "give the parameter another name: `fn {}(p: Type)`, or make it a method inside `impl Type {{ ... }}`",
+                                name.name
+                            )),
+                        );
+                        return Some(broken(name, params, self.span()));
+                    }
+                }
+            }
             if pname.name == "self" && self.impl_type.is_none() && !self.at(&Tok::Colon) {
                 self.error(
                     Pending::new(
@@ -743,7 +814,7 @@ impl Parser<'_, '_> {
                 break;
             }
         }
-        if !self.expect(Tok::RParen, "`)` to close the parameters") {
+        if !self.close_parameters() {
             return Some(broken(name, params, self.span()));
         }
         let result = if self.eat(&Tok::Arrow) {
@@ -952,14 +1023,24 @@ impl Parser<'_, '_> {
             }
             // `(A, B)`: a tuple type; `(A)` is `A`.
             let mut parts = Vec::new();
+            let mut trailing = false;
             loop {
                 parts.push(self.type_expr());
-                if self.panicking || !self.eat(&Tok::Comma) || self.at(&Tok::RParen) {
+                if self.panicking || !self.eat(&Tok::Comma) {
+                    break;
+                }
+                if self.at(&Tok::RParen) {
+                    trailing = true;
                     break;
                 }
             }
             if self.panicking || !self.expect(Tok::RParen, "`)` to close the tuple type") {
                 return TypeExpr::Error(start..self.prev_end());
+            }
+            if parts.len() == 1 && trailing {
+                // `(Int,)`: read as `Int`, as the value `(x,)` is `x`.
+                self.errors
+                    .push(one_element_tuple(start..self.prev_end(), "type"));
             }
             if parts.len() == 1 {
                 return parts
@@ -1157,7 +1238,7 @@ impl Parser<'_, '_> {
                 break;
             }
         }
-        if !self.expect(Tok::RParen, "`)` to close the parameters") {
+        if !self.close_parameters() {
             return self.error_expr(start..self.prev_end());
         }
         let result = if self.eat(&Tok::Arrow) {
@@ -1263,15 +1344,37 @@ impl Parser<'_, '_> {
             if !self.panicking && !matches!(self.tok(), Tok::Newline | Tok::RBrace | Tok::Eof) {
                 let span = self.span();
                 let found = self.tok().describe();
-                self.error(
-                    Pending::new(
-                        "E0017",
-                        span,
-                        format!("expected the end of the statement, found {found}"),
-                        "a new statement starts on a new line",
-                    )
-                    .help("put each statement on its own line"),
+                let d = Pending::new(
+                    "E0017",
+                    span,
+                    format!("expected the end of the statement, found {found}"),
+                    "a new statement starts on a new line",
+                )
+                .help("put each statement on its own line");
+                // A keyword that starts a statement (`if c { return 1 }
+                // return 2` on one line) is read as the next statement, as
+                // if the line had ended, so what it declares or returns is
+                // not lost to a second, misleading error; anything else is
+                // skipped to the end of the line.
+                let starts_statement = matches!(
+                    self.tok(),
+                    Tok::Let
+                        | Tok::Var
+                        | Tok::If
+                        | Tok::While
+                        | Tok::For
+                        | Tok::Break
+                        | Tok::Continue
+                        | Tok::Return
+                        | Tok::Match
                 );
+                if starts_statement {
+                    if !self.too_deep {
+                        self.errors.push(d);
+                    }
+                } else {
+                    self.error(d);
+                }
             }
             if self.panicking {
                 self.sync_statement();
@@ -1397,6 +1500,14 @@ impl Parser<'_, '_> {
             Tok::For => {
                 self.bump();
                 let name = self.ident("a loop variable after `for`")?;
+                if self.at(&Tok::Comma) {
+                    // `for k, v in m`, as Go writes it.
+                    self.expected_help(
+                        "`in`",
+                        Some("to take each pair apart, name its parts in parentheses: `for (k, v) in ...`"),
+                    );
+                    return None;
+                }
                 if !self.expect(Tok::In, "`in`") {
                     return None;
                 }
@@ -2019,6 +2130,15 @@ impl Parser<'_, '_> {
                     }
                     self.no_struct = saved;
                     self.expect(Tok::RParen, "`)` to close the tuple");
+                    if items.len() == 1 && !self.panicking {
+                        // `(x,)`: Rust's one-element tuple, which no Cove
+                        // type can name; read as `x`.
+                        let span = start..self.prev_end();
+                        self.errors.push(one_element_tuple(span.clone(), "value"));
+                        let mut e = items.pop().expect("one item");
+                        e.span = span;
+                        return e;
+                    }
                     return Expr {
                         kind: ExprKind::Tuple(items),
                         span: start..self.prev_end(),
@@ -2085,6 +2205,20 @@ impl Parser<'_, '_> {
             }
             Tok::Continue => {
                 self.bump();
+                // `continue 5`, written as `break 5` is: the value is read
+                // and dropped, so what it names is still checked.
+                if self.starts_expr() && !self.at(&Tok::FatArrow) {
+                    let value = self.expr();
+                    self.error(
+                        Pending::new(
+                            "E0043",
+                            span.start..value.span.end,
+                            "`continue` takes no value",
+                            "a value after `continue`",
+                        )
+                        .help("`continue` starts the loop's next turn; `break value` leaves a `loop` with a value"),
+                    );
+                }
                 Expr {
                     kind: ExprKind::Continue,
                     span,
@@ -2097,6 +2231,20 @@ impl Parser<'_, '_> {
                     span: start..call.span.end,
                     kind: ExprKind::Spawn(Box::new(call)),
                 }
+            }
+            // `x =+ 2`, a `+=` with its two characters swapped, or a
+            // unary plus, which Cove has not.
+            Tok::Plus => {
+                let swapped = self.pos > 0
+                    && self.toks[self.pos - 1].tok == Tok::Assign
+                    && self.toks[self.pos - 1].span.end == span.start;
+                let help = if swapped {
+                    "`=+` is `=` then `+`: to add to a variable, write `x += 2`"
+                } else {
+                    "Cove has no unary `+`: write the number alone"
+                };
+                self.expected_help("an expression", Some(help));
+                self.error_expr(span)
             }
             _ => {
                 self.expected("an expression");
@@ -2164,7 +2312,7 @@ impl Parser<'_, '_> {
                                         format!("this format spec is not valid: {why}"),
                                         "the spec after `:`",
                                     )
-                                    .help("a spec is [[fill]align][sign][0][width][.precision][type], as in `{x:>8.3}` or `{n:05}`"),
+                                    .help(spec_help(&self.source[at.clone()])),
                                 );
                                 pieces.push(Piece::Expr(e));
                             }
@@ -2301,6 +2449,12 @@ impl Parser<'_, '_> {
                     }
                     Tok::OrOr => Some("alternatives are separated by one `|`: `1 | 2 => ...`"),
                     Tok::Colon => Some("an arm is written `pattern => value`"),
+                    Tok::DotDot => Some(
+                        "Cove has no range patterns: bind the value and test it in a guard, `n if n >= 1 && n < 5 => ...`",
+                    ),
+                    Tok::Lt | Tok::Le | Tok::Gt | Tok::Ge | Tok::EqEq | Tok::NotEq => Some(
+                        "a pattern is not a condition: bind the value and test it in a guard, `n if n > 2 => ...`",
+                    ),
                     _ => None,
                 };
                 self.expected_help("`=>` after the pattern", help);
@@ -2614,4 +2768,70 @@ impl Parser<'_, '_> {
             span: start..self.prev_end(),
         }
     }
+}
+
+/// The help for a malformed format spec `text`: the Cove way for the specs
+/// of other languages a newcomer writes (Python's `.2f` and `d`, a width
+/// from a variable), else what a spec is.
+fn spec_help(text: &str) -> String {
+    let general =
+        "a spec is [[fill]align][sign][0][width][.precision][type], as in `{x:>8.3}` or `{n:05}`";
+    if text.starts_with('%') {
+        return "a spec has no `%`: it follows the `:`, as in `{n:5}` for a width, or `{n}` alone"
+            .to_string();
+    }
+    if let Some(head) = text.strip_suffix('f').or_else(|| text.strip_suffix('F'))
+        && !head.ends_with(|c: char| c.is_ascii_alphabetic())
+    {
+        return if head.contains('.') {
+            format!(
+                "Cove has no `f` type: `{{x:{head}}}` already shows that many digits after the point"
+            )
+        } else {
+            format!("Cove has no `f` type: write a precision, as in `{{x:{head}.2}}`")
+        };
+    }
+    if let Some(head) = text.strip_suffix('d').or_else(|| text.strip_suffix('s'))
+        && !head.ends_with(|c: char| c.is_ascii_alphabetic())
+    {
+        return if head.is_empty() {
+            "Cove has no such type: `{x}` prints the value in its own form, a number in decimal"
+                .to_string()
+        } else {
+            format!(
+                "Cove has no such type: `{{x:{head}}}` prints the value in its own form, a number in decimal"
+            )
+        };
+    }
+    if let Some(head) = text.strip_suffix('%') {
+        let spec = if head.is_empty() {
+            String::new()
+        } else {
+            format!(":{head}")
+        };
+        return format!(
+            "Cove has no `%` type: multiply by 100 and write the sign, as in `{{x * 100.0{spec}}}%`"
+        );
+    }
+    if text.contains('#') {
+        return "Cove has no alternate forms: write the prefix in the text, as in `0x{n:x}`"
+            .to_string();
+    }
+    if text.contains('{') {
+        return "a width is a number written in the spec, as in `{n:>5}`; to pad to a width \
+                known only at run time, repeat the padding: `\" \".repeat(w - s.length()) + s`"
+            .to_string();
+    }
+    general.to_string()
+}
+
+/// `(x,)` or `(Int,)`: a one-element tuple, which Cove has not.
+fn one_element_tuple(span: Span, what: &str) -> Pending {
+    Pending::new(
+        "E0044",
+        span,
+        format!("Cove has no one-element tuples: this {what} is read as its one part"),
+        "a tuple of one part",
+    )
+    .help("a tuple has two or more parts, `(a, b)`; write the part alone, without the comma")
 }

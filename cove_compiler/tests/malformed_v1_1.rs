@@ -841,6 +841,109 @@ const CASES: &[(&str, &str)] = &[
         "fold from an empty list literal",
         "let xs = [3, 1]\n  let pairs = xs.fold([], fn(acc, x) {\n    acc.push((x, x))\n    acc\n  })",
     ),
+    // Found by the seventh round of newcomer programs.
+    (
+        "a closure calling itself through its own let",
+        "let fact = fn(n: Int) -> Int {\n    if n <= 1 {\n      return 1\n    }\n    n * fact(n - 1)\n  }",
+    ),
+    (
+        "a closure calling itself twice through its own var",
+        "var fib = fn(n: Int) -> Int {\n    if n < 2 { n } else { fib(n - 1) + fib(n - 2) }\n  }",
+    ),
+    (
+        "a closure assigning a captured for variable",
+        "for i in 0..3 {\n    let f = fn() { i += 1 }\n    f()\n  }",
+    ),
+    (
+        "a closure parameter with a default value",
+        "let f = fn(x: Int = 3) { x }",
+    ),
+    (
+        "an impl of a misspelt type, its method then called",
+        "struct P {\n  x: Int,\n}\n\nimpl Pp {\n  fn area(self) -> Int {\n    self.x\n  }\n\n  fn new(x: Int) -> Pp {\n    Pp { x: x }\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  println(p.area())\n  let q = Pp.new(2)\n}\n",
+    ),
+    (
+        "a sibling method called without self",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn a(self) -> Int {\n    b() + 1\n  }\n\n  fn b(self) -> Int {\n    self.x\n  }\n}\n",
+    ),
+    (
+        "a field named without self in a method",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn a(self) -> Int {\n    x + 1\n  }\n}\n",
+    ),
+    (
+        "a method named without its call",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn get(self) -> Int {\n    self.x\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  println(p.get)\n}\n",
+    ),
+    (
+        "self with another type than the impl's",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn area(self: Int) -> Int {\n    self * 2\n  }\n}\n\nfn main2() {\n  let p = P { x: 1 }\n  println(p.area())\n}\n",
+    ),
+    (
+        "self with the impl's own type",
+        "struct P {\n  x: Int,\n}\n\nimpl P {\n  fn area(self: P) -> Int {\n    self.x\n  }\n}\n",
+    ),
+    (
+        "a typed self in a plain function",
+        "fn twice(self: Int) -> Int {\n  self * 2\n}\n",
+    ),
+    ("a one-element tuple", "let t = (1,)\n  println(t + 1)"),
+    (
+        "a one-element tuple type",
+        "let t: (Int,) = 1\n  println(t)",
+    ),
+    (
+        "a tuple indexed with brackets",
+        "let t = (1, 2)\n  println(t[0])",
+    ),
+    (
+        "a loop ending a function with a bare break",
+        "// top level\nfn f() -> Int {\n  loop {\n    break\n  }\n}\n",
+    ),
+    (
+        "continue with a value",
+        "var i = 0\n  loop {\n    i += 1\n    if i > 3 {\n      break\n    }\n    continue i\n  }",
+    ),
+    (
+        "a range pattern",
+        "let n = 3\n  match n {\n    1..5 => println(1),\n    _ => println(0),\n  }",
+    ),
+    (
+        "a comparison as a pattern",
+        "let n = 3\n  match n {\n    n > 2 => println(1),\n    _ => println(0),\n  }",
+    ),
+    (
+        "a Python float format",
+        "let x = 2.5\n  println(\"{x:.2f}\")",
+    ),
+    (
+        "a Python integer format",
+        "let n = 5\n  println(\"{n:5d}\")",
+    ),
+    (
+        "a format width from a variable",
+        "let n = 5\n  let w = 3\n  println(\"{n:>{w}}\")",
+    ),
+    ("a percent format", "let x = 0.25\n  println(\"{x:.1%}\")"),
+    (
+        "an alternate hex format",
+        "let n = 255\n  println(\"{n:#x}\")",
+    ),
+    (
+        "a compound plus with its characters swapped",
+        "var x = 1\n  x =+ 2\n  println(x)",
+    ),
+    (
+        "a compound assignment on a tuple",
+        "var t = (1, 2)\n  t += (1, 1)",
+    ),
+    (
+        "a guard without its condition",
+        "match Some(3) {\n    Some(x) if => println(x),\n    _ => println(0),\n  }",
+    ),
+    (
+        "a second statement after a one-line if",
+        "// top level\nfn sign(n: Int) -> Int {\n  if n < 0 { return -1 } return 1\n}\n",
+    ),
     // Input.
     ("read_line with an argument", "println(read_line(1))"),
     ("read_line used as a String", "let s: String = read_line()"),

@@ -863,6 +863,21 @@ impl FnCx<'_> {
             }
         }
         let t = self.tname(recv);
+        let suffix = format!(".{}", name.name);
+        if candidates.is_empty()
+            && matches!(
+                ty_of(self.program, recv),
+                Some(Type::Struct(_) | Type::Enum(_))
+            )
+            && self.scopes[self.module]
+                .broken
+                .iter()
+                .any(|f| f.ends_with(&suffix))
+        {
+            // A method of an `impl` whose header or type was broken, as
+            // `impl Pointt { fn norm(self) ... }`: already reported there.
+            return None;
+        }
         if candidates.is_empty() {
             let kind = receiver_kind(self.program, recv);
             let mut d = Pending::new(

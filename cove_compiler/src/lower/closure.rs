@@ -185,14 +185,16 @@ fn visit_stmt(s: &Stmt, f: &mut dyn FnMut(&Expr, bool)) {
 }
 
 /// A variable a closure captures: its name, the type of what is copied
-/// (a cell's struct for a `var`), the register it is copied from, and the
-/// cell's struct when it is a `var`.
+/// (a cell's struct for a `var`), the register it is copied from, the
+/// cell's struct when it is a `var`, and what declared it (for the
+/// message when the closure assigns it).
 struct Capture {
     name: String,
     stored: TypeId,
     value_ty: TypeId,
     reg: Reg,
     cell: Option<StructId>,
+    origin: Origin,
 }
 
 impl FnCx<'_> {
@@ -431,12 +433,14 @@ impl FnCx<'_> {
                 Some((sid, _)) => self.program.intern_type(Type::Struct(sid)),
                 None => ty,
             };
+            let origin = self.origin_of(&name);
             captures.push(Capture {
                 value_ty: ty,
                 stored,
                 name,
                 reg,
                 cell: cell.map(|(s, _)| s),
+                origin,
             });
         }
 
@@ -555,6 +559,14 @@ impl FnCx<'_> {
             param_hint: None,
             guess_names: Vec::new(),
             untyped_nones: Vec::new(),
+            binding: self
+                .binding
+                .iter()
+                .map(|b| super::Binding {
+                    in_closure: true,
+                    ..b.clone()
+                })
+                .collect(),
         };
         cx.set_line(&fe.body.span);
         cx.push_scope();
@@ -593,6 +605,7 @@ impl FnCx<'_> {
                     }
                     None => cx.declare(&c.name, c.stored, r, false, true),
                 }
+                cx.declared_by(c.origin);
             }
         }
         let expected = declared.filter(|t| *t != Program::UNIT);

@@ -340,6 +340,21 @@ impl FnCx<'_> {
         if self.scopes[self.module].builtin_named.contains(name) {
             return;
         }
+        // `Pointt.new(1, 2)` of an `impl Pointt` whose type is unknown:
+        // reported at the `impl`.
+        let prefix = format!("{name}.");
+        if self.scopes[self.module]
+            .broken
+            .iter()
+            .any(|f| f.starts_with(&prefix))
+        {
+            return;
+        }
+        if let Some(b) = self.binding.iter().rev().find(|b| b.name == name) {
+            let b = b.clone();
+            self.used_in_its_own_let(&b, span);
+            return;
+        }
         // The "did you mean" search reads every name in scope, so it is
         // made only while the report can still show it: past MAX_ERRORS
         // errors, thousands of unknown names among thousands of variables
@@ -366,7 +381,9 @@ impl FnCx<'_> {
             format!("unknown name `{name}`"),
             "not declared in this scope",
         );
-        if let Some(c) = closest(name, candidates.into_iter()) {
+        if let Some(help) = self.name_of_self(name) {
+            d = d.help(help);
+        } else if let Some(c) = closest(name, candidates.into_iter()) {
             d = d.help(format!("did you mean `{c}`?"));
         } else if name == "nil" || name == "null" {
             d = d.help("an absent value is `None`, of an `Option` type");
@@ -379,6 +396,54 @@ impl FnCx<'_> {
         } else if name == "self" || name == "this" {
             d = d.help("`self` is the first parameter of a method, in an `impl` block: `fn name(self) { ... }`");
         }
+        self.err(d);
+    }
+
+    /// A use of the name of `b` inside its value, where no other variable
+    /// of that name is in scope: the name is bound only once the value is
+    /// made, so a closure cannot call itself through its own `let`. The
+    /// Cove ways are a named function, which may call itself, or a `var`
+    /// declared first and assigned the closure afterwards, since a closure
+    /// shares the `var`s it captures. Told once a declaration: its other
+    /// uses are the same mistake.
+    fn used_in_its_own_let(&mut self, b: &super::Binding, span: &Span) {
+        let name = &b.name;
+        let quoted = format!("`{name}`");
+        if self.errors.iter().any(|e| {
+            e.code == "E0216"
+                && e.span.start >= b.value.start
+                && e.span.end <= b.value.end
+                && e.message.starts_with(&quoted)
+        }) {
+            return;
+        }
+        let keyword = if b.mutable { "var" } else { "let" };
+        let d = if b.in_closure {
+            Pending::new(
+                "E0216",
+                span.clone(),
+                format!(
+                    "{quoted} is not bound yet: a closure cannot name itself in its own `{keyword}`"
+                ),
+                format!("{quoted} is bound only after this closure is made"),
+            )
+            .help(format!(
+                "declare a named function `fn {name}(...) {{ ... }}` at the top level, which may \
+                 call itself; or declare `var {name} = fn(...) {{ ... }}` with a placeholder \
+                 body first, then assign `{name} = fn(...) {{ ... {name}(...) ... }}`: the \
+                 closure shares the `var`"
+            ))
+        } else {
+            Pending::new(
+                "E0216",
+                span.clone(),
+                format!("{quoted} is not bound yet: it is used in its own `{keyword}`'s value"),
+                format!("{quoted} is bound only after this value is made"),
+            )
+            .help(format!(
+                "give the value a name of its own, or declare `{name}` before this statement"
+            ))
+        };
         self.err(d);
     }
 
@@ -440,9 +505,13 @@ impl FnCx<'_> {
                     format!("the struct `{}` has no field `{}`", def.name, field.name),
                     "unknown field",
                 );
-                d = match closest(&field.name, names.iter().map(String::as_str)) {
-                    Some(c) => d.help(format!("did you mean `{c}`?")),
-                    None => d.help(format!("its fields are: {}", names.join(", "))),
+                d = if let Some(help) = self.method_named_as_field(ty, &field.name) {
+                    d.help(help)
+                } else {
+                    match closest(&field.name, names.iter().map(String::as_str)) {
+                        Some(c) => d.help(format!("did you mean `{c}`?")),
+                        None => d.help(format!("its fields are: {}", names.join(", "))),
+                    }
                 };
                 self.err_about(ty, d);
                 None
@@ -459,7 +528,9 @@ impl FnCx<'_> {
                     format!("{t} has no field `{}`", field.name),
                     "unknown field",
                 );
-                if has_method {
+                if let Some(help) = self.method_named_as_field(ty, &field.name) {
+                    d = d.help(help);
+                } else if has_method {
                     d = d.help(format!(
                         "`{}` is a method: call it with `.{}()`",
                         field.name, field.name
@@ -469,6 +540,53 @@ impl FnCx<'_> {
                 None
             }
         }
+    }
+
+    /// In a method, the help for a bare `name` that is a field or a
+    /// function of `self`'s type, which Cove names through `self` (or the
+    /// type), never alone.
+    fn name_of_self(&self, name: &str) -> Option<String> {
+        let (_, ty, _) = self.var("self")?;
+        if let Some(Type::Struct(sid)) = ty_of(self.program, ty)
+            && self
+                .program
+                .struct_def(*sid)
+                .fields
+                .iter()
+                .any(|f| f.name == name)
+        {
+            return Some(format!(
+                "`{name}` is a field of `self`: write `self.{name}`"
+            ));
+        }
+        let (fid, _) = self.type_function(ty, name)?;
+        let f = &self.program.functions[fid.index()];
+        let type_name = f.name.split('.').next().unwrap_or_default().to_string();
+        Some(if self.scopes.iter().any(|s| s.methods.contains(&fid)) {
+            format!(
+                "`{name}` is a method of `{type_name}`: call it on `self`, as in `self.{name}(...)`"
+            )
+        } else {
+            format!(
+                "`{name}` is a function of `{type_name}`: call it through the type, as in `{type_name}.{name}(...)`"
+            )
+        })
+    }
+
+    /// The help for `v.name` where `name` is no field but a function of
+    /// the `impl` of `ty`: a method is called, `v.name()`, and a function
+    /// without `self` through the type.
+    fn method_named_as_field(&self, ty: TypeId, name: &str) -> Option<String> {
+        let (fid, _) = self.type_function(ty, name)?;
+        let f = &self.program.functions[fid.index()];
+        let type_name = f.name.split('.').next().unwrap_or_default().to_string();
+        Some(if self.scopes.iter().any(|s| s.methods.contains(&fid)) {
+            format!("`{name}` is a method of `{type_name}`: call it with `.{name}()`")
+        } else {
+            format!(
+                "`{name}` is a function of `{type_name}` without `self`: call it as `{type_name}.{name}(...)`"
+            )
+        })
     }
 
     /// The element type of a list type; reports why not.
@@ -483,6 +601,9 @@ impl FnCx<'_> {
                         "read a map with `.get(key)` and write it with `.set(key, value)`"
                     }
                     Type::Str => "read a byte of a string with `.byte_at(i)`",
+                    Type::Struct(sid) if self.program.struct_def(*sid).name.starts_with('(') => {
+                        "a tuple's parts are fields, `t.0` and `t.1`, not indices"
+                    }
                     _ => "only lists are indexed with `[i]`",
                 };
                 self.err(

@@ -182,6 +182,9 @@ impl FnCx<'_> {
             None => lv.ty = Some(Program::UNIT),
             Some(t) if t == Program::UNIT || t == ERROR => {}
             Some(t) => {
+                // The `loop` keeps the type it is expected to have, so
+                // its use is not reported as a second mismatch.
+                lv.ty.get_or_insert(t);
                 let t = self.tname(t);
                 self.err(
                     Pending::new(

@@ -32,6 +32,8 @@ mod methods;
 mod tuples;
 mod warnings;
 
+pub(crate) use expr::closest;
+
 pub(crate) use tuples::tuple_type;
 
 use std::collections::HashMap;
@@ -201,6 +203,22 @@ pub(crate) struct FnCx<'a> {
     /// to give it. Each loads `None` (an Option is a reference whatever it
     /// holds); the other returns then say which Option it is.
     untyped_nones: Vec<Span>,
+    /// The `let`s and `var`s whose values are being lowered, innermost
+    /// last: a use of one of their names is not yet bound, and is told so
+    /// (`let fact = fn(n: Int) -> Int { ... fact(n - 1) }`).
+    binding: Vec<Binding>,
+}
+
+/// A `let` or `var` whose value is being lowered.
+#[derive(Debug, Clone)]
+struct Binding {
+    name: String,
+    mutable: bool,
+    /// Its value, within which its name is told once.
+    value: Span,
+    /// Whether the code being lowered is inside a function expression of
+    /// the value.
+    in_closure: bool,
 }
 
 /// Checks and lowers the body of `decl` into function `id` of the program.
@@ -240,6 +258,7 @@ pub(crate) fn lower_function(
         param_hint: None,
         guess_names: Vec::new(),
         untyped_nones: Vec::new(),
+        binding: Vec::new(),
     };
     cx.set_line(&decl.name.span);
     cx.push_scope();
@@ -670,7 +689,11 @@ impl FnCx<'_> {
             self.locals[i].live.end = pc;
             hides = Some(j);
         }
-        let debug = if ty == ERROR || ty == NEVER || name == "_" {
+        // The hidden variables of the compiler's own rewrites (`__cove_map`
+        // of a `for` over a map, `_#0` of a tuple assignment) are no
+        // program's locals, so the debugger does not show them.
+        let hidden = name.starts_with("__cove_") || name.contains('#');
+        let debug = if ty == ERROR || ty == NEVER || name == "_" || hidden {
             None
         } else {
             self.locals.push(Local {
@@ -851,7 +874,14 @@ impl FnCx<'_> {
         };
         let old = self.set_line(&name.span);
         let annotated = ty.as_ref().map(|t| self.resolve_type(t));
+        self.binding.push(Binding {
+            name: name.name.clone(),
+            mutable: *mutable,
+            value: value.span.clone(),
+            in_closure: false,
+        });
         let v = self.expr(value, annotated, Want::Any);
+        self.binding.pop();
         let never = v.ty == NEVER;
         let ty = match annotated {
             Some(t) => {

@@ -13,9 +13,10 @@
 use super::*;
 
 impl Parser<'_, '_> {
-    /// `impl Name { [export] fn ... }`, from `impl`: the methods, each a
-    /// function named `Name.method`.
-    pub(super) fn impl_block(&mut self) -> Vec<FnDecl> {
+    /// `impl Name { [export] fn ... }`, from `impl`: the type's name (where
+    /// it is one of this module's) and the methods, each a function named
+    /// `Name.method`.
+    pub(super) fn impl_block(&mut self) -> (Option<Ident>, Vec<FnDecl>) {
         self.bump();
         if self.at(&Tok::LBrack) {
             // `impl[T] Point`: reported as a function's type parameters
@@ -23,7 +24,7 @@ impl Parser<'_, '_> {
             self.type_parameters();
         }
         let Some(mut ty) = self.ident("the name of a struct or enum after `impl`") else {
-            return Vec::new();
+            return (None, Vec::new());
         };
         if self.at(&Tok::Dot) {
             // `impl geo.Point`: methods can be added only beside the type.
@@ -46,7 +47,7 @@ impl Parser<'_, '_> {
                     ty.name, ty.name
                 )),
             );
-            return Vec::new();
+            return (None, Vec::new());
         }
         if self.at(&Tok::LBrack) {
             // `impl Point[T]`: the same.
@@ -77,7 +78,7 @@ impl Parser<'_, '_> {
         }
         self.brace_on_next_line();
         if !self.expect(Tok::LBrace, "`{` to start the methods") {
-            return Vec::new();
+            return (None, Vec::new());
         }
         let mut methods = Vec::new();
         loop {
@@ -112,7 +113,7 @@ impl Parser<'_, '_> {
                 self.sync_method();
             }
         }
-        methods
+        (Some(ty), methods)
     }
 
     /// After an error inside an `impl`: on to the next `fn` of the block
@@ -133,6 +134,60 @@ impl Parser<'_, '_> {
         self.panicking = false;
     }
 
+    /// Reports each `impl` of `impls` (its type's name and the range of its
+    /// methods in `file.items`) whose type is no struct or enum of the
+    /// file, once at its name, and makes its methods broken: declared, so
+    /// their calls are not reported too, but neither checked nor lowered,
+    /// and with the unknown type taken out of their signatures, so it is
+    /// not reported at each one.
+    pub(super) fn check_impl_types(
+        &mut self,
+        file: &mut File,
+        impls: &[(Ident, std::ops::Range<usize>)],
+    ) {
+        let declared: Vec<String> = file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                Item::Struct(s) => Some(s.name.name.clone()),
+                Item::Enum(e) => Some(e.name.name.clone()),
+                Item::Fn(_) => None,
+            })
+            .collect();
+        for (ty, methods) in impls {
+            if declared.contains(&ty.name) {
+                continue;
+            }
+            let help = match crate::lower::closest(&ty.name, declared.iter().map(String::as_str)) {
+                Some(c) => format!("did you mean `{c}`?"),
+                None => {
+                    "an `impl` declares functions of a `struct` or `enum` declared in its module"
+                        .to_string()
+                }
+            };
+            self.errors.push(
+                Pending::new(
+                    "E0303",
+                    ty.span.clone(),
+                    format!("unknown type `{}` in `impl {}`", ty.name, ty.name),
+                    "no struct or enum of this name is declared in this module",
+                )
+                .help(help),
+            );
+            for item in &mut file.items[methods.clone()] {
+                if let Item::Fn(f) = item {
+                    f.broken = true;
+                    for (_, t) in &mut f.params {
+                        forget_type(t, &ty.name);
+                    }
+                    if let Some(t) = &mut f.result {
+                        forget_type(t, &ty.name);
+                    }
+                }
+            }
+        }
+    }
+
     /// The type of a `self` parameter written without one, inside an
     /// `impl`: the impl's type.
     pub(super) fn self_type(&self, at: &Ident) -> Option<TypeExpr> {
@@ -145,5 +200,34 @@ impl Parser<'_, '_> {
             args: Vec::new(),
             span: at.span.clone(),
         })
+    }
+}
+
+/// Makes every mention of the type `name` in `t` an already reported error.
+fn forget_type(t: &mut TypeExpr, name: &str) {
+    match t {
+        TypeExpr::Named { path, args, span } => {
+            if path.len() == 1 && path[0].name == name {
+                *t = TypeExpr::Error(span.clone());
+            } else {
+                for a in args {
+                    forget_type(a, name);
+                }
+            }
+        }
+        TypeExpr::Tuple(parts, _) => {
+            for p in parts {
+                forget_type(p, name);
+            }
+        }
+        TypeExpr::Fn { params, result, .. } => {
+            for p in params {
+                forget_type(p, name);
+            }
+            if let Some(r) = result {
+                forget_type(r, name);
+            }
+        }
+        TypeExpr::Unit(_) | TypeExpr::Error(_) => {}
     }
 }
