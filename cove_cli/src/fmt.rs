@@ -8,7 +8,9 @@
 //! `format.format_file` is called on the VM for each file. This module does
 //! only what a formatter written in Cove cannot do well or safely: walking
 //! directories, writing a file only when its text changes (so an editor or
-//! a build sees no change where there is none), and printing a diff.
+//! a build sees no change where there is none) and then whole (written
+//! beside it and renamed into place, so an interrupt never leaves it cut
+//! short), and printing a diff.
 //!
 //! What it costs: one compile of covefmt a run (a few milliseconds), then a
 //! VM call a file. Why not Rust: covefmt is the project's largest real
@@ -167,7 +169,7 @@ pub fn fmt(args: &FmtArgs) -> Status {
         if args.diff {
             print!("{}", unified_diff(&shown, &source, &text));
         }
-        if write && let Err(e) = std::fs::write(&file, &text) {
+        if write && let Err(e) = crate::report_file::replace_whole(&file, text.as_bytes()) {
             eprintln!("error: cannot write {shown}: {e}");
             return Status::IoError;
         }

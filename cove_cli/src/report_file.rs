@@ -25,6 +25,9 @@
 //! report that replaces a file keeps that file's permissions, and a PATH
 //! that is a symbolic link has the file it links to replaced, not the link.
 //!
+//! `cove fmt` rewrites a source file the same way ([`replace_whole`]), so
+//! a formatting interrupted mid-write never leaves a source file cut short.
+//!
 //! It costs one extra file creation and a rename a report; a `cove` killed
 //! outright (SIGKILL) leaves its temporary file, hidden (`.NAME.cove-PID.tmp`),
 //! beside PATH, and PATH itself as it was.
@@ -103,12 +106,7 @@ impl ReportFile {
             Some(_) => std::fs::canonicalize(path).map_err(|e| cannot(&e))?,
             None => path.to_path_buf(),
         };
-        let name = target
-            .file_name()
-            .ok_or_else(|| cannot(&"it names no file"))?
-            .to_string_lossy()
-            .into_owned();
-        let temp = target.with_file_name(format!(".{name}.cove-{}.tmp", std::process::id()));
+        let temp = temp_beside(&target).ok_or_else(|| cannot(&"it names no file"))?;
         let file = OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -186,6 +184,40 @@ impl ReportFile {
             crate::pipe::eprint(format_args!("cove: {}\n", not_written(&shown)));
         }
     }
+}
+
+/// The hidden temporary file a whole replacement of `target` is written to
+/// first: beside it, so that the rename is one step of one file system.
+fn temp_beside(target: &Path) -> Option<PathBuf> {
+    let name = target.file_name()?.to_string_lossy().into_owned();
+    Some(target.with_file_name(format!(".{name}.cove-{}.tmp", std::process::id())))
+}
+
+/// Replaces the file at `path` (the file a link names, for a link) with
+/// `bytes`, whole: written to a temporary file beside it with its
+/// permissions and renamed into place, so that a write that fails, or a
+/// `cove` interrupted or killed meanwhile, leaves the file as it was. How
+/// `cove fmt` rewrites a source file.
+pub fn replace_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let target = std::fs::canonicalize(path)?;
+    let temp = temp_beside(&target).ok_or_else(|| std::io::Error::other("it names no file"))?;
+    let placed = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut file| {
+            if let Ok(meta) = std::fs::metadata(&target) {
+                // Best effort, as for a report.
+                let _ = file.set_permissions(meta.permissions());
+            }
+            file.write_all(bytes)?;
+            file.flush()
+        })
+        .and_then(|()| std::fs::rename(&temp, &target));
+    if placed.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    placed
 }
 
 /// What an error or an exit says of a report it did not write.

@@ -44,6 +44,38 @@ fn fmt_rewrites_a_messy_file_in_place_and_leaves_a_formatted_one_untouched() {
 }
 
 #[test]
+fn fmt_replaces_a_file_whole_through_its_link_keeping_its_permissions_and_no_temporary_file() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let messy = dir.path().join("messy.cove");
+    fs::write(&messy, MESSY).unwrap();
+    fs::set_permissions(&messy, fs::Permissions::from_mode(0o640)).unwrap();
+    let link = dir.path().join("link.cove");
+    std::os::unix::fs::symlink(&messy, &link).unwrap();
+    let output = run(&["fmt", link.to_str().unwrap()]);
+    assert_eq!(status(&output), 0, "{}", stderr(&output));
+    // The file the link names was replaced, the link kept, and the file's
+    // mode with it; the temporary file it was written to is gone.
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read_to_string(&messy).unwrap(), TIDY);
+    assert_eq!(
+        fs::metadata(&messy).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
+    let mut left: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["link.cove", "messy.cove"]);
+}
+
+#[test]
 fn fmt_check_names_the_files_that_would_change_exits_1_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let messy = dir.path().join("messy.cove");
