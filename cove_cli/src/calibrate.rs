@@ -1,27 +1,33 @@
-//! What being profiled costs a run on this machine, measured before a
-//! sampled profile starts.
+//! What being profiled costs a run on this machine, measured after a
+//! sampled profile's run.
 //!
 //! A sampled profile's time is processor time the sampler charged to where
-//! the run was, less what the profiler itself cost. The profiler measures
-//! its slow stops itself (the sampler sees them), but the rest — a fast
-//! stop, and the dispatch loop's test for a stretch's start at every
-//! instruction — is inlined into the run's own work and no sample can tell
-//! it apart. So it is measured here, as the difference it makes: two small
-//! programs, one whose stretches are long and one whose are short, each
-//! run unwatched and under a counting profiler, the best of a few runs
-//! each. Their extra time is `stops × fast + instructions × instruction`,
-//! two equations in the two costs.
+//! the run was, less what the profiler itself cost. The profiler's slow
+//! stops the sampler sees (it knows when the task is inside one), but the
+//! rest — a fast stop, the dispatch loop's test for a stretch's start at
+//! every instruction, and the loop's part of a stop after an allocation
+//! or a builtin, which it builds out of line — is spent in the run's own
+//! work and no sample can tell it apart. So it is measured here, as the
+//! difference it makes: three small programs, one whose stretches are
+//! long, one whose are short and one that allocates and calls a builtin
+//! every turn, each run unwatched and under a counting profiler, seven
+//! times in turn, timed by the process's processor time (a run's task
+//! has a thread of its own, and time spent waiting for a core is not
+//! being watched), the fastest run of each kind kept. The first two give
+//! `stops × fast + instructions × instruction`, two equations in the two
+//! costs; the third, less those, the cost of its stops after an allocation
+//! or a builtin, all told (the profile takes off whichever is more, that
+//! or what its samples saw of them).
 //!
 //! It runs after the program and is kept for ten minutes (see
-//! [`stop_costs`]),
-//! and it is the reason the estimate of an unprofiled run's
-//! time lands near it rather than a third above (`cargo xtask
+//! [`stop_costs`]), and it is the reason the estimate of an unprofiled
+//! run's time lands near it rather than a third above (`cargo xtask
 //! profile-accuracy` prints both). The profiler crate alone cannot do this:
 //! it may not run programs (it sees runs only through the debugger seam).
 
 use std::time::Instant;
 
-use cove_profile::{Profiler, StopCosts};
+use cove_profile::{Profiler, StopCosts, process_cpu_nanos};
 use cove_runtime::Vm;
 
 /// A loop whose body is one long stretch of arithmetic.
@@ -31,20 +37,29 @@ const LONG: &str = "export fn main() -> Int {\n  var a = 1\n  var b = 2\n  var c
 
 /// A loop whose body is a stretch of two instructions.
 const SHORT: &str =
-    "export fn main() -> Int {\n  var i = 0\n  while i < 400000 {\n    i = i + 1\n  }\n  i\n}\n";
+    "export fn main() -> Int {\n  var i = 0\n  while i < TURNS {\n    i = i + 1\n  }\n  i\n}\n";
 
-/// How many times each pair of runs is repeated; the median difference
-/// is kept, which a preemption in one run moves less than a minimum.
-const TRIES: usize = 5;
+/// A loop whose every turn allocates a list and calls a builtin that does
+/// not allocate: two stops a turn after an allocation or a builtin, the
+/// kind the loop builds out of line.
+const HEAVY: &str = "export fn main() -> Int {\n  var total = 0\n  var i = 0\n  let word = \"calibration\"\n  \
+                     while i < TURNS {\n    let pair = [i, total]\n    \
+                     total = (total + pair.length() + word.length()) & 1048575\n    i = i + 1\n  }\n  \
+                     total\n}\n";
 
-/// The cost of a stop and of an instruction under a stretch-stopped
-/// profiler, measured on this machine now; `None` if the measurement came
-/// out meaningless (a loaded machine can make the watched run look faster).
+/// How many times each pair of runs is repeated; the fastest of each kind
+/// is kept.
+const TRIES: usize = 7;
+
+/// The costs of being watched, measured on this machine now; `None` if the
+/// measurement came out meaningless (a loaded machine can make the watched
+/// run look faster).
 ///
 /// A measurement is kept for ten minutes in a file in the system's temporary
 /// directory, for this build of `cove` (its version and the executable's
-/// modification time), so a run of short profiles pays for it once; each
-/// takes about 2,000,000 instructions of each program, some 20 ms.
+/// modification time), so a run of short profiles pays for it once; it
+/// runs each of three programs for about 1,000,000 instructions, plainly
+/// and watched, seven times, some 150 ms in all.
 pub fn stop_costs() -> Option<StopCosts> {
     let cache = cache_path();
     if let Some(kept) = cache.as_deref().and_then(read_cache) {
@@ -54,7 +69,10 @@ pub fn stop_costs() -> Option<StopCosts> {
     if let Some(path) = cache {
         let _ = std::fs::write(
             path,
-            format!("{} {}\n", measured.fast, measured.instruction),
+            format!(
+                "{} {} {}\n",
+                measured.fast, measured.instruction, measured.heavy
+            ),
         );
     }
     Some(measured)
@@ -75,7 +93,7 @@ fn cache_path() -> Option<std::path::PathBuf> {
     )))
 }
 
-/// A kept measurement, if it is there and under ten minutes old.
+/// A kept measurement, if it is there, whole, and under ten minutes old.
 fn read_cache(path: &std::path::Path) -> Option<StopCosts> {
     let age = std::fs::metadata(path)
         .ok()?
@@ -87,56 +105,212 @@ fn read_cache(path: &std::path::Path) -> Option<StopCosts> {
         return None;
     }
     let text = std::fs::read_to_string(path).ok()?;
-    let mut numbers = text.split_whitespace().map(|w| w.parse::<f64>());
-    let (Some(Ok(fast)), Some(Ok(instruction))) = (numbers.next(), numbers.next()) else {
+    let numbers: Vec<f64> = text
+        .split_whitespace()
+        .map(|w| w.parse::<f64>().ok())
+        .collect::<Option<_>>()?;
+    let [fast, instruction, heavy] = numbers[..] else {
         return None;
     };
-    Some(StopCosts { fast, instruction })
+    Some(StopCosts {
+        fast,
+        instruction,
+        heavy,
+    })
 }
 
-/// Measures the two costs now.
+/// Measures the three costs now.
 fn measure_costs() -> Option<StopCosts> {
-    let budget: u64 = 2_000_000;
-    // A turn of LONG is about 12 instructions, of SHORT 2; half the budget
-    // each.
-    let long = measure(&LONG.replace("TURNS", &(budget / 24).to_string()))?;
-    let short = measure(&SHORT.replace("TURNS", &(budget / 4).to_string()))?;
-    // extra = stops * fast + instructions * instruction, for both.
-    let (s1, n1, e1) = long;
-    let (s2, n2, e2) = short;
-    let det = s1 * n2 - s2 * n1;
-    if det.abs() < f64::EPSILON {
+    // A turn of LONG is about 12 instructions, of SHORT 2 and of HEAVY 10.
+    let long = Program::of(&LONG.replace("TURNS", "80000"))?;
+    let short = Program::of(&SHORT.replace("TURNS", "500000"))?;
+    let heavy = Program::of(&HEAVY.replace("TURNS", "100000"))?;
+    let mut tries: [Vec<Watched>; 3] = Default::default();
+    // One unmeasured round first, so no measured run pays for a cold cache
+    // or a page the heap has not touched yet; then the rounds, each
+    // program in turn, so a change in the machine's speed lands on all
+    // three alike.
+    for round in 0..=TRIES {
+        for (kept, program) in tries.iter_mut().zip([&long, &short, &heavy]) {
+            let watched = program.watched()?;
+            if round > 0 {
+                kept.push(watched);
+            }
+        }
+    }
+    let [long, short, heavy] = tries.map(fastest);
+    let (long, short, heavy) = (long?, short?, heavy?);
+    // extra = stops * fast + instructions * instruction, for LONG and
+    // SHORT, whose stops are all after a branch; neither cost below zero.
+    let (fast, instruction) = solve_two(
+        [long.stops, long.instructions, long.extra],
+        [short.stops, short.instructions, short.extra],
+    );
+    if heavy.heavy < 1.0 {
         return None;
     }
-    let fast = (e1 * n2 - e2 * n1) / det;
-    let instruction = (s1 * e2 - s2 * e1) / det;
+    // HEAVY's extra, less what its stops and instructions cost as any
+    // other's, is what its stops after an allocation or a builtin cost.
+    let rest = heavy.extra - heavy.stops * fast - heavy.instructions * instruction;
+    let heavy = (rest / heavy.heavy).max(0.0);
     // A loaded machine can make either run of a pair slow; a result no
     // stop could cost is not kept.
-    let plausible = (0.0..20.0).contains(&fast) && (0.0..5.0).contains(&instruction);
-    plausible.then_some(StopCosts { fast, instruction })
+    let plausible = fast < 20.0 && instruction < 5.0 && heavy < 500.0 && fast + instruction > 0.0;
+    plausible.then_some(StopCosts {
+        fast,
+        instruction,
+        heavy,
+    })
 }
 
-/// One program's stops, instructions and the extra nanoseconds a counting
-/// profiler cost it.
-fn measure(source: &str) -> Option<(f64, f64, f64)> {
-    let program = cove_compiler::compile_module("calibration", source).ok()?;
-    let mut extra = Vec::with_capacity(TRIES);
-    let mut counts = (0.0, 0.0);
-    for _ in 0..TRIES {
-        let mut vm = Vm::new(&program);
-        let started = Instant::now();
+/// The two costs `x` and `y` of `a·x + b·y = e`, one equation `[a, b, e]`
+/// from each of two programs, neither cost below zero: the exact answer if
+/// it has both at zero or above, and otherwise the better of the two
+/// least-squares answers with one of them at zero (a noisy measurement
+/// can push one below zero, which no cost is).
+fn solve_two(first: [f64; 3], second: [f64; 3]) -> (f64, f64) {
+    let [a1, b1, e1] = first;
+    let [a2, b2, e2] = second;
+    let det = a1 * b2 - a2 * b1;
+    if det.abs() > f64::EPSILON {
+        let x = (e1 * b2 - e2 * b1) / det;
+        let y = (a1 * e2 - a2 * e1) / det;
+        if x >= 0.0 && y >= 0.0 {
+            return (x, y);
+        }
+    }
+    let squared = |p: f64, q: f64| p * p + q * q;
+    let x_alone = if squared(a1, a2) > 0.0 {
+        ((a1 * e1 + a2 * e2) / squared(a1, a2)).max(0.0)
+    } else {
+        0.0
+    };
+    let y_alone = if squared(b1, b2) > 0.0 {
+        ((b1 * e1 + b2 * e2) / squared(b1, b2)).max(0.0)
+    } else {
+        0.0
+    };
+    let missed_x = squared(e1 - a1 * x_alone, e2 - a2 * x_alone);
+    let missed_y = squared(e1 - b1 * y_alone, e2 - b2 * y_alone);
+    if missed_x <= missed_y {
+        (x_alone, 0.0)
+    } else {
+        (0.0, y_alone)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::solve_two;
+
+    #[test]
+    fn two_consistent_measurements_give_both_costs_exactly() {
+        // 2 and 0.5: 100 stops and 1,000 instructions, then 500 and 1,000.
+        let (x, y) = solve_two([100.0, 1000.0, 700.0], [500.0, 1000.0, 1500.0]);
+        assert!((x - 2.0).abs() < 1e-9 && (y - 0.5).abs() < 1e-9, "{x} {y}");
+    }
+
+    #[test]
+    fn a_measurement_that_would_make_a_cost_negative_puts_that_cost_at_zero() {
+        // Exactly solved, the first cost would be -1 (with the second 1):
+        // the better answer with a cost at zero is taken instead.
+        let (x, y) = solve_two([100.0, 1000.0, 900.0], [500.0, 1000.0, 500.0]);
+        assert_eq!(x, 0.0);
+        assert!(y > 0.0 && y < 1.0, "{y}");
+    }
+}
+
+/// A calibration program, compiled.
+struct Program(cove_ir::program::Program);
+
+/// What one plain and one watched run of a program found: the watched
+/// run's stops, those after an allocation or a builtin and its
+/// instructions, and the time each run took.
+#[derive(Clone, Copy)]
+struct Watched {
+    stops: f64,
+    heavy: f64,
+    instructions: f64,
+    plain: f64,
+    watched: f64,
+}
+
+/// What the tries of one program found: the counts (the same in every
+/// try) and the time being watched added, as the fastest watched run less
+/// the fastest plain one. Noise on a machine only ever adds time (a
+/// preemption, an interrupt, a cold cache), so each run's fastest is the
+/// figure nearest its own cost.
+struct Extra {
+    stops: f64,
+    heavy: f64,
+    instructions: f64,
+    extra: f64,
+}
+
+impl Program {
+    fn of(source: &str) -> Option<Program> {
+        cove_compiler::compile_module("calibration", source)
+            .ok()
+            .map(Program)
+    }
+
+    /// Runs the program plainly and under a counting profiler, each timed
+    /// by this thread's processor time.
+    fn watched(&self) -> Option<Watched> {
+        let mut vm = Vm::new(&self.0);
+        let started = Clock::start();
         vm.run_entry("calibration", "main", Vec::new()).ok()?;
-        let plain = started.elapsed().as_nanos() as f64;
+        let plain = started.elapsed();
 
         let profiler = Profiler::counting();
-        let mut vm = Vm::new(&program).with_debugger(&profiler);
-        let started = Instant::now();
+        let mut vm = Vm::new(&self.0).with_debugger(&profiler);
+        let started = Clock::start();
         vm.run_entry("calibration", "main", Vec::new()).ok()?;
-        let watched = started.elapsed().as_nanos() as f64;
+        let watched = started.elapsed();
         let (slow, fast) = profiler.stops();
-        counts = ((slow + fast) as f64, vm.instructions() as f64);
-        extra.push(watched - plain);
+        Some(Watched {
+            stops: (slow + fast) as f64,
+            heavy: profiler.heavy_stops() as f64,
+            instructions: vm.instructions() as f64,
+            plain,
+            watched,
+        })
     }
-    extra.sort_by(f64::total_cmp);
-    Some((counts.0, counts.1, extra[TRIES / 2].max(0.0)))
+}
+
+/// A reading of the process's processor time, or of the wall clock where
+/// there is none.
+enum Clock {
+    Cpu(u64),
+    Wall(Instant),
+}
+
+impl Clock {
+    fn start() -> Clock {
+        process_cpu_nanos().map_or_else(|| Clock::Wall(Instant::now()), Clock::Cpu)
+    }
+
+    /// Nanoseconds since the reading.
+    fn elapsed(&self) -> f64 {
+        match self {
+            Clock::Cpu(then) => process_cpu_nanos().unwrap_or(*then).saturating_sub(*then) as f64,
+            Clock::Wall(then) => then.elapsed().as_nanos() as f64,
+        }
+    }
+}
+
+/// The tries' counts and the extra time of their fastest runs.
+fn fastest(tries: Vec<Watched>) -> Option<Extra> {
+    let first = *tries.first()?;
+    let plain = tries.iter().map(|t| t.plain).fold(f64::INFINITY, f64::min);
+    let watched = tries
+        .iter()
+        .map(|t| t.watched)
+        .fold(f64::INFINITY, f64::min);
+    Some(Extra {
+        stops: first.stops,
+        heavy: first.heavy,
+        instructions: first.instructions,
+        extra: (watched - plain).max(0.0),
+    })
 }

@@ -85,16 +85,34 @@ pub(crate) struct Hot {
     base: AtomicUsize,
     /// The length of the stretch the last stop started.
     length: AtomicU32,
-    /// Whether task 0 is inside a slow stop: the sampler charges what it
-    /// finds then to the profiler itself, so the dearer stops' cost is
-    /// measured, not estimated.
-    busy: std::sync::atomic::AtomicBool,
+    /// Whether task 0 is inside a slow stop, and of which kind (an
+    /// [`Inside`] as its number): the sampler charges what it finds then
+    /// to the profiler itself, so the dearer stops' cost is measured, not
+    /// estimated.
+    busy: std::sync::atomic::AtomicU8,
     /// Fast stops since the last slow one, not yet given to the shard.
     pending: AtomicU64,
     /// The shard's count of instructions at the last slow stop, for a
     /// reader on another thread while the shard is leased.
     published: AtomicU64,
     counts: OnceLock<Counts>,
+}
+
+/// Where task 0 is when the sampler looks: running the program, or inside
+/// one of the profiler's slow stops. The stops after an allocation or a
+/// builtin are told apart from the rest because part of their cost is
+/// spent before the profiler is reached, where no sample can see it, and a
+/// sampled profile weighs what it saw of them against their calibrated
+/// cost ([`crate::StopCosts::heavy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Inside {
+    /// Running the program: a sample is charged where it is.
+    Program = 0,
+    /// In a slow stop of any other kind: a call's, a return's, the first.
+    Slow = 1,
+    /// In the stop after an allocation or a builtin.
+    Heavy = 2,
 }
 
 impl Default for Hot {
@@ -108,7 +126,7 @@ impl Default for Hot {
             node: AtomicU32::new(0),
             base: AtomicUsize::new(0),
             length: AtomicU32::new(1),
-            busy: std::sync::atomic::AtomicBool::new(false),
+            busy: std::sync::atomic::AtomicU8::new(Inside::Program as u8),
             pending: AtomicU64::new(0),
             published: AtomicU64::new(0),
             counts: OnceLock::new(),
@@ -367,14 +385,28 @@ impl Hot {
         self.node.store(node, Relaxed);
     }
 
-    /// Marks task 0 as inside a slow stop, or out of it again.
-    pub(crate) fn busy(&self, inside: bool) {
-        self.busy.store(inside, Relaxed);
+    /// Marks task 0 as inside a slow stop of this kind, or out of it again
+    /// (`Inside::Program`).
+    pub(crate) fn busy(&self, inside: Inside) {
+        self.busy.store(inside as u8, Relaxed);
     }
 
-    /// Whether task 0 is inside a slow stop.
-    pub(crate) fn is_busy(&self) -> bool {
-        self.busy.load(Relaxed)
+    /// Where task 0 is: in the program or in which kind of slow stop.
+    pub(crate) fn inside(&self) -> Inside {
+        match self.busy.load(Relaxed) {
+            0 => Inside::Program,
+            1 => Inside::Slow,
+            _ => Inside::Heavy,
+        }
+    }
+
+    /// Whether the stop being made follows a stretch that ended in an
+    /// allocation or a builtin: the last stop started that stretch.
+    pub(crate) fn after_heavy(&self) -> bool {
+        self.is_heavy(
+            FunctionId(self.function.load(Relaxed)),
+            self.pc.load(Relaxed),
+        )
     }
 
     /// The position a sampler reads: function, pc and context node.

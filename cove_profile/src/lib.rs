@@ -107,3 +107,4 @@ mod watch;
 pub use clock::{Clock, RealClock, SteppingClock, TscClock};
 pub use cost::{Charge, Cost};
 pub use profiler::{Estimate, Floor, Profiler, Sample, StopCosts};
+pub use sampler::process_cpu_nanos;

@@ -59,6 +59,16 @@ pub struct Estimate {
     /// profile written before they were sampled.
     #[cfg_attr(feature = "reports", serde(default))]
     pub spawned_samples: u64,
+    /// Task 0's stops after an allocation or a builtin, each of which is
+    /// charged [`StopCosts::heavy`] (0 in a profile written before they
+    /// were).
+    #[cfg_attr(feature = "reports", serde(default))]
+    pub heavy_stops: u64,
+    /// The part of `overhead_nanos` the sampler measured, in the
+    /// profiler's slow stops; the rest is calibrated (0 in a profile
+    /// written before it was kept apart).
+    #[cfg_attr(feature = "reports", serde(default))]
+    pub measured_nanos: u64,
 }
 
 /// What one stop tells the profiler: plain data, no machine.
@@ -155,6 +165,13 @@ pub struct StopCosts {
     /// What being watched costs each instruction, stop or not.
     #[cfg_attr(feature = "reports", serde(default))]
     pub instruction: f64,
+    /// What a stop after an allocation or a builtin costs beyond a fast
+    /// stop, all told: the loop builds the whole `Stop` out of line for it
+    /// and calls the profiler, which then records the heap's movement.
+    /// The sampler sees only the profiler's part, so a sampled profile
+    /// takes off whichever is more, this or what its samples found there.
+    #[cfg_attr(feature = "reports", serde(default))]
+    pub heavy: f64,
 }
 
 /// How many empty stops a calibration batch makes, and how many batches.
@@ -194,7 +211,7 @@ pub struct Profiler {
     stop_costs: Mutex<StopCosts>,
     /// Task 0's lock-free front, in the modes that read no clock at a stop.
     pub(crate) hot: Arc<Hot>,
-    sampler: Option<Sampler>,
+    pub(crate) sampler: Option<Sampler>,
     /// Task 0's shard, the task the profiler was installed on: reached
     /// without touching the table of the others, and leased to the thread
     /// running it for the length of the run (see `lease.rs`).
@@ -350,6 +367,27 @@ impl Profiler {
         (slow, fast)
     }
 
+    /// Those of task 0's stops that came after a stretch ending in an
+    /// allocation or a builtin (a stretch's every start is followed by the
+    /// stop after its end), which [`StopCosts::heavy`] is charged to.
+    pub fn heavy_stops(&self) -> u64 {
+        let slow: u64 = self
+            .main
+            .lock()
+            .rows()
+            .filter(|((function, pc), _)| self.hot.is_heavy(*function, *pc))
+            .map(|(_, c)| c.ran)
+            .sum();
+        let fast: u64 = self
+            .hot
+            .counted()
+            .iter()
+            .filter(|((function, pc), _)| self.hot.is_heavy(*function, *pc))
+            .map(|(_, n)| n)
+            .sum();
+        slow + fast
+    }
+
     /// What this profiler's stops were measured to cost (zero for the
     /// interval profiler, whose cost is its [`Floor`]).
     pub fn stop_costs(&self) -> StopCosts {
@@ -373,9 +411,12 @@ impl Profiler {
         let taken = sampler.taken();
         let sampled: u64 = taken.cells.values().sum::<u64>() + taken.profiler;
         let (slow, fast) = self.stops();
+        let heavy = self.heavy_stops();
         let instructions = self.main_total_ran();
-        let calibrated = fast as f64 * self.stop_costs().fast
-            + instructions as f64 * self.stop_costs().instruction;
+        let costs = self.stop_costs();
+        let calibrated = fast as f64 * costs.fast
+            + heavy as f64 * self.unseen_heavy(&taken)
+            + instructions as f64 * costs.instruction;
         let overhead = taken.profiler as f64 + calibrated;
         let net = (sampled as f64 - overhead).max(1.0);
         // Two sources of error: the samples (about one over the square
@@ -387,11 +428,7 @@ impl Profiler {
         // `cargo xtask profile-accuracy` finds the estimates stray. The
         // slow stops' cost is measured by the same samples.
         let counting = 1.0 / (taken.samples.max(1) as f64).sqrt();
-        let spread = if self.stop_costs().instruction > 0.0 {
-            0.25
-        } else {
-            0.5
-        };
+        let spread = if costs.instruction > 0.0 { 0.25 } else { 0.5 };
         let calibration = spread * calibrated / net;
         Some(Estimate {
             samples: taken.samples,
@@ -400,7 +437,23 @@ impl Profiler {
             stops: (slow, fast),
             uncertainty: (counting * counting + calibration * calibration).sqrt(),
             spawned_samples: taken.spawned.values().map(|t| t.samples).sum(),
+            heavy_stops: heavy,
+            measured_nanos: taken.profiler,
         })
+    }
+
+    /// What each of task 0's stops after an allocation or a builtin cost
+    /// that the sampler did not see: their calibrated cost all told, less
+    /// what the samples found inside them, never below nothing. (The
+    /// samples are the better figure where they see more than the
+    /// calibration, a dear stop's whole cost; the calibration where they
+    /// cannot, the loop's part before the profiler is reached.)
+    fn unseen_heavy(&self, taken: &crate::sampler::Taken) -> f64 {
+        unseen_each(
+            self.heavy_stops(),
+            self.stop_costs().heavy,
+            taken.profiler_heavy,
+        )
     }
 
     /// Instructions task 0 ran so far, by the lock-free front and the shard.
@@ -625,6 +678,7 @@ impl Profiler {
         StopCosts {
             fast: fast[BATCHES / 2],
             instruction: 0.0,
+            heavy: 0.0,
         }
     }
 
@@ -830,6 +884,7 @@ impl Profiler {
         let costs = StopCosts {
             fast: 0.0,
             instruction: self.stop_costs().instruction,
+            heavy: 0.0,
         };
         let spread = spread(&starts, &self.hot, costs);
         let mut counts = spread.rows;
@@ -892,7 +947,9 @@ impl Profiler {
                 }
             }
         }
-        let spread = spread(&starts, &self.hot, self.stop_costs());
+        let mut costs = self.stop_costs();
+        costs.heavy = taken.as_ref().map_or(0.0, |t| self.unseen_heavy(t));
+        let spread = spread(&starts, &self.hot, costs);
         let mut counts = spread.rows;
         self.take_back_unran(0, &mut counts);
         rows.extend(counts);
@@ -1039,6 +1096,16 @@ struct Start {
     nanos: u64,
 }
 
+/// What each of `stops` stops, calibrated at `all_told` nanoseconds apiece,
+/// cost beyond the `seen` nanoseconds samples found inside them, shared
+/// among them: never below nothing, and nothing for no stops.
+fn unseen_each(stops: u64, all_told: f64, seen: u64) -> f64 {
+    if stops == 0 {
+        return 0.0;
+    }
+    (stops as f64 * all_told - seen as f64).max(0.0) / stops as f64
+}
+
 /// Every instruction's count and time, from the stretches' starts.
 struct Spread {
     rows: Vec<((FunctionId, u32), Charge)>,
@@ -1099,12 +1166,16 @@ fn spread(starts: &BTreeMap<(FunctionId, u32), Start>, hot: &Hot, costs: StopCos
         let length = hot.length(function, pc);
         // The slow stops' cost is measured: the sampler charged it to the
         // profiler, not to any row. The fast stops' is calibrated.
-        let own =
-            start.fast as f64 * costs.fast + (n * u64::from(length)) as f64 * costs.instruction;
+        let heavy = hot.is_heavy(function, pc);
+        // The stop after a heavy stretch's end is charged to the stretch:
+        // the position the sampler reads moves on only once the profiler
+        // has the stop, so that is where the sampler charged its time.
+        let own = start.fast as f64 * costs.fast
+            + (n * u64::from(length)) as f64 * costs.instruction
+            + if heavy { n as f64 * costs.heavy } else { 0.0 };
         overhead += own;
         instructions += (n * u64::from(length)) as f64;
         let time = (start.nanos as f64 - own).max(0.0);
-        let heavy = hot.is_heavy(function, pc);
         if !heavy {
             light_time += time;
             light_instructions += (n * u64::from(length)) as f64;
@@ -1168,6 +1239,17 @@ mod tests {
             allocations: 0,
             blocked_nanos: 0,
         }
+    }
+
+    #[test]
+    fn a_heavy_stop_costs_what_its_calibration_says_less_what_the_samples_saw_of_it() {
+        // 1,000 stops at 20 ns all told, 5,000 ns of them seen: 15 ns each
+        // unseen.
+        assert_eq!(unseen_each(1_000, 20.0, 5_000), 15.0);
+        // Samples that saw more than the calibration leave nothing unseen.
+        assert_eq!(unseen_each(1_000, 20.0, 30_000), 0.0);
+        // No such stops, nothing to share.
+        assert_eq!(unseen_each(0, 20.0, 0), 0.0);
     }
 
     #[test]

@@ -50,7 +50,7 @@ use std::time::Duration;
 use cove_ir::program::FunctionId;
 use parking_lot::{Mutex, RwLock};
 
-use crate::hot::Hot;
+use crate::hot::{Hot, Inside};
 
 /// How long the sampler sleeps between two looks.
 pub(crate) const PERIOD: Duration = Duration::from_micros(100);
@@ -70,6 +70,9 @@ pub(crate) struct Taken {
     /// Nanoseconds charged while task 0 was inside one of the profiler's
     /// slow stops: the profiler's own cost, measured.
     pub(crate) profiler: u64,
+    /// The part of `profiler` charged in the stops after an allocation or
+    /// a builtin (see [`Inside::Heavy`]).
+    pub(crate) profiler_heavy: u64,
     /// What was charged to each followed spawned task, by task number.
     pub(crate) spawned: HashMap<u32, Taken>,
 }
@@ -248,9 +251,13 @@ fn sample(shared: &Shared) {
             && was == id
         {
             let moved = now.saturating_sub(before);
-            if moved > 0 && shared.hot.is_busy() {
+            let inside = shared.hot.inside();
+            if moved > 0 && inside != Inside::Program {
                 let mut taken = shared.taken.lock();
                 taken.profiler += moved;
+                if inside == Inside::Heavy {
+                    taken.profiler_heavy += moved;
+                }
                 taken.samples += 1;
             } else if moved > 0 {
                 let (function, pc, node) = shared.hot.position();
@@ -300,6 +307,23 @@ fn look_at_tasks(shared: &Shared, last: &mut Vec<Option<(i64, u64)>>) {
             }
         }
         last[index] = Some((id, now));
+    }
+}
+
+/// Nanoseconds of processor time the whole process has used, every thread
+/// of it, read as the sampler reads a task's clock: for a host that times
+/// what being watched costs a run, which a run's task spends on a thread
+/// of its own, and which time spent waiting for a core would blur. `None`
+/// where there is no such clock (not Unix, or this crate built without
+/// `thread-clocks`).
+pub fn process_cpu_nanos() -> Option<u64> {
+    #[cfg(all(unix, feature = "thread-clocks"))]
+    {
+        cpu_nanos(i64::from(libc::CLOCK_PROCESS_CPUTIME_ID))
+    }
+    #[cfg(not(all(unix, feature = "thread-clocks")))]
+    {
+        None
     }
 }
 

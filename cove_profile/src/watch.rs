@@ -12,6 +12,7 @@ use cove_ir::op::StretchEnd;
 use cove_ir::program::FunctionId;
 use cove_runtime::vm::debug::{Debugger, Glance, Resume, Stop, Stops};
 
+use crate::hot::Inside;
 use crate::profiler::{Profiler, Reach, Sample};
 
 impl Debugger for Profiler {
@@ -115,9 +116,9 @@ impl Profiler {
     /// the shard cannot take it by its shape.
     #[inline(never)]
     fn untimed_hop<const CALL: bool>(&self, function: FunctionId, pc: u32, depth: usize) -> bool {
-        self.hot.busy(true);
+        self.hot.busy(Inside::Slow);
         let taken = self.glanced_stop::<CALL>(function, pc, depth);
-        self.hot.busy(false);
+        self.hot.busy(Inside::Program);
         taken
     }
 
@@ -125,15 +126,21 @@ impl Profiler {
     #[cold]
     #[inline(never)]
     fn untimed_slow(&self, stop: &Stop<'_>) {
-        self.hot.busy(true);
         self.hot.prepare(stop.program());
+        // Only a sampler reads which kind of stop this is, and finding out
+        // costs a look at the count table: a counting profile skips it.
+        self.hot.busy(if self.sampler.is_some() && self.hot.after_heavy() {
+            Inside::Heavy
+        } else {
+            Inside::Slow
+        });
         let at = sample_of(stop);
         // The commonest slow stop that is not a call's or a return's: the
         // next in the same frame after an allocation.
         if !self.moved_stop(&at) {
             self.slow_stop(&at, Reach::Lease);
         }
-        self.hot.busy(false);
+        self.hot.busy(Inside::Program);
     }
 }
 

@@ -92,7 +92,7 @@ impl Report<'_> {
                     out,
                     "time: sampled, {} samples of task 0's CPU time{}, ±{:.0}%; the profiler's own \
                      stops taken off ({} ns measured in its slow stops, ~{:.1} ns calibrated for \
-                     each of {} fast ones); counts and heap figures are exact",
+                     each of {} fast ones{}); counts and heap figures are exact",
                     thousands(e.samples),
                     if e.spawned_samples > 0 {
                         format!(" and {} of spawned tasks'", thousands(e.spawned_samples))
@@ -100,12 +100,18 @@ impl Report<'_> {
                         String::new()
                     },
                     e.uncertainty * 100.0,
-                    thousands(
-                        e.overhead_nanos
-                            .saturating_sub((e.stops.1 as f64 * self.stop_costs.fast) as u64)
-                    ),
+                    thousands(e.measured_nanos),
                     self.stop_costs.fast,
-                    thousands(e.stops.1)
+                    thousands(e.stops.1),
+                    if e.heavy_stops > 0 && self.stop_costs.heavy > 0.0 {
+                        format!(
+                            ", ~{:.1} ns more for each of the {} after an allocation or a builtin",
+                            self.stop_costs.heavy,
+                            thousands(e.heavy_stops)
+                        )
+                    } else {
+                        String::new()
+                    }
                 );
             }
             _ => {
