@@ -1221,7 +1221,7 @@ mod tests {
         assert_eq!(heap.channel_slots.len(), 2);
         // Only `b`'s object survives: `a`'s slot is swept and forgotten,
         // and a new channel takes it without being mistaken for `a`.
-        let mut kept = vec![other];
+        let mut kept = [other];
         heap.collect(|visit| kept.iter_mut().for_each(visit))
             .expect("a collection");
         assert_eq!(heap.channel_slots.len(), 1);
