@@ -419,8 +419,12 @@ fn a_report_whose_write_fails_leaves_the_previous_report_as_it_was() {
 /// the interrupted status, says the report was not written, and leaves
 /// the previous report as it was. The program loops once it is ready; the
 /// first Ctrl-C stops it, and once `cove` has said so on stderr the run is
-/// over and the report of 3,000 functions is being rendered (for about a
-/// second in a debug build), which the second Ctrl-C interrupts.
+/// over and the report of 10,000 functions is being rendered, which the
+/// second Ctrl-C interrupts. The render takes about four seconds in a
+/// debug build (3,000 functions took 1.5 s), and the exit spares the test
+/// all but the program's own run, so a test thread held off the processor
+/// for seconds between reading the line and sending the signal is what it
+/// would take to miss it.
 #[test]
 fn a_ctrl_c_while_a_report_is_rendered_leaves_the_previous_report_as_it_was() {
     use std::io::BufRead;
@@ -428,7 +432,7 @@ fn a_ctrl_c_while_a_report_is_rendered_leaves_the_previous_report_as_it_was() {
     let ready = dir.path().join("ready");
     let program = many_functions(
         dir.path(),
-        3000,
+        10_000,
         &format!(
             "  write_file(\"{}\", \"ready\")\n  while true {{\n    s += 1\n  }}\n",
             ready.display()
