@@ -68,6 +68,7 @@ pub fn bench_run(args: &BenchRunArgs) -> Status {
             timed(vm.with_debugger(&profiler), &program)
         }
     };
+    crate::interrupt::run_ended();
     pipe::eprint(format_args!(
         "bench-run: nanos {nanos} instructions {instructions}\n"
     ));

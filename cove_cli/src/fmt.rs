@@ -123,19 +123,31 @@ pub fn unified_diff(path: &str, before: &str, after: &str) -> String {
         .to_string()
 }
 
+/// Writes `text` (a name under `--check`, a diff under `--diff`) to
+/// stdout as a report is written ([`crate::pipe::stdout`]): a reader that
+/// left (`| head`) had what it wanted, and any other failure (a full disk)
+/// ends `cove fmt` with the I/O status and a message, where `print!` would
+/// have panicked.
+fn say(text: String) -> Result<(), Status> {
+    crate::pipe::stdout(text.as_bytes()).map_err(|e| {
+        crate::pipe::eprint(format_args!("error: cannot write to stdout: {e}\n"));
+        Status::IoError
+    })
+}
+
 /// Runs `cove fmt`.
 pub fn fmt(args: &FmtArgs) -> Status {
     let formatter = match Formatter::new() {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::pipe::eprint(format_args!("error: {e}\n"));
             return Status::BadInput;
         }
     };
     let files = match cove_files(&args.paths) {
         Ok(files) => files,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::pipe::eprint(format_args!("error: {e}\n"));
             return Status::IoError;
         }
     };
@@ -147,14 +159,14 @@ pub fn fmt(args: &FmtArgs) -> Status {
         let source = match std::fs::read_to_string(&file) {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("error: cannot read {shown}: {e}");
+                crate::pipe::eprint(format_args!("error: cannot read {shown}: {e}\n"));
                 return Status::IoError;
             }
         };
         let text = match formatter.format(&shown, &source) {
             Formatted::Text(text) => text,
             Formatted::Refused(why) => {
-                eprintln!("error: {why}");
+                crate::pipe::eprint(format_args!("error: {why}\n"));
                 refused = true;
                 continue;
             }
@@ -163,14 +175,18 @@ pub fn fmt(args: &FmtArgs) -> Status {
             continue;
         }
         changed = true;
-        if args.check {
-            println!("{shown}");
+        if args.check
+            && let Err(status) = say(format!("{shown}\n"))
+        {
+            return status;
         }
-        if args.diff {
-            print!("{}", unified_diff(&shown, &source, &text));
+        if args.diff
+            && let Err(status) = say(unified_diff(&shown, &source, &text))
+        {
+            return status;
         }
         if write && let Err(e) = crate::report_file::replace_whole(&file, text.as_bytes()) {
-            eprintln!("error: cannot write {shown}: {e}");
+            crate::pipe::eprint(format_args!("error: cannot write {shown}: {e}\n"));
             return Status::IoError;
         }
     }

@@ -27,7 +27,6 @@ mod pipe;
 mod profile;
 #[cfg(feature = "profiler")]
 mod progress;
-#[cfg(feature = "profiler")]
 mod report_file;
 mod run;
 mod status;
@@ -40,6 +39,9 @@ use clap::Parser;
 use crate::cli::{Cli, Command};
 
 fn main() -> ExitCode {
+    // First, so that a Ctrl-C during the parse of a large file, `cove
+    // fmt` or `cove check` ends with the interrupted status too.
+    interrupt::install();
     let cli = Cli::parse();
     let status = match &cli.command {
         Command::Run(args) => run::run(args),

@@ -120,6 +120,9 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
         .with_output(Box::new(ProgramOutput::for_stdout(out)))
         .with_error_output(Box::new(err));
     let result = call_main(&mut vm, &program);
+    // From here on there is no run to stop: a Ctrl-C while the clock is
+    // calibrated or the report is rendered or written ends `cove` at once.
+    interrupt::run_ended();
     progress.finish();
     drop(vm);
     // A sampled profile's time is made net of what being watched cost the
@@ -129,9 +132,6 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
     {
         profiler.set_stop_costs(costs);
     }
-    // From here on there is no run to stop: a Ctrl-C while the report is
-    // rendered or written ends `cove` at once.
-    interrupt::run_ended();
     let status = ending(&program, result);
 
     let report = match render(&program, &profiler, args, format, to_stdout) {

@@ -32,7 +32,9 @@
 //! outright (SIGKILL) leaves its temporary file, hidden (`.NAME.cove-PID.tmp`),
 //! beside PATH, and PATH itself as it was.
 
-use std::fs::{File, OpenOptions};
+#[cfg(feature = "profiler")]
+use std::fs::File;
+use std::fs::OpenOptions;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, TryLockError};
@@ -48,9 +50,13 @@ struct Pending {
     temp: PathBuf,
     /// The path as the command line gave it, for messages.
     shown: PathBuf,
+    /// Whether it is a source file `cove fmt` rewrites rather than a
+    /// report, for the message.
+    source: bool,
 }
 
 /// Where a report goes.
+#[cfg(feature = "profiler")]
 #[derive(Debug)]
 pub enum ReportFile {
     /// Standard output.
@@ -66,6 +72,7 @@ pub enum ReportFile {
     },
 }
 
+#[cfg(feature = "profiler")]
 impl ReportFile {
     /// Opens where `-o PATH` says the report goes (`None` or `-` for
     /// stdout), before the run. The error is the message to print.
@@ -121,6 +128,7 @@ impl ReportFile {
             *pending = Some(Pending {
                 temp: temp.clone(),
                 shown: path.to_path_buf(),
+                source: false,
             });
         }
         Ok(ReportFile::Replacing {
@@ -197,11 +205,20 @@ fn temp_beside(target: &Path) -> Option<PathBuf> {
 /// `bytes`, whole: written to a temporary file beside it with its
 /// permissions and renamed into place, so that a write that fails, or a
 /// `cove` interrupted or killed meanwhile, leaves the file as it was. How
-/// `cove fmt` rewrites a source file.
+/// `cove fmt` rewrites a source file. The temporary file is what
+/// [`abandon_for_exit`] removes while it is there, so a Ctrl-C leaves
+/// nothing beside the file either.
 pub fn replace_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let target = std::fs::canonicalize(path)?;
     let temp = temp_beside(&target).ok_or_else(|| std::io::Error::other("it names no file"))?;
-    let placed = OpenOptions::new()
+    if let Ok(mut pending) = PENDING.lock() {
+        *pending = Some(Pending {
+            temp: temp.clone(),
+            shown: path.to_path_buf(),
+            source: true,
+        });
+    }
+    let written = OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(&temp)
@@ -212,8 +229,17 @@ pub fn replace_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             }
             file.write_all(bytes)?;
             file.flush()
-        })
-        .and_then(|()| std::fs::rename(&temp, &target));
+        });
+    // Held while the file is renamed, so that an exit either waits for the
+    // rename or has removed the temporary file before it.
+    let mut pending = PENDING.lock().unwrap_or_else(|p| p.into_inner());
+    let placed = match written {
+        Ok(()) if pending.is_some() => std::fs::rename(&temp, &target),
+        Ok(()) => Err(std::io::Error::other("cove is exiting")),
+        Err(e) => Err(e),
+    };
+    *pending = None;
+    drop(pending);
     if placed.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
@@ -228,9 +254,9 @@ fn not_written(shown: &Path) -> String {
     )
 }
 
-/// Removes the temporary file of a report not yet in place and says so on
-/// stderr, for an exit that does not wait for the report (a Ctrl-C while
-/// it is rendered or written). Does nothing when the report is in place
+/// Removes the temporary file of a report (or of a source `cove fmt`
+/// rewrites) not yet in place and says so on stderr, for an exit that does
+/// not wait for it (a Ctrl-C while it is rendered or written). Does nothing when the report is in place
 /// or none was asked for; gives up after a moment if the report is being
 /// renamed (it then is in place).
 pub fn abandon_for_exit() {
@@ -244,7 +270,15 @@ pub fn abandon_for_exit() {
         if let Some(mut pending) = locked {
             if let Some(p) = pending.take() {
                 let _ = std::fs::remove_file(&p.temp);
-                crate::pipe::eprint(format_args!("cove: {}\n", not_written(&p.shown)));
+                let said = if p.source {
+                    format!(
+                        "{} was not rewritten and is left as it was",
+                        p.shown.display()
+                    )
+                } else {
+                    not_written(&p.shown)
+                };
+                crate::pipe::eprint(format_args!("cove: {said}\n"));
             }
             return;
         }

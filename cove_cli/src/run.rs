@@ -73,6 +73,7 @@ pub fn run(args: &RunArgs) -> Status {
     };
     let mut vm = machine(&program, &args.limits, args.program.args());
     let result = call_main(&mut vm, &program);
+    interrupt::run_ended();
     ending(&program, result)
 }
 

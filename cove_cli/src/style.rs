@@ -22,7 +22,9 @@ impl Style {
         }
     }
 
-    /// The style for stdout.
+    /// The style for stdout (the profiler's reports; a build without it
+    /// colours nothing there).
+    #[cfg(feature = "profiler")]
     pub fn stdout() -> Style {
         Style {
             color: std::io::stdout().is_terminal() && no_color_unset(),

@@ -154,3 +154,55 @@ fn fmt_check_on_the_repository_finds_nothing_to_change_outside_the_deliberate_ex
     assert_eq!(stdout(&output), "examples/covefmt/sample.cove\n");
     assert_eq!(status(&output), 1);
 }
+
+/// `cove fmt --check` whose stdout is a full disk (`/dev/full`) exits with
+/// the I/O status and says why. It printed the names with `println!`,
+/// which panicked (101).
+#[test]
+fn fmt_check_to_a_full_disk_exits_with_the_io_status_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let messy = dir.path().join("messy.cove");
+    fs::write(&messy, MESSY).unwrap();
+    let full = fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let output = support::cove(&["fmt", "--check", messy.to_str().unwrap()])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(status(&output), 74, "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        "error: cannot write to stdout: No space left on device (os error 28)\n"
+    );
+    assert_eq!(fs::read_to_string(&messy).unwrap(), MESSY);
+}
+
+/// `cove fmt --diff` into a pipe whose reader leaves after one byte
+/// (`| head -c 1`) stops quietly with the status it would have had: a
+/// diff far larger than a pipe holds is still being written when the
+/// reader has gone. It printed with `print!`, which panicked on the
+/// closed pipe (101).
+#[test]
+fn fmt_diff_into_a_pipe_whose_reader_left_ends_quietly_with_its_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let messy = dir.path().join("messy.cove");
+    let text: String = (0..5_000)
+        .map(|i| format!("fn g{i}(x:Int)->Int{{ let y=x+{i}\n return y*2 }}\n"))
+        .collect();
+    fs::write(&messy, &text).unwrap();
+    let output = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "{} fmt --diff {} | head -c 1 > /dev/null; echo \"${{PIPESTATUS[0]}}\"",
+            env!("CARGO_BIN_EXE_cove"),
+            messy.display()
+        ))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&output), "0\n", "{}", stderr(&output));
+    assert_eq!(stderr(&output), "");
+    assert_eq!(fs::read_to_string(&messy).unwrap(), text);
+}

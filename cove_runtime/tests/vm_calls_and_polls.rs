@@ -1458,15 +1458,16 @@ fn fuel_is_the_runs_so_tasks_together_run_no_more_than_it_and_a_starved_task_end
         "in_task",
     );
     assert_eq!(enough.result, waiting.result);
-    // Main's spawn owes `SPAWN_FUEL`, paid at main's next safepoint,
-    // which main waiting in join never reaches before the task runs dry.
-    let short = limited(task - 1, "in_task");
+    // Main's spawn pays `SPAWN_FUEL` before the task starts, so what is
+    // left is short of the task's length, and the task runs dry.
+    let short_fuel = SPAWN_FUEL + task - 1;
+    let short = limited(short_fuel, "in_task");
     let error = short.result.expect_err("the task is short");
     assert_eq!(error.kind, ErrorKind::OutOfFuel, "{error}");
     assert!(
         error
             .message
-            .contains(&format!("out of fuel after {} instructions", task - 1)),
+            .contains(&format!("out of fuel after {short_fuel} instructions")),
         "{error}"
     );
     assert_eq!(error.backtrace[0].task, 1, "{error}");

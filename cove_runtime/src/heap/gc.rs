@@ -154,6 +154,7 @@ impl Memory {
         self.maps.sweep();
         self.tasks.sweep();
         self.channels.sweep();
+        self.forget_swept_channels();
         self.side_now = self.side_words();
         self.live_after_collection = live + self.side_now;
         // The run's total first: the next collection's point depends on

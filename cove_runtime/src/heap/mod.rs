@@ -422,6 +422,11 @@ pub(crate) struct Memory {
     pub(crate) maps: Side<(Table, bool)>,
     pub(crate) tasks: Side<TaskHandle>,
     pub(crate) channels: Side<ChannelHandle>,
+    /// Which slot of `channels` holds each channel, by the address of its
+    /// shared state, so that a channel arriving again (sent on a channel,
+    /// returned by a task) finds its handle without a walk of every slot:
+    /// that walk made a loop sending N channels quadratic in N.
+    channel_slots: std::collections::HashMap<usize, u32>,
 }
 
 impl Memory {
@@ -447,6 +452,7 @@ impl Memory {
             maps: Side::default(),
             tasks: Side::default(),
             channels: Side::default(),
+            channel_slots: std::collections::HashMap::new(),
         };
         memory.set_next_collection();
         memory
@@ -1097,16 +1103,24 @@ impl Memory {
     /// it, so that a receiver can tell from the handle's count whether any
     /// other task still holds the channel.
     pub(crate) fn alloc_channel(&mut self, handle: ChannelHandle, elem: u32) -> Faulty<u64> {
-        let known = self
-            .channels
-            .slots
-            .iter()
-            .position(|slot| slot.as_ref() == Some(&handle));
-        let index = match known {
-            Some(i) => i as u32,
-            None => self.channels.insert(handle),
+        let key = Arc::as_ptr(&handle.0) as usize;
+        let index = match self.channel_slots.get(&key) {
+            Some(&i) => i,
+            None => {
+                let i = self.channels.insert(handle);
+                self.channel_slots.insert(key, i);
+                i
+            }
         };
         self.alloc_object(kind::CHANNEL, 0, elem, &[u64::from(index)])
+    }
+
+    /// Forgets the slots of the channels the collector swept, before any
+    /// is given to another channel (whose state may reuse the address).
+    fn forget_swept_channels(&mut self) {
+        let channels = &self.channels;
+        self.channel_slots
+            .retain(|_, i| channels.get(u64::from(*i)).is_some());
     }
 
     /// The handle of the channel object `r`.
@@ -1191,6 +1205,34 @@ mod tests {
             heap.space.len(),
             heap.spare.len()
         );
+    }
+
+    #[test]
+    fn a_channel_arriving_again_shares_its_slot_and_a_swept_one_frees_it_for_another() {
+        let mut heap = heap_under(10_000_000);
+        let a = crate::value::ChannelHandle::fresh();
+        let b = crate::value::ChannelHandle::fresh();
+        let first = heap.alloc_channel(a.clone(), 0).expect("room");
+        let again = heap.alloc_channel(a.clone(), 0).expect("room");
+        let other = heap.alloc_channel(b.clone(), 0).expect("room");
+        let slot = |heap: &Memory, r: u64| heap.space[r as usize + 1];
+        assert_eq!(slot(&heap, first), slot(&heap, again));
+        assert_ne!(slot(&heap, first), slot(&heap, other));
+        assert_eq!(heap.channel_slots.len(), 2);
+        // Only `b`'s object survives: `a`'s slot is swept and forgotten,
+        // and a new channel takes it without being mistaken for `a`.
+        let mut kept = [other];
+        heap.collect(|visit| kept.iter_mut().for_each(visit))
+            .expect("a collection");
+        assert_eq!(heap.channel_slots.len(), 1);
+        assert!(heap.channel(kept[0]) == &b);
+        let c = crate::value::ChannelHandle::fresh();
+        let third = heap.alloc_channel(c.clone(), 0).expect("room");
+        assert!(heap.channel(third) == &c);
+        let back = heap.alloc_channel(a.clone(), 0).expect("room");
+        assert!(heap.channel(back) == &a);
+        assert_ne!(slot(&heap, back), slot(&heap, third));
+        assert_eq!(heap.channel_slots.len(), 3);
     }
 
     #[test]

@@ -117,6 +117,42 @@ impl Poll {
     }
 }
 
+/// A vector of the host's with room for `n` items, or the heap's
+/// out-of-memory fault when the host will not give it. A builtin's
+/// scratch space the size of its data (the byte ranges of a string's
+/// characters, a copy of a list's items) is as much the run's memory as
+/// its heap; taken with `Vec::with_capacity` or `collect`, a host that
+/// refuses it (under `ulimit -v`) aborted the process and lost the output
+/// not yet written. `what` says what it was for.
+fn host_vec<T>(n: usize, what: &str) -> Faulty<Vec<T>> {
+    let mut items = Vec::new();
+    items.try_reserve_exact(n).map_err(|e| {
+        let words = n.saturating_mul(std::mem::size_of::<T>()).div_ceil(8);
+        crate::heap::out_of_memory(words, &format!("{e}, {what}"))
+    })?;
+    Ok(items)
+}
+
+/// `items` copied into a [`host_vec`].
+fn host_copy<T: Copy>(items: &[T], what: &str) -> Faulty<Vec<T>> {
+    let mut copy = host_vec(items.len(), what)?;
+    copy.extend_from_slice(items);
+    Ok(copy)
+}
+
+/// `items` `n` times over in a [`host_vec`]; the caller has checked that
+/// the result fits the heap bound.
+fn host_repeat<T: Copy>(items: &[T], n: usize, what: &str) -> Faulty<Vec<T>> {
+    if items.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut repeated = host_vec(items.len().saturating_mul(n), what)?;
+    for _ in 0..n {
+        repeated.extend_from_slice(items);
+    }
+    Ok(repeated)
+}
+
 impl Machine<'_> {
     /// Pays, before it starts, for a sort of `n` elements: about
     /// `n log2 n` comparisons, one unit of work each. A sort the fuel left
@@ -143,7 +179,7 @@ impl Machine<'_> {
             .map(|(start, end)| 1 + crate::heap::words_for(end - start) as u64)
             .sum();
         self.heap.words_fit(words + 4 + ranges.len() as u64)?;
-        let mut refs = Vec::with_capacity(ranges.len());
+        let mut refs = host_vec(ranges.len(), "splitting a string")?;
         for (start, end) in ranges {
             refs.push(self.substr(r, *start, *end)?);
         }
@@ -398,7 +434,7 @@ impl Machine<'_> {
                         ));
                     }
                 }
-                let repeated = bytes.repeat(n as usize);
+                let repeated = host_repeat(bytes, n as usize, "repeating a string")?;
                 self.heap.alloc_str(&repeated)?
             }
             Builtin::StrToUpper => {
@@ -489,7 +525,7 @@ impl Machine<'_> {
                     + items.len().saturating_sub(1) as u128 * sep.len() as u128;
                 self.heap
                     .str_fits(usize::try_from(len).unwrap_or(usize::MAX))?;
-                let mut joined = Vec::with_capacity(len as usize);
+                let mut joined = host_vec(len as usize, "joining strings")?;
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
                         joined.extend_from_slice(sep);
@@ -516,7 +552,7 @@ impl Machine<'_> {
             Builtin::ListSortStr => {
                 let list = arg(0);
                 self.pay_for_sort(self.heap.list_len(list))?;
-                let mut items = self.heap.list_items(list).to_vec();
+                let mut items = host_copy(self.heap.list_items(list), "sorting a list")?;
                 let interrupt = &self.shared.interrupt;
                 let mut polls = Poll::default();
                 items.sort_by(|a, b| {
@@ -558,7 +594,7 @@ impl Machine<'_> {
                 let list = arg(0);
                 let items = self.heap.list_items(list);
                 let (start, end) = range(int(1), int(2), items.len())?;
-                let part = items[start..end].to_vec();
+                let part = host_copy(&items[start..end], "slicing a list")?;
                 let (is_ref, ty) = self.heap.list_elem(list);
                 self.heap.alloc_list(is_ref, ty, &part)?
             }
@@ -616,12 +652,14 @@ impl Machine<'_> {
                 let key_ty = a_of(self.heap.header(map)) >> 1;
                 match self.heap.table(map) {
                     Table::Int(m) => {
-                        let keys: Vec<u64> = m.keys().map(|k| *k as u64).collect();
+                        let mut keys = host_vec(m.len(), "listing a map's keys")?;
+                        keys.extend(m.keys().map(|k| *k as u64));
                         self.heap.alloc_list(false, key_ty, &keys)?
                     }
                     Table::Str(m) => {
-                        let keys: Vec<crate::heap::StrKey> = m.keys().cloned().collect();
-                        let mut refs = Vec::with_capacity(keys.len());
+                        let mut keys = host_vec(m.len(), "listing a map's keys")?;
+                        keys.extend(m.keys().cloned());
+                        let mut refs = host_vec(keys.len(), "listing a map's keys")?;
                         for key in keys {
                             refs.push(self.heap.alloc_str(&key)?);
                         }
@@ -632,10 +670,12 @@ impl Machine<'_> {
             Builtin::MapValues => {
                 let map = arg(0);
                 let header = self.heap.header(map);
-                let values: Vec<u64> = match self.heap.table(map) {
-                    Table::Int(m) => m.values().collect(),
-                    Table::Str(m) => m.values().collect(),
-                };
+                let table = self.heap.table(map);
+                let mut values = host_vec(table.len(), "listing a map's values")?;
+                match table {
+                    Table::Int(m) => values.extend(m.values()),
+                    Table::Str(m) => values.extend(m.values()),
+                }
                 self.heap
                     .alloc_list(a_of(header) & 1 != 0, b_of(header), &values)?
             }
@@ -706,20 +746,16 @@ impl Machine<'_> {
             // ---- text, lists, numbers and input of Cove 1.1 -------------
             Builtin::StrChars => {
                 let s = arg(0);
-                let ranges: Vec<(usize, usize)> = text(self.heap.str_bytes(s))
-                    .char_indices()
-                    .map(|(i, c)| (i, i + c.len_utf8()))
-                    .collect();
+                let t = text(self.heap.str_bytes(s));
+                let mut ranges = host_vec(t.chars().count(), "splitting a string")?;
+                ranges.extend(t.char_indices().map(|(i, c)| (i, i + c.len_utf8())));
                 self.pieces(s, &ranges)?
             }
             Builtin::StrBytes => {
-                let items: Vec<u64> = self
-                    .heap
-                    .str_bytes(arg(0))
-                    .iter()
-                    .map(|b| u64::from(*b))
-                    .collect();
-                self.heap.words_fit(items.len() as u64 + 4)?;
+                let bytes = self.heap.str_bytes(arg(0));
+                self.heap.words_fit(bytes.len() as u64 + 4)?;
+                let mut items = host_vec(bytes.len(), "listing a string's bytes")?;
+                items.extend(bytes.iter().map(|b| u64::from(*b)));
                 self.heap
                     .alloc_list(false, cove_ir::program::Program::INT.0, &items)?
             }
@@ -727,13 +763,11 @@ impl Machine<'_> {
                 let s = arg(0);
                 let t = text(self.heap.str_bytes(s));
                 let base = t.as_ptr() as usize;
-                let ranges: Vec<(usize, usize)> = t
-                    .split_whitespace()
-                    .map(|w| {
-                        let start = w.as_ptr() as usize - base;
-                        (start, start + w.len())
-                    })
-                    .collect();
+                let mut ranges = host_vec(t.split_whitespace().count(), "splitting a string")?;
+                ranges.extend(t.split_whitespace().map(|w| {
+                    let start = w.as_ptr() as usize - base;
+                    (start, start + w.len())
+                }));
                 self.pieces(s, &ranges)?
             }
             Builtin::IntToChar => {
@@ -778,13 +812,14 @@ impl Machine<'_> {
                     ));
                 };
                 self.heap.words_fit(total + 4)?;
-                let items = self.heap.list_items(list).repeat(n as usize);
+                let items =
+                    host_repeat(self.heap.list_items(list), n as usize, "repeating a list")?;
                 let (is_ref, ty) = self.heap.list_elem(list);
                 self.heap.alloc_list(is_ref, ty, &items)?
             }
             Builtin::ListCopy => {
                 let list = arg(0);
-                let items = self.heap.list_items(list).to_vec();
+                let items = host_copy(self.heap.list_items(list), "copying a list")?;
                 let (is_ref, ty) = self.heap.list_elem(list);
                 self.heap.alloc_list(is_ref, ty, &items)?
             }

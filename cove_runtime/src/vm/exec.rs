@@ -1369,6 +1369,11 @@ impl<'env> Machine<'env> {
         // A thread's start and end are work the fuel pays for.
         self.heap
             .did_work(crate::limits::SPAWN_FUEL * crate::limits::WORK_PER_FUEL);
+        // Paid, and the run asked whether it is ending, before the thread
+        // starts: a task whose first act is a spawn reaches no safepoint
+        // before it, so a chain of them spawned up to `max_tasks` past the
+        // fuel, and on after `main` had returned and the run was ending.
+        self.safepoint()?;
         let mut values = Vec::with_capacity(args.len());
         for (ty, bits) in function.params.iter().zip(args) {
             values.push(self.heap.to_value(program, *ty, *bits)?);

@@ -655,8 +655,22 @@ impl Scheduler {
                 ),
             ));
         }
+        let mut queue = channel.0.queue.lock();
+        // The queue is the host's memory: one a host refuses (under
+        // `ulimit -v`) is the heap's out-of-memory fault, not an abort.
+        if let Err(e) = queue.try_reserve(1) {
+            // A full queue doubles: as much again as it holds.
+            let growth = queue.len().max(1) * std::mem::size_of::<(Value, u64)>() / 8;
+            drop(queue);
+            dispose(message);
+            return Err(crate::heap::out_of_memory(
+                growth,
+                &format!("{e}, queueing a message"),
+            ));
+        }
         counted.fetch_add(words, Ordering::Relaxed);
-        channel.0.queue.lock().push_back((message, words));
+        queue.push_back((message, words));
+        drop(queue);
         self.event(&mut counts);
         Ok(())
     }
