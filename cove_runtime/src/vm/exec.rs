@@ -947,30 +947,95 @@ impl<'env> Machine<'env> {
                     if buf[0] == 0 && self.object_receivers[builtin as usize] {
                         fail!(null_argument(builtin));
                     }
-                    // A push into room the list already has neither
-                    // allocates nor fails, so it needs none of the builtin
-                    // call's bookkeeping: the common push of a loop.
-                    if builtin == cove_ir::builtins::Builtin::ListPush
-                        && self.heap.list_push_in_place(buf[0], buf[1])
-                    {
-                        set!(dst, 0);
-                        next!();
-                    }
-                    // A map lookup neither allocates nor fails either: the
-                    // fused `get(k).unwrap_or(d)` of a counting loop and
-                    // `contains` are answered here, without the builtin
-                    // call's entry (a function that saves half the
-                    // machine's registers) and its collection check.
+                    // The builtins a loop calls most are answered here,
+                    // without the builtin function's entry (a function
+                    // that saves six machine registers and reserves half
+                    // a kilobyte of stack), and those that cannot allocate
+                    // without its collection check. One that would fail
+                    // goes on to the builtin function, which says why.
+                    use cove_ir::builtins::Builtin as B;
                     match builtin {
-                        cove_ir::builtins::Builtin::MapGetOr => {
+                        // A push into room the list already has neither
+                        // allocates nor fails: the common push of a loop.
+                        B::ListPush => {
+                            if self.heap.list_push_in_place(buf[0], buf[1]) {
+                                set!(dst, 0);
+                                next!();
+                            }
+                        }
+                        // A map lookup neither allocates nor fails: the
+                        // fused `get(k).unwrap_or(d)` of a counting loop
+                        // and `contains`.
+                        B::MapGetOr => {
                             set!(dst, self.heap.map_lookup(buf[0], buf[1]).unwrap_or(buf[2]));
                             next!();
                         }
-                        cove_ir::builtins::Builtin::MapContains => {
+                        B::MapContains => {
                             set!(
                                 dst,
                                 u64::from(self.heap.map_lookup(buf[0], buf[1]).is_some())
                             );
+                            next!();
+                        }
+                        // A string's length is its header's: a view's as
+                        // well as a string's, and 0 for a string at 0.
+                        B::StrLength => {
+                            set!(dst, u64::from(b_of(self.heap.header(buf[0]))));
+                            next!();
+                        }
+                        // A byte in range (a negative index is past every
+                        // length as a `u64`).
+                        B::StrByteAt => {
+                            let at = usize::try_from(buf[1]).unwrap_or(usize::MAX);
+                            if let Some(b) = self.heap.str_bytes(buf[0]).get(at) {
+                                set!(dst, u64::from(*b));
+                                next!();
+                            }
+                        }
+                        // An `Option` is 0 or a `Some` whose value is its
+                        // one word.
+                        B::OptionUnwrap => {
+                            if buf[0] != 0 {
+                                set!(dst, self.heap.word(buf[0] + 1));
+                                next!();
+                            }
+                        }
+                        B::OptionUnwrapOr => {
+                            let v = if buf[0] == 0 {
+                                buf[1]
+                            } else {
+                                self.heap.word(buf[0] + 1)
+                            };
+                            set!(dst, v);
+                            next!();
+                        }
+                        B::OptionIsSome => {
+                            set!(dst, u64::from(buf[0] != 0));
+                            next!();
+                        }
+                        B::OptionIsNone => {
+                            set!(dst, u64::from(buf[0] == 0));
+                            next!();
+                        }
+                        // These three allocate, or may, but never call out
+                        // or look at the stack: each is one call of a
+                        // small function and the collection check.
+                        B::ListPop => {
+                            let r = attempt!(self.heap.list_pop(buf[0]));
+                            set!(dst, r);
+                            gc_point!();
+                            next!();
+                        }
+                        B::MapSet => {
+                            self.heap.map_set(buf[0], buf[1], buf[2]);
+                            set!(dst, 0);
+                            gc_point!();
+                            next!();
+                        }
+                        B::StrSlice => {
+                            let r = attempt!(self.str_slice(buf[0], buf[1] as i64, buf[2] as i64));
+                            set!(dst, r);
+                            gc_point!();
                             next!();
                         }
                         _ => {}
