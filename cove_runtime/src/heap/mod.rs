@@ -1008,6 +1008,18 @@ impl Memory {
         self.alloc_some(is_ref, ty, item)
     }
 
+    /// `list.drop-last`: removes the last element, if there is one, and
+    /// clears its slot (the collector scans an array to its capacity).
+    #[inline(always)]
+    pub(crate) fn list_drop_last(&mut self, list: u64) {
+        let len = self.list_len(list);
+        if len > 0 {
+            let array = self.space[list as usize + 2] as usize;
+            self.space[array + len] = 0;
+            self.space[list as usize + 1] = len as u64 - 1;
+        }
+    }
+
     /// Removes the element at `index` (< length, checked by the caller).
     pub(crate) fn list_remove(&mut self, list: u64, index: usize) -> u64 {
         let len = self.list_len(list);

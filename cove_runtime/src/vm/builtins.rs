@@ -447,6 +447,11 @@ impl Machine<'_> {
                 0
             }
             Builtin::ListPop => self.heap.list_pop(arg(0))?,
+            // The dispatch loop answers this itself too.
+            Builtin::ListDropLast => {
+                self.heap.list_drop_last(arg(0));
+                0
+            }
             Builtin::ListGet => {
                 let list = arg(0);
                 let item = usize::try_from(int(1))

@@ -1017,6 +1017,11 @@ impl<'env> Machine<'env> {
                             set!(dst, u64::from(buf[0] == 0));
                             next!();
                         }
+                        B::ListDropLast => {
+                            self.heap.list_drop_last(buf[0]);
+                            set!(dst, 0);
+                            next!();
+                        }
                         // These three allocate, or may, but never call out
                         // or look at the stack: each is one call of a
                         // small function and the collection check.
