@@ -567,10 +567,7 @@ impl Machine<'_> {
             // ---- Map ----------------------------------------------------
             Builtin::MapGet => {
                 let map = arg(0);
-                let found = match self.heap.table(map) {
-                    Table::Int(m) => m.get(&int(1)),
-                    Table::Str(m) => m.get(self.heap.str_bytes(arg(1))),
-                };
+                let found = self.heap.map_lookup(map, arg(1));
                 let header = self.heap.header(map);
                 self.some(found, a_of(header) & 1 != 0, b_of(header))?
             }
@@ -581,13 +578,7 @@ impl Machine<'_> {
             // The dispatch loop answers this and `Map.contains` itself
             // (`call-builtin` in `vm/exec.rs`); the arm says the same.
             Builtin::MapGetOr => self.heap.map_lookup(arg(0), arg(1)).unwrap_or(arg(2)),
-            Builtin::MapContains => {
-                let found = match self.heap.table(arg(0)) {
-                    Table::Int(m) => m.contains_key(&int(1)),
-                    Table::Str(m) => m.contains_key(self.heap.str_bytes(arg(1))),
-                };
-                bool_bits(found)
-            }
+            Builtin::MapContains => bool_bits(self.heap.map_lookup(arg(0), arg(1)).is_some()),
             Builtin::MapRemove => {
                 let (map, key) = (arg(0), arg(1));
                 let removed = match self.heap.table_and_str_if(map, key) {
