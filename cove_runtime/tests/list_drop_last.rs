@@ -61,7 +61,7 @@ fn main() {
     xs.pop()
   }
   println(xs)
-  if xs.length() == 0 { xs.pop() } else { None }
+  if xs.length() == 0 { xs.pop() } else { xs.get(0) }
   println(xs.length())
 }
 "#;
