@@ -951,6 +951,33 @@ impl<'env> Machine<'env> {
                     // nor fail are answered by `Machine::quick_builtin`,
                     // out of line: its code inline here cost every other
                     // handler machine registers (fib's call 4% more).
+                    use cove_ir::builtins::Builtin as B;
+                    match builtin {
+                        // A push into room the list already has: the common
+                        // push of a loop.
+                        B::ListPush => {
+                            if self.heap.list_push_in_place(buf[0], buf[1]) {
+                                set!(dst, 0);
+                                next!();
+                            }
+                        }
+                        // A map lookup, inline: the fused
+                        // `get(k).unwrap_or(d)` of a counting loop and
+                        // `contains`, which a call would cost a tenth of
+                        // a map of numbers' time.
+                        B::MapGetOr => {
+                            set!(dst, self.heap.map_lookup(buf[0], buf[1]).unwrap_or(buf[2]));
+                            next!();
+                        }
+                        B::MapContains => {
+                            set!(
+                                dst,
+                                u64::from(self.heap.map_lookup(buf[0], buf[1]).is_some())
+                            );
+                            next!();
+                        }
+                        _ => {}
+                    }
                     if let Some(v) = self.quick_builtin(builtin, &buf) {
                         set!(dst, v);
                         next!();
@@ -962,7 +989,6 @@ impl<'env> Machine<'env> {
                     // function; the others enter the builtin function.
                     // One tail for all, where one each cost fib and the
                     // integer loop machine registers in every handler.
-                    use cove_ir::builtins::Builtin as B;
                     let r = match builtin {
                         B::ListPop => self.heap.list_pop(buf[0]),
                         B::MapSet => {
@@ -1203,22 +1229,6 @@ impl<'env> Machine<'env> {
     ) -> Option<u64> {
         use cove_ir::builtins::Builtin as B;
         match builtin {
-            // A push into room the list already has neither
-            // allocates nor fails: the common push of a loop.
-            B::ListPush => {
-                if self.heap.list_push_in_place(buf[0], buf[1]) {
-                    return Some(0);
-                }
-            }
-            // A map lookup neither allocates nor fails: the
-            // fused `get(k).unwrap_or(d)` of a counting loop
-            // and `contains`.
-            B::MapGetOr => {
-                return Some(self.heap.map_lookup(buf[0], buf[1]).unwrap_or(buf[2]));
-            }
-            B::MapContains => {
-                return Some(u64::from(self.heap.map_lookup(buf[0], buf[1]).is_some()));
-            }
             // A string's length is its header's: a view's as
             // well as a string's, and 0 for a string at 0.
             B::StrLength => {
