@@ -955,11 +955,9 @@ impl<'env> Machine<'env> {
                     match builtin {
                         // A push into room the list already has: the common
                         // push of a loop.
-                        B::ListPush => {
-                            if self.heap.list_push_in_place(buf[0], buf[1]) {
-                                set!(dst, 0);
-                                next!();
-                            }
+                        B::ListPush if self.heap.list_push_in_place(buf[0], buf[1]) => {
+                            set!(dst, 0);
+                            next!();
                         }
                         // A map lookup, inline: the fused
                         // `get(k).unwrap_or(d)` of a counting loop and
@@ -1244,10 +1242,8 @@ impl<'env> Machine<'env> {
             }
             // An `Option` is 0 or a `Some` whose value is its
             // one word.
-            B::OptionUnwrap => {
-                if buf[0] != 0 {
-                    return Some(self.heap.word(buf[0] + 1));
-                }
+            B::OptionUnwrap if buf[0] != 0 => {
+                return Some(self.heap.word(buf[0] + 1));
             }
             B::OptionUnwrapOr => {
                 let v = if buf[0] == 0 {
