@@ -305,6 +305,10 @@ catalogue! {
     /// default, with no `Option` made between them. Its name is no
     /// identifier, so no method call resolves to it.
     MapGetOr = "map.get-or", Some(Map(&K, &V)), [K, V] -> V;
+    /// `xs.pop()` whose value is not used: removes the last element, if
+    /// there is one, and makes no `Option` to be thrown away. Its name is
+    /// no identifier, so no method call resolves to it.
+    ListDropLast = "list.drop-last", Some(List(&T)), [] -> Unit;
 }
 
 impl Builtin {

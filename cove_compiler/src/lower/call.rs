@@ -832,6 +832,21 @@ impl FnCx<'_> {
             self.release(recv);
             return self.finish(Val::none(Program::UNIT), want);
         }
+        if b == Builtin::ListPop && want == Want::Discard {
+            // A pop whose value is thrown away (`while xs.length() > 0 {
+            // xs.pop() }`) only drops the last element: no `Option` is
+            // made for nothing. The value keeps `pop`'s type, so the code
+            // around it types as before.
+            self.builtin_emit(
+                Builtin::ListDropLast,
+                &params,
+                Program::UNIT,
+                Some(recv),
+                args,
+                want,
+            );
+            return Val::none(result);
+        }
         self.builtin_emit(b, &params, result, Some(recv), args, want)
     }
 

@@ -137,14 +137,6 @@ impl<K: Hash + Eq> Entries<K> {
             .map(|at| self.entries[at].1.value)
     }
 
-    /// Whether `key` is in the map.
-    pub(crate) fn contains_key<Q: Hash + Eq + ?Sized>(&self, key: &Q) -> bool
-    where
-        K: Borrow<Q>,
-    {
-        self.find(hash_of(key), key).is_some()
-    }
-
     /// Sets `key` to `value`, making the owned key with `own` only if the
     /// key is new: whether it is. A key removed before is new again, and
     /// goes to the end.
@@ -162,12 +154,41 @@ impl<K: Hash + Eq> Entries<K> {
             self.entries[at].1.value = value;
             return false;
         }
+        self.insert_new(hash, own(key), value);
+        true
+    }
+
+    /// The hash of `key` and the position of its live entry, if it has
+    /// one: a lookup whose answer a set of the same key can use
+    /// ([`Entries::set_value_at`], [`Entries::insert_new`]) without hashing
+    /// and probing again.
+    pub(crate) fn locate<Q: Hash + Eq + ?Sized>(&self, key: &Q) -> (u64, Option<usize>)
+    where
+        K: Borrow<Q>,
+    {
+        let hash = hash_of(key);
+        (hash, self.find(hash, key))
+    }
+
+    /// The value of the entry at `at`, a position [`Entries::locate`] gave.
+    pub(crate) fn value_at(&self, at: usize) -> u64 {
+        self.entries[at].1.value
+    }
+
+    /// Rewrites the value of the live entry at `at`, a position
+    /// [`Entries::locate`] gave with no change to the entries since.
+    pub(crate) fn set_value_at(&mut self, at: usize, value: u64) {
+        self.entries[at].1.value = value;
+    }
+
+    /// Adds `key`, which hashes to `hash` and has no live entry, with
+    /// `value`, at the end: the second half of [`Entries::set`].
+    pub(crate) fn insert_new(&mut self, hash: u64, key: K, value: u64) {
         let at = self.entries.len();
-        self.entries.push((own(key), Slot { value, live: true }));
+        self.entries.push((key, Slot { value, live: true }));
         let entries = &self.entries;
         self.index
             .insert_unique(hash, at, |&at| hash_of(&entries[at].0));
-        true
     }
 
     /// Removes `key`; its value, if it was there.
@@ -290,7 +311,6 @@ mod tests {
         assert_eq!(e.remove(&1), Some(10));
         assert_eq!(e.remove(&1), None);
         assert_eq!(e.get(&1), None);
-        assert!(!e.contains_key(&1));
         assert_eq!(keys(&e), [0, 2, 3, 4]);
         assert!(!e.set(&3, 33, |k| *k));
         assert!(e.set(&1, 11, |k| *k));

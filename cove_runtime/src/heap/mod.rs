@@ -389,6 +389,23 @@ fn space_growth(len: usize, end: usize, limit: Option<u64>) -> usize {
     }
 }
 
+/// What a lookup of a `String` key found: the map, the key (its
+/// reference), the key's hash and the position of its entry, if it has
+/// one. A `Map.set` of the same key reference in the same map right
+/// after it (a count's `m.set(k, m.get(k).unwrap_or(0) + 1)`) rewrites
+/// that entry, or adds one under that hash, with no second hash, probe
+/// and comparison of bytes. References are compared, not bytes: a string
+/// never changes, and a reference names one object until a collection
+/// moves it, which forgets the lookup; so does every change to a map's
+/// entries but the set that uses it.
+#[derive(Debug, Clone, Copy)]
+struct Lookup {
+    map: u64,
+    key: u64,
+    hash: u64,
+    at: Option<usize>,
+}
+
 /// A task's heap.
 #[derive(Debug)]
 pub(crate) struct Memory {
@@ -418,6 +435,10 @@ pub(crate) struct Memory {
     /// of the heap read it and count.
     work: std::cell::Cell<u64>,
     stress: bool,
+    /// The last lookup of a `String` key (see [`Lookup`]), until the next
+    /// collection or change to a map. A `Cell` because a lookup reads
+    /// the heap and records it.
+    last_lookup: std::cell::Cell<Option<Lookup>>,
     layouts: Arc<Layouts>,
     pub(crate) maps: Side<(Table, bool)>,
     pub(crate) tasks: Side<TaskHandle>,
@@ -448,6 +469,7 @@ impl Memory {
             stack_words: 0,
             work: std::cell::Cell::new(0),
             stress,
+            last_lookup: std::cell::Cell::new(None),
             layouts,
             maps: Side::default(),
             tasks: Side::default(),
@@ -998,6 +1020,34 @@ impl Memory {
         Ok(())
     }
 
+    /// `List.pop`: removes the last element and gives it as a new `Some`,
+    /// or gives `None` (0) for an empty list. Out of the dispatch loop's
+    /// `match`, but not in the builtin function, whose entry saves six
+    /// machine registers and reserves half a kilobyte of stack: a stack's
+    /// `xs.pop()` in a loop calls this alone.
+    #[inline(never)]
+    pub(crate) fn list_pop(&mut self, list: u64) -> Faulty<u64> {
+        let len = self.list_len(list);
+        if len == 0 {
+            return Ok(0);
+        }
+        let item = self.list_remove(list, len - 1);
+        let (is_ref, ty) = self.list_elem(list);
+        self.alloc_some(is_ref, ty, item)
+    }
+
+    /// `list.drop-last`: removes the last element, if there is one, and
+    /// clears its slot (the collector scans an array to its capacity).
+    #[inline(always)]
+    pub(crate) fn list_drop_last(&mut self, list: u64) {
+        let len = self.list_len(list);
+        if len > 0 {
+            let array = self.space[list as usize + 2] as usize;
+            self.space[array + len] = 0;
+            self.space[list as usize + 1] = len as u64 - 1;
+        }
+    }
+
     /// Removes the element at `index` (< length, checked by the caller).
     pub(crate) fn list_remove(&mut self, list: u64, index: usize) -> u64 {
         let len = self.list_len(list);
@@ -1058,16 +1108,65 @@ impl Memory {
     /// The value at `key` in the map `map`, if it holds the key: the one
     /// lookup of `Map.get`, `Map.contains` and the fused `map.get-or`, for
     /// either class of key.
+    ///
+    /// A lookup of a `String` key is remembered for a `Map.set` of the
+    /// same key that may follow (see [`Lookup`]).
     #[inline(always)]
     pub(crate) fn map_lookup(&self, map: u64, key: u64) -> Option<u64> {
         match self.table(map) {
             Table::Int(m) => m.get(&(key as i64)),
-            Table::Str(m) => m.get(self.str_bytes(key)),
+            Table::Str(m) => {
+                let (hash, at) = m.locate(self.str_bytes(key));
+                self.last_lookup.set(Some(Lookup { map, key, hash, at }));
+                at.map(|at| m.value_at(at))
+            }
         }
+    }
+
+    /// `Map.set`: sets `key` to `value` in the map `map`, counting a new
+    /// entry toward the next collection and the heap limit. Out of the
+    /// dispatch loop's `match`, as [`Memory::list_pop`] is, so that a
+    /// counting loop's store does not pay the builtin function's entry.
+    ///
+    /// Right after a lookup of the same key in the same map (see
+    /// [`Lookup`]) it uses what the lookup found.
+    #[inline(never)]
+    pub(crate) fn map_set(&mut self, map: u64, key: u64, value: u64) {
+        if let Some(last) = self.last_lookup.take()
+            && last.map == map
+            && last.key == key
+        {
+            let index = self.space[map as usize + 1];
+            let space = &self.space;
+            if let Some((Table::Str(m), _)) = self.maps.get_mut(index) {
+                match last.at {
+                    Some(at) => m.set_value_at(at, value),
+                    None => {
+                        let bytes = str_in(space, key);
+                        m.insert_new(last.hash, bytes.into(), value);
+                        self.side_now += str_entry_words(bytes.len());
+                    }
+                }
+                return;
+            }
+        }
+        let grew = match self.table_and_str_if(map, key) {
+            (Table::Int(m), _) => match m.set(&(key as i64), value, |k| *k) {
+                true => INT_ENTRY_WORDS,
+                false => 0,
+            },
+            (Table::Str(m), Some(bytes)) => match m.set(bytes, value, |k: &[u8]| k.into()) {
+                true => str_entry_words(bytes.len()),
+                false => 0,
+            },
+            (Table::Str(_), None) => 0,
+        };
+        self.grew_side(grew);
     }
 
     /// The table of the map `r`, writable.
     pub(crate) fn table_mut(&mut self, r: u64) -> &mut Table {
+        self.last_lookup.set(None);
         let index = self.space[r as usize + 1];
         &mut self.maps.get_mut(index).expect("a live map has a table").0
     }
@@ -1076,6 +1175,7 @@ impl Memory {
     /// key `key` (they live in different parts of the heap, so both can be
     /// borrowed at once).
     pub(crate) fn table_and_str_if(&mut self, map: u64, key: u64) -> (&mut Table, Option<&[u8]>) {
+        self.last_lookup.set(None);
         let index = self.space[map as usize + 1];
         let table = &mut self.maps.get_mut(index).expect("a live map has a table").0;
         match table {

@@ -18,7 +18,7 @@ use cove_ir::builtins::Builtin;
 use cove_ir::format::FormatSpec;
 
 use crate::error::{ErrorKind, Fault, Faulty};
-use crate::heap::{INT_ENTRY_WORDS, Table, a_of, b_of, str_entry_words};
+use crate::heap::{Table, a_of, b_of};
 use crate::limits::InterruptHandle;
 use crate::vm::exec::{index_out_of_range, unwrap_none};
 use crate::vm::machine::Machine;
@@ -170,6 +170,26 @@ impl Machine<'_> {
         self.heap.alloc_substr(r, start, end)
     }
 
+    /// `String.slice`: a new string of the bytes `start..end` of the
+    /// string `s`, which must be in range and on character boundaries.
+    /// Out of the builtin function, as [`Memory::list_pop`] is, so that the
+    /// dispatch loop calls it directly (k-nucleotide slices at every
+    /// position of its sequence).
+    #[inline(never)]
+    pub(crate) fn str_slice(&mut self, s: u64, start: i64, end: i64) -> Faulty<u64> {
+        let bytes = self.heap.str_bytes(s);
+        let (start, end) = range(start, end, bytes.len())?;
+        // A string is UTF-8 by construction, so a byte starts a character
+        // unless it is a continuation byte: two loads, where validating
+        // the whole string made a loop of slices quadratic.
+        if !char_boundary(bytes, start) || !char_boundary(bytes, end) {
+            return Err(invalid(format!(
+                "slice {start}..{end} does not fall on character boundaries"
+            )));
+        }
+        self.substr(s, start, end)
+    }
+
     /// A new list of strings, one for each byte range of the string `r`.
     fn pieces(&mut self, r: u64, ranges: &[(usize, usize)]) -> Faulty<u64> {
         // Splitting a string into its characters takes two dozen times its
@@ -310,21 +330,7 @@ impl Machine<'_> {
                     }
                 }
             }
-            Builtin::StrSlice => {
-                let s = arg(0);
-                let bytes = self.heap.str_bytes(s);
-                let (start, end) = range(int(1), int(2), bytes.len())?;
-                // A string is UTF-8 by construction, so a byte starts a
-                // character unless it is a continuation byte: two loads,
-                // where validating the whole string made a loop of slices
-                // quadratic.
-                if !char_boundary(bytes, start) || !char_boundary(bytes, end) {
-                    return Err(invalid(format!(
-                        "slice {start}..{end} does not fall on character boundaries"
-                    )));
-                }
-                self.substr(s, start, end)?
-            }
+            Builtin::StrSlice => self.str_slice(arg(0), int(1), int(2))?,
             Builtin::StrContains => {
                 bool_bits(find(self.heap.str_bytes(arg(0)), self.heap.str_bytes(arg(1))).is_some())
             }
@@ -476,16 +482,11 @@ impl Machine<'_> {
                 self.heap.list_push(arg(0), arg(1))?;
                 0
             }
-            Builtin::ListPop => {
-                let list = arg(0);
-                let len = self.heap.list_len(list);
-                if len == 0 {
-                    0
-                } else {
-                    let item = self.heap.list_remove(list, len - 1);
-                    let (is_ref, ty) = self.heap.list_elem(list);
-                    self.heap.alloc_some(is_ref, ty, item)?
-                }
+            Builtin::ListPop => self.heap.list_pop(arg(0))?,
+            // The dispatch loop answers this itself too.
+            Builtin::ListDropLast => {
+                self.heap.list_drop_last(arg(0));
+                0
             }
             Builtin::ListGet => {
                 let list = arg(0);
@@ -602,41 +603,18 @@ impl Machine<'_> {
             // ---- Map ----------------------------------------------------
             Builtin::MapGet => {
                 let map = arg(0);
-                let found = match self.heap.table(map) {
-                    Table::Int(m) => m.get(&int(1)),
-                    Table::Str(m) => m.get(self.heap.str_bytes(arg(1))),
-                };
+                let found = self.heap.map_lookup(map, arg(1));
                 let header = self.heap.header(map);
                 self.some(found, a_of(header) & 1 != 0, b_of(header))?
             }
             Builtin::MapSet => {
-                let (map, key, value) = (arg(0), arg(1), arg(2));
-                let grew = match self.heap.table_and_str_if(map, key) {
-                    (Table::Int(m), _) => match m.set(&(key as i64), value, |k| *k) {
-                        true => INT_ENTRY_WORDS,
-                        false => 0,
-                    },
-                    (Table::Str(m), Some(bytes)) => {
-                        match m.set(bytes, value, |k: &[u8]| k.into()) {
-                            true => str_entry_words(bytes.len()),
-                            false => 0,
-                        }
-                    }
-                    (Table::Str(_), None) => 0,
-                };
-                self.heap.grew_side(grew);
+                self.heap.map_set(arg(0), arg(1), arg(2));
                 0
             }
             // The dispatch loop answers this and `Map.contains` itself
             // (`call-builtin` in `vm/exec.rs`); the arm says the same.
             Builtin::MapGetOr => self.heap.map_lookup(arg(0), arg(1)).unwrap_or(arg(2)),
-            Builtin::MapContains => {
-                let found = match self.heap.table(arg(0)) {
-                    Table::Int(m) => m.contains_key(&int(1)),
-                    Table::Str(m) => m.contains_key(self.heap.str_bytes(arg(1))),
-                };
-                bool_bits(found)
-            }
+            Builtin::MapContains => bool_bits(self.heap.map_lookup(arg(0), arg(1)).is_some()),
             Builtin::MapRemove => {
                 let (map, key) = (arg(0), arg(1));
                 let removed = match self.heap.table_and_str_if(map, key) {
