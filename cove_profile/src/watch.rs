@@ -129,11 +129,12 @@ impl Profiler {
         self.hot.prepare(stop.program());
         // Only a sampler reads which kind of stop this is, and finding out
         // costs a look at the count table: a counting profile skips it.
-        self.hot.busy(if self.sampler.is_some() && self.hot.after_heavy() {
+        let inside = if self.sampler.is_some() && self.hot.after_heavy() {
             Inside::Heavy
         } else {
             Inside::Slow
-        });
+        };
+        self.hot.busy(inside);
         let at = sample_of(stop);
         // The commonest slow stop that is not a call's or a return's: the
         // next in the same frame after an allocation.
