@@ -164,19 +164,8 @@ impl ReportFile {
             } => {
                 let written = file.write_all(report).and_then(|()| file.flush());
                 drop(file);
-                let mut pending = PENDING.lock().unwrap_or_else(|p| p.into_inner());
-                let placed = match written {
-                    Ok(()) if pending.is_some() => std::fs::rename(&temp, &target),
-                    // `cove` is exiting and has removed the file already.
-                    Ok(()) => Err(std::io::Error::other("cove is exiting")),
-                    Err(e) => Err(e),
-                };
-                *pending = None;
-                drop(pending);
-                placed.map_err(|e| {
-                    let _ = std::fs::remove_file(&temp);
-                    format!("{}: {e}; {}", shown.display(), not_written(&shown))
-                })
+                place(written, &temp, &target)
+                    .map_err(|e| format!("{}: {e}; {}", shown.display(), not_written(&shown)))
             }
         }
     }
@@ -230,18 +219,26 @@ pub fn replace_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             file.write_all(bytes)?;
             file.flush()
         });
-    // Held while the file is renamed, so that an exit either waits for the
-    // rename or has removed the temporary file before it.
+    place(written, &temp, &target)
+}
+
+/// Renames the temporary file `temp`, `written` whole, onto `target`, and
+/// lets go of it as pending; on any failure removes it instead. The lock
+/// on what is pending is held while the file is renamed, so that an exit
+/// either waits for the rename or has removed the temporary file before
+/// it (and then nothing is renamed).
+fn place(written: std::io::Result<()>, temp: &Path, target: &Path) -> std::io::Result<()> {
     let mut pending = PENDING.lock().unwrap_or_else(|p| p.into_inner());
     let placed = match written {
-        Ok(()) if pending.is_some() => std::fs::rename(&temp, &target),
+        Ok(()) if pending.is_some() => std::fs::rename(temp, target),
+        // `cove` is exiting and has removed the file already.
         Ok(()) => Err(std::io::Error::other("cove is exiting")),
         Err(e) => Err(e),
     };
     *pending = None;
     drop(pending);
     if placed.is_err() {
-        let _ = std::fs::remove_file(&temp);
+        let _ = std::fs::remove_file(temp);
     }
     placed
 }

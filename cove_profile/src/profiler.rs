@@ -415,7 +415,7 @@ impl Profiler {
         let instructions = self.main_total_ran();
         let costs = self.stop_costs();
         let calibrated = fast as f64 * costs.fast
-            + heavy as f64 * self.unseen_heavy(&taken)
+            + heavy as f64 * unseen_each(heavy, costs.heavy, taken.profiler_heavy)
             + instructions as f64 * costs.instruction;
         let overhead = taken.profiler as f64 + calibrated;
         let net = (sampled as f64 - overhead).max(1.0);
@@ -440,20 +440,6 @@ impl Profiler {
             heavy_stops: heavy,
             measured_nanos: taken.profiler,
         })
-    }
-
-    /// What each of task 0's stops after an allocation or a builtin cost
-    /// that the sampler did not see: their calibrated cost all told, less
-    /// what the samples found inside them, never below nothing. (The
-    /// samples are the better figure where they see more than the
-    /// calibration, a dear stop's whole cost; the calibration where they
-    /// cannot, the loop's part before the profiler is reached.)
-    fn unseen_heavy(&self, taken: &crate::sampler::Taken) -> f64 {
-        unseen_each(
-            self.heavy_stops(),
-            self.stop_costs().heavy,
-            taken.profiler_heavy,
-        )
     }
 
     /// Instructions task 0 ran so far, by the lock-free front and the shard.
@@ -948,7 +934,9 @@ impl Profiler {
             }
         }
         let mut costs = self.stop_costs();
-        costs.heavy = taken.as_ref().map_or(0.0, |t| self.unseen_heavy(t));
+        costs.heavy = taken.as_ref().map_or(0.0, |t| {
+            unseen_each(self.heavy_stops(), costs.heavy, t.profiler_heavy)
+        });
         let spread = spread(&starts, &self.hot, costs);
         let mut counts = spread.rows;
         self.take_back_unran(0, &mut counts);
@@ -1098,7 +1086,11 @@ struct Start {
 
 /// What each of `stops` stops, calibrated at `all_told` nanoseconds apiece,
 /// cost beyond the `seen` nanoseconds samples found inside them, shared
-/// among them: never below nothing, and nothing for no stops.
+/// among them: never below nothing, and nothing for no stops. For the stops
+/// after an allocation or a builtin: the samples are the better figure
+/// where they see more than the calibration (a dear stop's whole cost), the
+/// calibration where they cannot (the loop's part before the profiler is
+/// reached).
 fn unseen_each(stops: u64, all_told: f64, seen: u64) -> f64 {
     if stops == 0 {
         return 0.0;
