@@ -6,18 +6,29 @@
 //! stops the sampler sees (it knows when the task is inside one), but the
 //! rest — a fast stop, the dispatch loop's test for a stretch's start at
 //! every instruction, and the loop's part of a stop after an allocation
-//! or a builtin, which it builds out of line — is spent in the run's own
-//! work and no sample can tell it apart. So it is measured here, as the
-//! difference it makes: three small programs, one whose stretches are
-//! long, one whose are short and one that allocates and calls a builtin
-//! every turn, each run unwatched and under a counting profiler, seven
-//! times in turn, timed by the process's processor time (a run's task
-//! has a thread of its own, and time spent waiting for a core is not
-//! being watched), the fastest run of each kind kept. The first two give
-//! `stops × fast + instructions × instruction`, two equations in the two
-//! costs; the third, less those, the cost of its stops after an allocation
-//! or a builtin, all told (the profile takes off whichever is more, that
-//! or what its samples saw of them).
+//! or a builtin, or after a call or a return, which it builds out of line
+//! around the profiler's — is spent in the run's own work and no sample
+//! can tell it apart. So it is measured here, as the difference it makes:
+//! four small programs, one whose stretches are long, one whose are short,
+//! one that allocates and calls a builtin every turn and one that calls a
+//! small function every turn, each run unwatched and then under a counting
+//! profiler, 21 times in turn, timed by the process's processor time (a
+//! run's task has a thread of its own, and time spent waiting for a core
+//! is not being watched). Each program keeps the median of its pairs'
+//! differences. The first two give `stops × fast + instructions ×
+//! instruction`, two equations in the two costs; the third, less those,
+//! the cost of its stops after an allocation or a builtin, all told, and
+//! the fourth the cost of its stops after a call or a return (the profile
+//! takes off whichever is more, each of those or what its samples saw of
+//! them).
+//!
+//! Why the median of pairs and not the fastest run of each kind: on a
+//! shared machine a run's speed wanders by a quarter from one run to the
+//! next, and the fastest plain and the fastest watched run are then two
+//! different moments' luck. A plain run and the watched run just after it
+//! share the moment: in six processes in a row, the short loop's median
+//! pair gave 2.6 to 3.2 ns a stop where its fastest runs gave 0.6 to 2.9
+//! (docs/PROFILING.md has the figures, and what still strays).
 //!
 //! It runs after the program and is kept for ten minutes (see
 //! [`stop_costs`]), and it is the reason the estimate of an unprofiled
@@ -47,9 +58,17 @@ const HEAVY: &str = "export fn main() -> Int {\n  var total = 0\n  var i = 0\n  
                      total = (total + pair.length() + word.length()) & 1048575\n    i = i + 1\n  }\n  \
                      total\n}\n";
 
-/// How many times each pair of runs is repeated; the fastest of each kind
-/// is kept.
-const TRIES: usize = 7;
+/// A loop that calls a small function every turn: a stop after a call and
+/// one after a return each turn, the kind whose profiler's part the
+/// sampler sees and whose loop's part it does not.
+const CALLS: &str = "fn step(total: Int, i: Int) -> Int {\n  (total + i) & 1048575\n}\n\n\
+                     export fn main() -> Int {\n  var total = 0\n  var i = 0\n  \
+                     while i < TURNS {\n    total = step(total, i)\n    i = i + 1\n  }\n  \
+                     total\n}\n";
+
+/// How many times each pair of runs is repeated; the median of the pairs'
+/// differences is kept.
+const TRIES: usize = 21;
 
 /// The costs of being watched, measured on this machine now; `None` if the
 /// measurement came out meaningless (a loaded machine can make the watched
@@ -58,8 +77,8 @@ const TRIES: usize = 7;
 /// A measurement is kept for ten minutes in a file in the system's temporary
 /// directory, for this build of `cove` (its version and the executable's
 /// modification time), so a run of short profiles pays for it once; it
-/// runs each of three programs for about 1,000,000 instructions, plainly
-/// and watched, seven times, some 150 ms in all.
+/// runs each of four programs for about 300,000 instructions, plainly
+/// and watched, 22 times (the first a warm-up), some 200 ms in all.
 pub fn stop_costs() -> Option<StopCosts> {
     let cache = cache_path();
     if let Some(kept) = cache.as_deref().and_then(read_cache) {
@@ -70,8 +89,8 @@ pub fn stop_costs() -> Option<StopCosts> {
         let _ = std::fs::write(
             path,
             format!(
-                "{} {} {}\n",
-                measured.fast, measured.instruction, measured.heavy
+                "{} {} {} {}\n",
+                measured.fast, measured.instruction, measured.heavy, measured.call
             ),
         );
     }
@@ -109,57 +128,72 @@ fn read_cache(path: &std::path::Path) -> Option<StopCosts> {
         .split_whitespace()
         .map(|w| w.parse::<f64>().ok())
         .collect::<Option<_>>()?;
-    let [fast, instruction, heavy] = numbers[..] else {
+    let [fast, instruction, heavy, call] = numbers[..] else {
         return None;
     };
     Some(StopCosts {
         fast,
         instruction,
         heavy,
+        call,
     })
 }
 
-/// Measures the three costs now.
+/// Measures the four costs now.
 fn measure_costs() -> Option<StopCosts> {
-    // A turn of LONG is about 12 instructions, of SHORT 2 and of HEAVY 10.
-    let long = Program::of(&LONG.replace("TURNS", "80000"))?;
-    let short = Program::of(&SHORT.replace("TURNS", "500000"))?;
-    let heavy = Program::of(&HEAVY.replace("TURNS", "100000"))?;
-    let mut tries: [Vec<Watched>; 3] = Default::default();
+    // A turn of LONG is about 12 instructions, of SHORT 2, of HEAVY 10 and
+    // of CALLS 6.
+    let long = Program::of(&LONG.replace("TURNS", "25000"))?;
+    let short = Program::of(&SHORT.replace("TURNS", "150000"))?;
+    let heavy = Program::of(&HEAVY.replace("TURNS", "30000"))?;
+    let calls = Program::of(&CALLS.replace("TURNS", "30000"))?;
+    let mut tries: [Vec<Watched>; 4] = Default::default();
     // One unmeasured round first, so no measured run pays for a cold cache
     // or a page the heap has not touched yet; then the rounds, each
     // program in turn, so a change in the machine's speed lands on all
     // three alike.
     for round in 0..=TRIES {
-        for (kept, program) in tries.iter_mut().zip([&long, &short, &heavy]) {
+        for (kept, program) in tries.iter_mut().zip([&long, &short, &heavy, &calls]) {
             let watched = program.watched()?;
             if round > 0 {
                 kept.push(watched);
             }
         }
     }
-    let [long, short, heavy] = tries.map(fastest);
-    let (long, short, heavy) = (long?, short?, heavy?);
+    let [long, short, heavy, calls] = tries.map(median);
+    let (long, short, heavy, calls) = (long?, short?, heavy?, calls?);
     // extra = stops * fast + instructions * instruction, for LONG and
     // SHORT, whose stops are all after a branch; neither cost below zero.
     let (fast, instruction) = solve_two(
         [long.stops, long.instructions, long.extra],
         [short.stops, short.instructions, short.extra],
     );
-    if heavy.heavy < 1.0 {
+    if heavy.heavy < 1.0 || calls.calls < 1.0 {
         return None;
     }
     // HEAVY's extra, less what its stops and instructions cost as any
     // other's, is what its stops after an allocation or a builtin cost.
     let rest = heavy.extra - heavy.stops * fast - heavy.instructions * instruction;
-    let heavy = (rest / heavy.heavy).max(0.0);
+    let heavy_each = (rest / heavy.heavy).max(0.0);
+    // CALLS's the same, less its stops after a builtin if it has any, is
+    // what its stops after a call or a return cost.
+    let rest = calls.extra
+        - calls.stops * fast
+        - calls.instructions * instruction
+        - calls.heavy * heavy_each;
+    let call = (rest / calls.calls).max(0.0);
     // A loaded machine can make either run of a pair slow; a result no
     // stop could cost is not kept.
-    let plausible = fast < 20.0 && instruction < 5.0 && heavy < 500.0 && fast + instruction > 0.0;
+    let plausible = fast < 20.0
+        && instruction < 5.0
+        && heavy_each < 500.0
+        && call < 500.0
+        && fast + instruction > 0.0;
     plausible.then_some(StopCosts {
         fast,
         instruction,
-        heavy,
+        heavy: heavy_each,
+        call,
     })
 }
 
@@ -230,6 +264,7 @@ struct Program(cove_ir::program::Program);
 struct Watched {
     stops: f64,
     heavy: f64,
+    calls: f64,
     instructions: f64,
     plain: f64,
     watched: f64,
@@ -243,6 +278,7 @@ struct Watched {
 struct Extra {
     stops: f64,
     heavy: f64,
+    calls: f64,
     instructions: f64,
     extra: f64,
 }
@@ -271,6 +307,7 @@ impl Program {
         Some(Watched {
             stops: (slow + fast) as f64,
             heavy: profiler.heavy_stops() as f64,
+            calls: profiler.call_stops() as f64,
             instructions: vm.instructions() as f64,
             plain,
             watched,
@@ -299,18 +336,16 @@ impl Clock {
     }
 }
 
-/// The tries' counts and the extra time of their fastest runs.
-fn fastest(tries: Vec<Watched>) -> Option<Extra> {
+/// The tries' counts and the median of their pairs' differences.
+fn median(tries: Vec<Watched>) -> Option<Extra> {
     let first = *tries.first()?;
-    let plain = tries.iter().map(|t| t.plain).fold(f64::INFINITY, f64::min);
-    let watched = tries
-        .iter()
-        .map(|t| t.watched)
-        .fold(f64::INFINITY, f64::min);
+    let mut extras: Vec<f64> = tries.iter().map(|t| t.watched - t.plain).collect();
+    extras.sort_by(f64::total_cmp);
     Some(Extra {
         stops: first.stops,
         heavy: first.heavy,
+        calls: first.calls,
         instructions: first.instructions,
-        extra: (watched - plain).max(0.0),
+        extra: extras[extras.len() / 2].max(0.0),
     })
 }

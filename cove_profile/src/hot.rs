@@ -49,15 +49,15 @@ struct Counts {
 
 /// One instruction's cell: what the fast path reads and writes together,
 /// so that a stop is one bounds check and one cache line.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Cell {
     /// How often a stretch started here.
     starts: AtomicU64,
     /// The length of the stretch that starts here.
     length: u32,
-    /// Whether that stretch ends in an instruction that may allocate
-    /// ([`StretchEnd::Other`]) rather than one that jumps, calls or returns.
-    heavy: bool,
+    /// How that stretch ends: in an instruction that may allocate
+    /// ([`StretchEnd::Other`]), or one that jumps, calls or returns.
+    end: StretchEnd,
 }
 
 /// A cell of the flat table and where its function's cells start: what
@@ -203,7 +203,15 @@ impl Hot {
     /// Whether the stretch starting at `function`'s `pc` ends in an
     /// instruction that allocates.
     pub(crate) fn is_heavy(&self, function: FunctionId, pc: u32) -> bool {
-        self.cell(function, pc).is_some_and(|cell| cell.heavy)
+        self.cell(function, pc)
+            .is_some_and(|cell| cell.end == StretchEnd::Other)
+    }
+
+    /// Whether the stretch starting at `function`'s `pc` ends in a call of
+    /// a Cove function.
+    pub(crate) fn ends_in_call(&self, function: FunctionId, pc: u32) -> bool {
+        self.cell(function, pc)
+            .is_some_and(|cell| cell.end == StretchEnd::Call)
     }
 
     fn cell(&self, function: FunctionId, pc: u32) -> Option<&Cell> {
@@ -232,8 +240,7 @@ impl Hot {
                 cells.extend(lengths.iter().enumerate().map(|(pc, &length)| Cell {
                     starts: AtomicU64::new(0),
                     length,
-                    heavy: code[pc + length as usize - 1].opcode().stretch_end()
-                        == StretchEnd::Other,
+                    end: code[pc + length as usize - 1].opcode().stretch_end(),
                 }));
             }
             Counts {
@@ -257,8 +264,9 @@ impl Hot {
                 offsets: offsets.into_boxed_slice(),
                 cells: (0..total)
                     .map(|_| Cell {
+                        starts: AtomicU64::new(0),
                         length: 1,
-                        ..Cell::default()
+                        end: StretchEnd::No,
                     })
                     .collect(),
             }

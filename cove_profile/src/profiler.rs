@@ -69,6 +69,11 @@ pub struct Estimate {
     /// written before it was kept apart).
     #[cfg_attr(feature = "reports", serde(default))]
     pub measured_nanos: u64,
+    /// Task 0's stops after a call or a return, two for each call made,
+    /// each of which is charged [`StopCosts::call`] where the samples saw
+    /// less of them (0 in a profile written before they were).
+    #[cfg_attr(feature = "reports", serde(default))]
+    pub call_stops: u64,
 }
 
 /// What one stop tells the profiler: plain data, no machine.
@@ -172,6 +177,14 @@ pub struct StopCosts {
     /// takes off whichever is more, this or what its samples found there.
     #[cfg_attr(feature = "reports", serde(default))]
     pub heavy: f64,
+    /// What a stop after a call or a return costs beyond a fast stop, all
+    /// told: the loop's part (the frame pushed or popped and the glance
+    /// offered) and the profiler's (the calling-context tree, the call
+    /// site, the frame's running total). The sampler sees only the
+    /// profiler's part, so a sampled profile takes off whichever is more,
+    /// this for each such stop or what its samples found in the slow stops.
+    #[cfg_attr(feature = "reports", serde(default))]
+    pub call: f64,
 }
 
 /// How many empty stops a calibration batch makes, and how many batches.
@@ -388,6 +401,29 @@ impl Profiler {
         slow + fast
     }
 
+    /// Those of task 0's stops that came after a call or a return, which
+    /// [`StopCosts::call`] is charged to: two for every time a stretch
+    /// ending in a call ran, its call's stop and its return's (a call
+    /// still on the stack when the run ended counts its return too, a
+    /// rounding no estimate feels).
+    pub fn call_stops(&self) -> u64 {
+        let slow: u64 = self
+            .main
+            .lock()
+            .rows()
+            .filter(|((function, pc), _)| self.hot.ends_in_call(*function, *pc))
+            .map(|(_, c)| c.ran)
+            .sum();
+        let fast: u64 = self
+            .hot
+            .counted()
+            .iter()
+            .filter(|((function, pc), _)| self.hot.ends_in_call(*function, *pc))
+            .map(|(_, n)| n)
+            .sum();
+        2 * (slow + fast)
+    }
+
     /// What this profiler's stops were measured to cost (zero for the
     /// interval profiler, whose cost is its [`Floor`]).
     pub fn stop_costs(&self) -> StopCosts {
@@ -412,10 +448,12 @@ impl Profiler {
         let sampled: u64 = taken.cells.values().sum::<u64>() + taken.profiler;
         let (slow, fast) = self.stops();
         let heavy = self.heavy_stops();
+        let calls = self.call_stops();
         let instructions = self.main_total_ran();
         let costs = self.stop_costs();
         let calibrated = fast as f64 * costs.fast
             + heavy as f64 * unseen_each(heavy, costs.heavy, taken.profiler_heavy)
+            + calls as f64 * unseen_each(calls, costs.call, taken.profiler_slow())
             + instructions as f64 * costs.instruction;
         let overhead = taken.profiler as f64 + calibrated;
         let net = (sampled as f64 - overhead).max(1.0);
@@ -439,6 +477,7 @@ impl Profiler {
             spawned_samples: taken.spawned.values().map(|t| t.samples).sum(),
             heavy_stops: heavy,
             measured_nanos: taken.profiler,
+            call_stops: calls,
         })
     }
 
@@ -665,6 +704,7 @@ impl Profiler {
             fast: fast[BATCHES / 2],
             instruction: 0.0,
             heavy: 0.0,
+            call: 0.0,
         }
     }
 
@@ -871,6 +911,7 @@ impl Profiler {
             fast: 0.0,
             instruction: self.stop_costs().instruction,
             heavy: 0.0,
+            call: 0.0,
         };
         let spread = spread(&starts, &self.hot, costs);
         let mut counts = spread.rows;
@@ -936,6 +977,9 @@ impl Profiler {
         let mut costs = self.stop_costs();
         costs.heavy = taken.as_ref().map_or(0.0, |t| {
             unseen_each(self.heavy_stops(), costs.heavy, t.profiler_heavy)
+        });
+        costs.call = taken.as_ref().map_or(0.0, |t| {
+            unseen_each(self.call_stops(), costs.call, t.profiler_slow())
         });
         let spread = spread(&starts, &self.hot, costs);
         let mut counts = spread.rows;
@@ -1162,9 +1206,17 @@ fn spread(starts: &BTreeMap<(FunctionId, u32), Start>, hot: &Hot, costs: StopCos
         // The stop after a heavy stretch's end is charged to the stretch:
         // the position the sampler reads moves on only once the profiler
         // has the stop, so that is where the sampler charged its time.
+        // So is a call's and its return's, to the stretch the call ends:
+        // the part of those stops no sample sees is the loop's, around the
+        // profiler's, while the position still names that stretch.
         let own = start.fast as f64 * costs.fast
             + (n * u64::from(length)) as f64 * costs.instruction
-            + if heavy { n as f64 * costs.heavy } else { 0.0 };
+            + if heavy { n as f64 * costs.heavy } else { 0.0 }
+            + if hot.ends_in_call(function, pc) {
+                2.0 * n as f64 * costs.call
+            } else {
+                0.0
+            };
         overhead += own;
         instructions += (n * u64::from(length)) as f64;
         let time = (start.nanos as f64 - own).max(0.0);
@@ -1242,6 +1294,48 @@ mod tests {
         assert_eq!(unseen_each(1_000, 20.0, 30_000), 0.0);
         // No such stops, nothing to share.
         assert_eq!(unseen_each(0, 20.0, 0), 0.0);
+    }
+
+    #[test]
+    fn a_stretch_that_ends_in_a_call_gives_up_its_calls_and_returns_unseen_cost() {
+        // `main` is one stretch up to its call of `one`; `one` is one
+        // stretch up to its return.
+        let program = cove_compiler::compile_module(
+            "m",
+            "fn one() -> Int {\n  1\n}\n\nexport fn main() -> Int {\n  one() + 1\n}\n",
+        )
+        .expect("it compiles");
+        let hot = Hot::default();
+        hot.prepare(&program);
+        let main = FunctionId(
+            program
+                .functions
+                .iter()
+                .position(|f| f.name.ends_with("main"))
+                .expect("main is there") as u32,
+        );
+        assert!(
+            hot.ends_in_call(main, 0),
+            "main's first stretch ends in its call"
+        );
+        let mut starts = BTreeMap::new();
+        starts.insert(
+            (main, 0),
+            Start {
+                slow: 0,
+                fast: 10,
+                nanos: 1_000,
+            },
+        );
+        let costs = StopCosts {
+            call: 20.0,
+            ..StopCosts::default()
+        };
+        // Ten calls, each a call's stop and a return's at 20 ns: 400 ns
+        // come off the stretch's 1,000.
+        let spread = spread(&starts, &hot, costs);
+        let left: u64 = spread.rows.iter().map(|(_, c)| c.cost.nanos).sum();
+        assert_eq!(left, 600);
     }
 
     #[test]

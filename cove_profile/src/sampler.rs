@@ -77,6 +77,14 @@ pub(crate) struct Taken {
     pub(crate) spawned: HashMap<u32, Taken>,
 }
 
+impl Taken {
+    /// The part of `profiler` charged in the slow stops that are not after
+    /// an allocation or a builtin: a call's, a return's, the first.
+    pub(crate) fn profiler_slow(&self) -> u64 {
+        self.profiler - self.profiler_heavy
+    }
+}
+
 /// Where one spawned task is, and whose clock to read for it.
 #[derive(Debug)]
 struct Watch {

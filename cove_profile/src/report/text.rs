@@ -92,7 +92,7 @@ impl Report<'_> {
                     out,
                     "time: sampled, {} samples of task 0's CPU time{}, ±{:.0}%; the profiler's own \
                      stops taken off ({} ns measured in its slow stops, ~{:.1} ns calibrated for \
-                     each of {} fast ones{}); counts and heap figures are exact",
+                     each of {} fast ones{}{}); counts and heap figures are exact",
                     thousands(e.samples),
                     if e.spawned_samples > 0 {
                         format!(" and {} of spawned tasks'", thousands(e.spawned_samples))
@@ -108,6 +108,15 @@ impl Report<'_> {
                             ", ~{:.1} ns more for each of the {} after an allocation or a builtin",
                             self.stop_costs.heavy,
                             thousands(e.heavy_stops)
+                        )
+                    } else {
+                        String::new()
+                    },
+                    if e.call_stops > 0 && self.stop_costs.call > 0.0 {
+                        format!(
+                            ", at least ~{:.1} ns for each of the {} after a call or a return",
+                            self.stop_costs.call,
+                            thousands(e.call_stops)
                         )
                     } else {
                         String::new()

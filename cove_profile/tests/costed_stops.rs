@@ -1,0 +1,72 @@
+//! The stops a sampled profile charges a calibrated cost beyond a fast
+//! stop's, counted exactly: those after an instruction that allocates or
+//! calls a builtin (`Profiler::heavy_stops`, `StopCosts::heavy`), and those
+//! after a call or a return (`Profiler::call_stops`, `StopCosts::call`).
+
+use cove_profile::Profiler;
+use cove_runtime::Vm;
+
+/// A loop whose every turn allocates a list (`new.list`) and calls a
+/// builtin (`String.length`, a `call-builtin`); nothing else in it, or
+/// around it, allocates or calls a builtin.
+const TURNS: &str = "
+export fn main() -> Int {
+  var total = 0
+  var i = 0
+  let word = \"calibration\"
+  while i < 1000 {
+    let pair = [i, total]
+    total = (total + pair.length() + word.length()) & 1048575
+    i = i + 1
+  }
+  total
+}
+";
+
+#[test]
+fn every_stop_after_an_allocation_or_a_builtin_is_counted_heavy_and_no_other() {
+    let program = cove_compiler::compile_module("turns", TURNS).expect("it compiles");
+    let profiler = Profiler::counting();
+    let mut vm = Vm::new(&program).with_debugger(&profiler);
+    vm.run_entry("turns", "main", Vec::new()).expect("it runs");
+    // Two a turn, a thousand turns.
+    assert_eq!(profiler.heavy_stops(), 2_000);
+    let (slow, fast) = profiler.stops();
+    assert!(slow + fast > 2_000, "the loop's branches stop too");
+}
+
+/// A loop that calls a function and a closure every turn, and a recursion
+/// beside it: 1,000 + 1,000 calls from the loop, 2^5 - 1 = 31 from `depth`
+/// (its first call included), and `main`'s own call, which the run makes
+/// and no instruction does.
+const CALLS: &str = "
+fn step(total: Int, i: Int) -> Int {
+  (total + i) & 1048575
+}
+
+fn depth(n: Int) -> Int {
+  if n == 0 { 1 } else { depth(n - 1) + depth(n - 1) }
+}
+
+export fn main() -> Int {
+  var total = 0
+  var i = 0
+  let twice = fn(x: Int) -> Int { x * 2 }
+  while i < 1000 {
+    total = step(total, i)
+    total = twice(total) & 1048575
+    i = i + 1
+  }
+  total + depth(4)
+}
+";
+
+#[test]
+fn every_call_made_counts_two_stops_one_for_the_call_and_one_for_its_return() {
+    let program = cove_compiler::compile_module("calls", CALLS).expect("it compiles");
+    let profiler = Profiler::counting();
+    let mut vm = Vm::new(&program).with_debugger(&profiler);
+    vm.run_entry("calls", "main", Vec::new()).expect("it runs");
+    let calls = 1_000 + 1_000 + 31;
+    assert_eq!(profiler.call_stops(), 2 * calls);
+}
