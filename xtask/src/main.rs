@@ -38,7 +38,7 @@ const USAGE: &str = "\
 usage: cargo xtask TASK
 
 tasks:
-  bench-overhead [--reps N] [--parts count,time,anchors] [--small] [--sizes A,B] [PROGRAM]
+  bench-overhead [--reps N] [--parts count,time,anchors] [--modes M,..] [--small] [--sizes A,B] [PROGRAM]
       what watching a run costs: native instructions per Cove instruction
       of every configuration (slopes between two sizes), every profile
       mode's CPU and wall time over cove run on the suite, and anchors

@@ -60,6 +60,21 @@ impl Runner {
         Runner::Profile(Some("counter")),
     ];
 
+    /// The configuration a `--modes` word names: `noop`, or a clock of
+    /// `cove profile` (`none`, `sampled`, `real`, `counter`).
+    pub fn parse(word: &str) -> Result<Runner, String> {
+        match word {
+            "noop" => Ok(Runner::Noop),
+            "none" => Ok(Runner::Profile(Some("none"))),
+            "sampled" => Ok(Runner::Profile(None)),
+            "real" => Ok(Runner::Profile(Some("real"))),
+            "counter" => Ok(Runner::Profile(Some("counter"))),
+            other => Err(format!(
+                "--modes: noop, none, sampled, real or counter, not {other}"
+            )),
+        }
+    }
+
     /// The column's name.
     pub fn label(self) -> &'static str {
         match self {
@@ -153,15 +168,26 @@ fn fresh_calibration(cove: &Path, nothing: &Path) -> Result<(), String> {
     cputime::timed(&mut Runner::Profile(None).command(cove, nothing, &[])).map(|_| ())
 }
 
-/// Times every configuration on every program of `suite`, `reps`
-/// repetitions interleaved, and returns the table.
-pub fn measure(cove: &Path, suite: &[Bench], reps: usize) -> Result<RatioTable, String> {
+/// Times `cove run` and each of `modes` (every configuration after the
+/// base, when `None`) on every program of `suite`, `reps` repetitions
+/// interleaved, and returns the table.
+pub fn measure(
+    cove: &Path,
+    suite: &[Bench],
+    reps: usize,
+    modes: Option<&[Runner]>,
+) -> Result<RatioTable, String> {
     let folder = std::env::temp_dir().join(format!("cove-bench-overhead-{}", std::process::id()));
     let nothing = folder.join("nothing.cove");
     std::fs::create_dir_all(&folder)
         .and_then(|()| std::fs::write(&nothing, NOTHING))
         .map_err(|e| format!("{}: {e}", nothing.display()))?;
-    let table = measure_with(cove, suite, reps, &nothing);
+    let mut runners = vec![Runner::Run];
+    match modes {
+        Some(modes) => runners.extend(modes.iter().filter(|m| **m != Runner::Run)),
+        None => runners.extend(&Runner::ALL[1..]),
+    }
+    let table = measure_with(cove, suite, reps, &nothing, &runners);
     let _ = std::fs::remove_dir_all(&folder);
     table
 }
@@ -171,8 +197,8 @@ fn measure_with(
     suite: &[Bench],
     reps: usize,
     nothing: &Path,
+    runners: &[Runner],
 ) -> Result<RatioTable, String> {
-    let runners = Runner::ALL;
     let mut runs: Vec<Vec<Vec<Time>>> = vec![vec![Vec::new(); runners.len()]; suite.len()];
     eprintln!("bench-overhead: warming up (one run of each program)");
     for bench in suite {
@@ -258,6 +284,20 @@ mod tests {
         for clock in [None, Some("none"), Some("real"), Some("counter")] {
             assert!(Runner::ALL.contains(&Runner::Profile(clock)), "{clock:?}");
         }
+    }
+
+    #[test]
+    fn each_modes_word_names_one_configuration_and_an_unknown_one_is_refused() {
+        for runner in &Runner::ALL[1..] {
+            let word = match runner {
+                Runner::Noop => "noop",
+                Runner::Profile(None) => "sampled",
+                Runner::Profile(Some(clock)) => clock,
+                Runner::Run => unreachable!("the base is not a mode"),
+            };
+            assert_eq!(Runner::parse(word), Ok(*runner));
+        }
+        assert!(Runner::parse("fast").is_err());
     }
 
     #[test]

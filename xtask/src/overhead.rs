@@ -75,6 +75,9 @@ pub struct Options {
     pub program: PathBuf,
     /// Its two size arguments, smaller first.
     pub sizes: [String; 2],
+    /// The configurations the time part runs beside `cove run`: all when
+    /// `None`.
+    pub modes: Option<Vec<Runner>>,
 }
 
 /// The counted program when none is given: the seed measured its 2.9% on
@@ -85,13 +88,15 @@ const DEFAULT_PROGRAM: &str = "examples/bench/arith.cove";
 const DEFAULT_SIZES: [&str; 2] = ["100000", "300000"];
 
 impl Options {
-    /// Reads `[--reps N] [--parts P,..] [--small] [--sizes A,B] [PROGRAM]`.
+    /// Reads `[--reps N] [--parts P,..] [--modes M,..] [--small] [--sizes A,B]
+    /// [PROGRAM]`.
     pub fn parse(words: &[String]) -> Result<Options, String> {
         let mut reps = 3;
         let mut parts = vec![Part::Count, Part::Time, Part::Anchors];
         let mut small = false;
         let mut program = None;
         let mut sizes = None;
+        let mut modes = None;
         let mut words = words.iter();
         while let Some(word) = words.next() {
             match word.as_str() {
@@ -112,6 +117,16 @@ impl Options {
                 "--sizes" => {
                     let list = words.next().ok_or("--sizes needs two sizes: A,B")?;
                     sizes = Some(parse_sizes(list)?);
+                }
+                "--modes" => {
+                    let list = words
+                        .next()
+                        .ok_or("--modes needs a list: noop,none,sampled,real,counter")?;
+                    modes = Some(
+                        list.split(',')
+                            .map(Runner::parse)
+                            .collect::<Result<Vec<_>, _>>()?,
+                    );
                 }
                 "--small" => small = true,
                 "-h" | "--help" => return Err(USAGE.to_string()),
@@ -143,6 +158,7 @@ impl Options {
             small,
             program,
             sizes,
+            modes,
         })
     }
 }
@@ -164,6 +180,7 @@ fn parse_sizes(list: &str) -> Result<[String; 2], String> {
 /// The task's help text.
 pub const USAGE: &str = "\
 usage: cargo xtask bench-overhead [--reps N] [--parts count,time,anchors]
+                                  [--modes noop,none,sampled,real,counter]
                                   [--small] [--sizes A,B] [PROGRAM]
 
 count    native instructions (callgrind) of PROGRAM (default
@@ -174,8 +191,9 @@ count    native instructions (callgrind) of PROGRAM (default
          to the unwatched loop's
 time     CPU and wall time of every profile mode and the no-op debugger
          over cove run, on every examples/bench program and the covefmt
-         workload (--small: at their check sizes), N interleaved
-         repetitions (default 3), medians [min–max], geomeans
+         workload (--small: at their check sizes; --modes: only those
+         beside cove run), N interleaved repetitions (default 3),
+         medians [min–max], geomeans
 anchors  Lua 5.4's count hook, python3 -m cProfile and callgrind on cove
          run, each over its plain run, on fib, timed the same way
 
@@ -212,7 +230,7 @@ pub fn run(options: &Options) -> Result<(), String> {
             Part::Count => count(&root, &today, without.as_ref(), rejected.as_ref(), options)?,
             Part::Time => {
                 let suite = modes::suite(&root, options.small)?;
-                let table = modes::measure(&today, &suite, options.reps)?;
+                let table = modes::measure(&today, &suite, options.reps, options.modes.as_deref())?;
                 println!(
                     "every profile mode over cove run, {} interleaved repetitions{}; \
                      cove profile -o /dev/null; ratios of paired runs, median [min–max]",
@@ -447,9 +465,9 @@ mod tests {
     }
 
     #[test]
-    fn options_read_reps_parts_small_sizes_and_a_program() {
+    fn options_read_reps_parts_modes_small_sizes_and_a_program() {
         let o = Options::parse(&words(
-            "--reps 5 --parts time,count --small --sizes 10,20 p.cove",
+            "--reps 5 --parts time,count --modes none,sampled --small --sizes 10,20 p.cove",
         ))
         .expect("valid");
         assert_eq!(
@@ -460,6 +478,7 @@ mod tests {
                 small: true,
                 program: PathBuf::from("p.cove"),
                 sizes: ["10".to_string(), "20".to_string()],
+                modes: Some(vec![Runner::Profile(Some("none")), Runner::Profile(None)]),
             }
         );
     }
