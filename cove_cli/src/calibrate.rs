@@ -147,16 +147,16 @@ fn measure_costs() -> Option<StopCosts> {
     let short = Program::of(&SHORT.replace("TURNS", "150000"))?;
     let heavy = Program::of(&HEAVY.replace("TURNS", "30000"))?;
     let calls = Program::of(&CALLS.replace("TURNS", "30000"))?;
-    let mut tries: [Vec<Watched>; 4] = Default::default();
+    let mut tries: [Vec<Extra>; 4] = Default::default();
     // One unmeasured round first, so no measured run pays for a cold cache
     // or a page the heap has not touched yet; then the rounds, each
     // program in turn, so a change in the machine's speed lands on all
-    // three alike.
+    // four alike.
     for round in 0..=TRIES {
         for (kept, program) in tries.iter_mut().zip([&long, &short, &heavy, &calls]) {
-            let watched = program.watched()?;
+            let pair = program.pair()?;
             if round > 0 {
-                kept.push(watched);
+                kept.push(pair);
             }
         }
     }
@@ -165,23 +165,21 @@ fn measure_costs() -> Option<StopCosts> {
     // extra = stops * fast + instructions * instruction, for LONG and
     // SHORT, whose stops are all after a branch; neither cost below zero.
     let (fast, instruction) = solve_two(
-        [long.stops, long.instructions, long.extra],
-        [short.stops, short.instructions, short.extra],
+        [long.counts.stops, long.counts.instructions, long.extra],
+        [short.counts.stops, short.counts.instructions, short.extra],
     );
-    if heavy.heavy < 1.0 || calls.calls < 1.0 {
+    let (h, c) = (heavy.counts, calls.counts);
+    if h.heavy < 1.0 || c.calls < 1.0 {
         return None;
     }
     // HEAVY's extra, less what its stops and instructions cost as any
     // other's, is what its stops after an allocation or a builtin cost.
-    let rest = heavy.extra - heavy.stops * fast - heavy.instructions * instruction;
-    let heavy_each = (rest / heavy.heavy).max(0.0);
+    let rest = heavy.extra - h.stops * fast - h.instructions * instruction;
+    let heavy_each = (rest / h.heavy).max(0.0);
     // CALLS's the same, less its stops after a builtin if it has any, is
     // what its stops after a call or a return cost.
-    let rest = calls.extra
-        - calls.stops * fast
-        - calls.instructions * instruction
-        - calls.heavy * heavy_each;
-    let call = (rest / calls.calls).max(0.0);
+    let rest = calls.extra - c.stops * fast - c.instructions * instruction - c.heavy * heavy_each;
+    let call = (rest / c.calls).max(0.0);
     // A loaded machine can make either run of a pair slow; a result no
     // stop could cost is not kept.
     let plausible = fast < 20.0
@@ -257,29 +255,23 @@ mod tests {
 /// A calibration program, compiled.
 struct Program(cove_ir::program::Program);
 
-/// What one plain and one watched run of a program found: the watched
-/// run's stops, those after an allocation or a builtin and its
-/// instructions, and the time each run took.
+/// What a watched run of a calibration program counted (the same in
+/// every try): its stops, those after an allocation or a builtin, those
+/// after a call or a return, and its instructions.
 #[derive(Clone, Copy)]
-struct Watched {
+struct Counts {
     stops: f64,
     heavy: f64,
     calls: f64,
     instructions: f64,
-    plain: f64,
-    watched: f64,
 }
 
-/// What the tries of one program found: the counts (the same in every
-/// try) and the time being watched added, as the fastest watched run less
-/// the fastest plain one. Noise on a machine only ever adds time (a
-/// preemption, an interrupt, a cold cache), so each run's fastest is the
-/// figure nearest its own cost.
+/// A program's counts and the time being watched added to its run: for one
+/// pair of runs, the watched one's time less the plain one's just before
+/// it; for all of a program's pairs, the median of those.
+#[derive(Clone, Copy)]
 struct Extra {
-    stops: f64,
-    heavy: f64,
-    calls: f64,
-    instructions: f64,
+    counts: Counts,
     extra: f64,
 }
 
@@ -290,9 +282,9 @@ impl Program {
             .map(Program)
     }
 
-    /// Runs the program plainly and under a counting profiler, each timed
-    /// by this thread's processor time.
-    fn watched(&self) -> Option<Watched> {
+    /// Runs the program plainly and then under a counting profiler, each
+    /// timed by the process's processor time.
+    fn pair(&self) -> Option<Extra> {
         let mut vm = Vm::new(&self.0);
         let started = Clock::start();
         vm.run_entry("calibration", "main", Vec::new()).ok()?;
@@ -304,13 +296,14 @@ impl Program {
         vm.run_entry("calibration", "main", Vec::new()).ok()?;
         let watched = started.elapsed();
         let (slow, fast) = profiler.stops();
-        Some(Watched {
-            stops: (slow + fast) as f64,
-            heavy: profiler.heavy_stops() as f64,
-            calls: profiler.call_stops() as f64,
-            instructions: vm.instructions() as f64,
-            plain,
-            watched,
+        Some(Extra {
+            counts: Counts {
+                stops: (slow + fast) as f64,
+                heavy: profiler.heavy_stops() as f64,
+                calls: profiler.call_stops() as f64,
+                instructions: vm.instructions() as f64,
+            },
+            extra: watched - plain,
         })
     }
 }
@@ -336,16 +329,14 @@ impl Clock {
     }
 }
 
-/// The tries' counts and the median of their pairs' differences.
-fn median(tries: Vec<Watched>) -> Option<Extra> {
-    let first = *tries.first()?;
-    let mut extras: Vec<f64> = tries.iter().map(|t| t.watched - t.plain).collect();
+/// The pairs' counts and the median of their differences, never below
+/// nothing.
+fn median(pairs: Vec<Extra>) -> Option<Extra> {
+    let counts = pairs.first()?.counts;
+    let mut extras: Vec<f64> = pairs.iter().map(|p| p.extra).collect();
     extras.sort_by(f64::total_cmp);
     Some(Extra {
-        stops: first.stops,
-        heavy: first.heavy,
-        calls: first.calls,
-        instructions: first.instructions,
+        counts,
         extra: extras[extras.len() / 2].max(0.0),
     })
 }
