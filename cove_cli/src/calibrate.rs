@@ -30,8 +30,8 @@
 //! pair gave 2.6 to 3.2 ns a stop where its fastest runs gave 0.6 to 2.9
 //! (docs/PROFILING.md has the figures, and what still strays).
 //!
-//! It runs after the program and is kept for ten minutes (see
-//! [`stop_costs`]), and it is the reason the estimate of an unprofiled
+//! It runs after the program, and five measurements are kept for ten
+//! minutes and their median used (see [`stop_costs`]); it is the reason the estimate of an unprofiled
 //! run's time lands near it rather than a third above (`cargo xtask
 //! profile-accuracy` prints both). The profiler crate alone cannot do this:
 //! it may not run programs (it sees runs only through the debugger seam).
@@ -70,34 +70,123 @@ const CALLS: &str = "fn step(total: Int, i: Int) -> Int {\n  (total + i) & 10485
 /// differences is kept.
 const TRIES: usize = 21;
 
-/// The costs of being watched, measured on this machine now; `None` if the
-/// measurement came out meaningless (a loaded machine can make the watched
-/// run look faster).
+/// How many measurements are kept at most, and for how long: a profile
+/// takes the median of those kept, and measures anew only while fewer
+/// than this many are younger than [`KEPT_FOR`].
+const KEPT: usize = 5;
+const KEPT_FOR: u64 = 600;
+
+/// The costs of being watched on this machine: the median, cost by cost,
+/// of the measurements made in the last ten minutes, after making one more
+/// if fewer than five were; `None` if none could be made (a measurement
+/// that came out meaningless, as a loaded machine can make the watched run
+/// look faster, is not kept).
 ///
-/// A measurement is kept for ten minutes in a file in the system's temporary
+/// The measurements are kept in a file in the system's temporary
 /// directory, for this build of `cove` (its version and the executable's
-/// modification time), so a run of short profiles pays for it once; it
-/// runs each of four programs for about 300,000 instructions, plainly
-/// and watched, 22 times (the first a warm-up), some 200 ms in all.
+/// modification time), one line each with the time it was made. One
+/// measurement runs each of four programs for about 300,000 instructions,
+/// plainly and watched, 22 times (the first a warm-up), some 200 ms in
+/// all, so the first five profiles in ten minutes pay for one each and the
+/// rest for none. Why five and a median: one measurement's cost of a stop
+/// wanders by half of itself from one to the next on a shared machine,
+/// and every time a profile reports rests on it; the median of five wanders
+/// far less, and a run of profiles compared with each other (`cove diff`,
+/// `cargo xtask profile-accuracy`) then rests on the same figures.
 pub fn stop_costs() -> Option<StopCosts> {
     let cache = cache_path();
-    if let Some(kept) = cache.as_deref().and_then(read_cache) {
-        return Some(kept);
+    let now = unix_seconds();
+    let mut kept = cache
+        .as_deref()
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .map(|text| read_kept(&text, now))
+        .unwrap_or_default();
+    if kept.len() < KEPT
+        && let Some(measured) = measure_costs()
+    {
+        kept.push((now, measured));
+        if let Some(path) = cache {
+            let _ = std::fs::write(path, write_kept(&kept));
+        }
     }
-    let measured = measure_costs()?;
-    if let Some(path) = cache {
-        let _ = std::fs::write(
-            path,
-            format!(
-                "{} {} {} {}\n",
-                measured.fast, measured.instruction, measured.heavy, measured.call
-            ),
-        );
-    }
-    Some(measured)
+    median_costs(&kept)
 }
 
-/// Where this build's measurement is kept.
+/// Seconds since the epoch, 0 if the clock is before it.
+fn unix_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The kept measurements younger than [`KEPT_FOR`] at `now`, the newest
+/// [`KEPT`] of them; a line that is not whole (a file written by another
+/// `cove` as this one read it) is left out.
+fn read_kept(text: &str, now: u64) -> Vec<(u64, StopCosts)> {
+    let mut kept: Vec<(u64, StopCosts)> = text
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let made: u64 = words.next()?.parse().ok()?;
+            let numbers: Vec<f64> = words
+                .map(|w| w.parse::<f64>().ok())
+                .collect::<Option<_>>()?;
+            let [fast, instruction, heavy, call] = numbers[..] else {
+                return None;
+            };
+            (made <= now && now - made < KEPT_FOR).then_some((
+                made,
+                StopCosts {
+                    fast,
+                    instruction,
+                    heavy,
+                    call,
+                },
+            ))
+        })
+        .collect();
+    kept.sort_by_key(|(made, _)| *made);
+    let excess = kept.len().saturating_sub(KEPT);
+    kept.drain(..excess);
+    kept
+}
+
+/// The kept measurements as the file holds them.
+fn write_kept(kept: &[(u64, StopCosts)]) -> String {
+    kept.iter()
+        .map(|(made, c)| {
+            format!(
+                "{made} {} {} {} {}\n",
+                c.fast, c.instruction, c.heavy, c.call
+            )
+        })
+        .collect()
+}
+
+/// The median of each cost over `kept`, `None` for none.
+fn median_costs(kept: &[(u64, StopCosts)]) -> Option<StopCosts> {
+    if kept.is_empty() {
+        return None;
+    }
+    let median = |cost: fn(&StopCosts) -> f64| {
+        let mut values: Vec<f64> = kept.iter().map(|(_, c)| cost(c)).collect();
+        values.sort_by(f64::total_cmp);
+        let n = values.len();
+        if n % 2 == 1 {
+            values[n / 2]
+        } else {
+            (values[n / 2 - 1] + values[n / 2]) / 2.0
+        }
+    };
+    Some(StopCosts {
+        fast: median(|c| c.fast),
+        instruction: median(|c| c.instruction),
+        heavy: median(|c| c.heavy),
+        call: median(|c| c.call),
+    })
+}
+
+/// Where this build's measurements are kept.
 fn cache_path() -> Option<std::path::PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let built = std::fs::metadata(&exe)
@@ -110,33 +199,6 @@ fn cache_path() -> Option<std::path::PathBuf> {
         "cove-{}-{built}-stop-costs",
         env!("CARGO_PKG_VERSION")
     )))
-}
-
-/// A kept measurement, if it is there, whole, and under ten minutes old.
-fn read_cache(path: &std::path::Path) -> Option<StopCosts> {
-    let age = std::fs::metadata(path)
-        .ok()?
-        .modified()
-        .ok()?
-        .elapsed()
-        .ok()?;
-    if age > std::time::Duration::from_secs(600) {
-        return None;
-    }
-    let text = std::fs::read_to_string(path).ok()?;
-    let numbers: Vec<f64> = text
-        .split_whitespace()
-        .map(|w| w.parse::<f64>().ok())
-        .collect::<Option<_>>()?;
-    let [fast, instruction, heavy, call] = numbers[..] else {
-        return None;
-    };
-    Some(StopCosts {
-        fast,
-        instruction,
-        heavy,
-        call,
-    })
 }
 
 /// Measures the four costs now.
@@ -233,7 +295,47 @@ fn solve_two(first: [f64; 3], second: [f64; 3]) -> (f64, f64) {
 
 #[cfg(test)]
 mod tests {
-    use super::solve_two;
+    use super::{KEPT, KEPT_FOR, StopCosts, median_costs, read_kept, solve_two, write_kept};
+
+    fn costs(fast: f64) -> StopCosts {
+        StopCosts {
+            fast,
+            instruction: fast / 10.0,
+            heavy: fast * 10.0,
+            call: fast * 5.0,
+        }
+    }
+
+    #[test]
+    fn kept_measurements_read_back_as_written_and_the_old_or_torn_ones_are_left_out() {
+        let now = 10_000;
+        let kept = vec![(now - 5, costs(1.0)), (now - 1, costs(2.0))];
+        let mut text = write_kept(&kept);
+        text.push_str(&format!("{} 9 9 9 9\n", now - KEPT_FOR));
+        text.push_str(&format!("{} 3 0.3", now - 2));
+        assert_eq!(read_kept(&text, now), kept);
+    }
+
+    #[test]
+    fn only_the_newest_five_are_kept() {
+        let now = 10_000;
+        let many: Vec<_> = (0..8).map(|i| (now - 8 + i, costs(i as f64))).collect();
+        let kept = read_kept(&write_kept(&many), now);
+        assert_eq!(kept.len(), KEPT);
+        assert_eq!(kept[0], many[3]);
+    }
+
+    #[test]
+    fn the_costs_are_the_median_of_each_kept_cost() {
+        let kept: Vec<_> = [3.0, 1.0, 2.0, 40.0, 2.5]
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| (i as u64, costs(f)))
+            .collect();
+        assert_eq!(median_costs(&kept), Some(costs(2.5)));
+        assert_eq!(median_costs(&kept[..2]), Some(costs(2.0)));
+        assert_eq!(median_costs(&[]), None);
+    }
 
     #[test]
     fn two_consistent_measurements_give_both_costs_exactly() {
