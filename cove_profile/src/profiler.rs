@@ -74,6 +74,10 @@ pub struct Estimate {
     /// less of them (0 in a profile written before they were).
     #[cfg_attr(feature = "reports", serde(default))]
     pub call_stops: u64,
+    /// The calibrated costs the calibrated part rests on (all 0 in a
+    /// profile written before they were kept).
+    #[cfg_attr(feature = "reports", serde(default))]
+    pub costs: StopCosts,
 }
 
 /// What one stop tells the profiler: plain data, no machine.
@@ -478,6 +482,7 @@ impl Profiler {
             heavy_stops: heavy,
             measured_nanos: taken.profiler,
             call_stops: calls,
+            costs,
         })
     }
 

@@ -58,6 +58,7 @@ pub fn run(reps: usize) -> Result<(), String> {
         "program", "unprofiled", "estimate", "ratio"
     );
     let mut ratios = Vec::new();
+    let mut costs: Vec<[f64; 4]> = Vec::new();
     for (program, args) in programs(&root)? {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let args = &args[..];
@@ -66,7 +67,9 @@ pub fn run(reps: usize) -> Result<(), String> {
         let mut estimate = Vec::new();
         for _ in 0..reps {
             plain.push(unprofiled(&cove, &path, args)? as f64);
-            estimate.push(profiled(&cove, &path, args, &[])? as f64);
+            let (nanos, rested_on) = profiled(&cove, &path, args, &[])?;
+            estimate.push(nanos as f64);
+            costs.extend(rested_on);
         }
         let (Some(plain), Some(estimate)) = (Summary::of(&plain), Summary::of(&estimate)) else {
             continue;
@@ -89,6 +92,29 @@ pub fn run(reps: usize) -> Result<(), String> {
     if !ratios.is_empty() {
         let geomean = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
         println!("{:<48} {:>12} {:>12} {:>8.2}", "geomean", "", "", geomean);
+    }
+    if let [Some(fast), Some(instruction), Some(heavy), Some(call)] =
+        [0, 1, 2, 3].map(|i| Summary::of(&costs.iter().map(|c| c[i]).collect::<Vec<_>>()))
+    {
+        println!();
+        println!(
+            "the calibration the {} profiles rested on, median [least–most], ns: a stop {:.2} \
+             [{:.2}–{:.2}], an instruction {:.2} [{:.2}–{:.2}], a stop after an allocation or a \
+             builtin {:.1} [{:.1}–{:.1}], after a call or a return {:.1} [{:.1}–{:.1}]",
+            costs.len(),
+            fast.median,
+            fast.min,
+            fast.max,
+            instruction.median,
+            instruction.min,
+            instruction.max,
+            heavy.median,
+            heavy.min,
+            heavy.max,
+            call.median,
+            call.min,
+            call.max
+        );
     }
 
     println!();
@@ -174,12 +200,26 @@ fn profile_json(
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", program.display()))
 }
 
-/// The profile's estimate of the run's time.
-fn profiled(cove: &Path, program: &Path, args: &[&str], flags: &[&str]) -> Result<u64, String> {
+/// The profile's estimate of the run's time, and the calibrated costs it
+/// rested on (a stop, an instruction, a stop after an allocation or a
+/// builtin, one after a call or a return) when the profile says.
+fn profiled(
+    cove: &Path,
+    program: &Path,
+    args: &[&str],
+    flags: &[&str],
+) -> Result<(u64, Option<[f64; 4]>), String> {
     let json = profile_json(cove, program, args, flags)?;
-    json["total"]["nanos"]
+    let nanos = json["total"]["nanos"]
         .as_u64()
-        .ok_or_else(|| format!("{}: no total nanos", program.display()))
+        .ok_or_else(|| format!("{}: no total nanos", program.display()))?;
+    let costs = &json["estimate"]["costs"];
+    let rested_on = ["fast", "instruction", "heavy", "call"].map(|k| costs[k].as_f64());
+    let rested_on = match rested_on {
+        [Some(a), Some(b), Some(c), Some(d)] => Some([a, b, c, d]),
+        _ => None,
+    };
+    Ok((nanos, rested_on))
 }
 
 /// `split.a`'s share of the two functions' inclusive time in a profile of
