@@ -591,6 +591,31 @@ fn twenty_hoarding_tasks_pass_a_million_word_heap_bound_and_the_run_exits_125() 
     );
 }
 
+/// Row 6, the eighth campaign's finding 8: a chain of twenty tasks, each
+/// splitting a string of 1,500,000 bytes into 4,500,000 words of
+/// characters in one instruction, under a bound of 20,000,000 words. Each
+/// heap alone is within the bound, and none collects before its split is
+/// done, so the bound asked only after collections let the heaps grow
+/// together to 3.4-4.6 GB (12 to 24 s in a release build) before one saw
+/// it; a heap's growth is now counted against the run's host memory as it
+/// is asked for (`heap/mod.rs`'s unit tests hold the bound on it).
+#[test]
+fn a_chain_of_tasks_each_splitting_a_long_string_at_once_ends_with_the_heap_status() {
+    let out = run(&[
+        "run",
+        "--max-heap",
+        "20000000",
+        "cove_cli/tests/fixtures/rel/spawn_chain_of_splits.cove",
+    ]);
+    assert_eq!(status(&out), 125, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "a chain of twenty splitting tasks\n");
+    assert!(
+        stderr(&out).contains("the heap grew past its limit of 20000000 words"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// Row 7: fuel bounds the work, not only the instructions: a string grown
 /// at its front every turn runs out of 2,000,000 fuel paying for its
 /// copies.

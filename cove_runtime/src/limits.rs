@@ -60,6 +60,12 @@ pub struct Limits {
     /// [`ErrorKind::HeapLimit`](crate::ErrorKind::HeapLimit), as is a
     /// host that cannot give the heap the memory it asks for. A single
     /// allocation larger than the bound fails at once.
+    ///
+    /// It bounds the host memory of the heaps too: their spaces and the
+    /// collector's copies, garbage included, may hold four times the bound
+    /// together, and 8 MiB a task past it; a heap that asks for more as it
+    /// grows, inside an instruction, ends the run with `HeapLimit` then,
+    /// rather than after its next collection.
     pub max_heap_words: Option<u64>,
     /// How many Cove frames a task's stack may hold; the entry is the first.
     /// Deeper is [`ErrorKind::CallDepth`](crate::ErrorKind::CallDepth).
@@ -108,6 +114,16 @@ pub const WORK_PER_FUEL: u64 = 8;
 /// that computes (a mutant looping over 2^32 spawns ran past 20 s within
 /// 2,000,000 fuel when a spawn cost one unit).
 pub const SPAWN_FUEL: u64 = 4096;
+
+/// How many words of host memory the run's heaps may hold for their spaces
+/// and the collector's copies, garbage included, for each word of the heap
+/// bound, past each heap's allowance.
+///
+/// Four because that is what a run under its bound can need: a heap is
+/// collected once it holds twice what survived its last collection, so
+/// the heaps' spaces hold up to twice the bound together, and each space
+/// has a copy of its size for the collector.
+pub(crate) const HOST_WORDS_PER_BOUND: u64 = 4;
 
 /// The fuel of one run, drawn on by all its tasks: see [`Limits::fuel`].
 ///
@@ -206,10 +222,24 @@ impl FuelTank {
 /// maps' entries and its task's register stack) and takes it away when
 /// its task ends; a collection that finds the sum over the bound fails.
 /// One atomic add a collection.
+///
+/// Beside the live words it counts the host memory the heaps hold for
+/// their spaces and the collector's copies, garbage included, which a
+/// heap adds to as it asks for it, before it has it: the live words are
+/// known only after a collection, and tasks that each grow a heap within
+/// one instruction (a split of a long string into its characters) held
+/// many times the bound together before any of them collected. The host
+/// words may reach [`HOST_WORDS_PER_BOUND`] times the bound, past an
+/// allowance each heap has of its own (see `heap::HOST_ALLOWANCE`).
 #[derive(Debug)]
 pub(crate) struct HeapBudget {
     pub(crate) limit: Option<u64>,
     used: AtomicU64,
+    /// Words of host memory the heaps' spaces and copies take past their
+    /// allowances, as each heap last asked for them.
+    host: AtomicU64,
+    /// The most `host` has been in the run.
+    host_peak: AtomicU64,
     /// The allocation that fails, counted across the run from 1: the
     /// allocation-failure sweep's hook (see `Vm::with_allocation_failure_at`).
     fail_at: Option<u64>,
@@ -234,6 +264,8 @@ impl HeapBudget {
         HeapBudget {
             limit,
             used: AtomicU64::new(0),
+            host: AtomicU64::new(0),
+            host_peak: AtomicU64::new(0),
             fail_at,
             allocations: AtomicU64::new(0),
             interrupt,
@@ -254,6 +286,43 @@ impl HeapBudget {
     /// Words the run holds now, as last reported.
     pub(crate) fn used(&self) -> u64 {
         self.used.load(Ordering::Acquire)
+    }
+
+    /// Replaces a heap's host words, `old`, by `new`, and says whether
+    /// that keeps the run's heaps within [`HOST_WORDS_PER_BOUND`] times the
+    /// bound; when it does not, nothing is changed. Giving words back
+    /// always succeeds.
+    pub(crate) fn hold_host(&self, old: u64, new: u64) -> bool {
+        if new <= old {
+            self.host.fetch_sub(old - new, Ordering::AcqRel);
+            return true;
+        }
+        let more = new - old;
+        let cap = self.limit.map(|l| l.saturating_mul(HOST_WORDS_PER_BOUND));
+        let grown = self
+            .host
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+                let after = now.saturating_add(more);
+                match cap {
+                    Some(cap) if after > cap => None,
+                    _ => Some(after),
+                }
+            });
+        match grown {
+            Ok(before) => {
+                self.host_peak
+                    .fetch_max(before.saturating_add(more), Ordering::AcqRel);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The most host words the run's heaps held at once past their
+    /// allowances (what [`HeapBudget::hold_host`] counts).
+    #[cfg(test)]
+    pub(crate) fn host_peak(&self) -> u64 {
+        self.host_peak.load(Ordering::Acquire)
     }
 
     /// Whether this allocation is the one the sweep's hook fails.

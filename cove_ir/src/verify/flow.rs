@@ -224,13 +224,66 @@ struct Flow<'p> {
     f: &'p Function,
 }
 
+/// The entry facts of every block of a function, a row of `width` a
+/// block, and whether control has reached the block yet.
+struct Facts {
+    width: usize,
+    rows: Vec<Val>,
+    known: Vec<bool>,
+}
+
+impl Facts {
+    fn row(&self, block: u32) -> &[Val] {
+        let at = block as usize * self.width;
+        &self.rows[at..at + self.width]
+    }
+
+    fn set(&mut self, block: u32, facts: &[Val]) {
+        let at = block as usize * self.width;
+        self.rows[at..at + self.width].copy_from_slice(facts);
+        self.known[block as usize] = true;
+    }
+
+    /// Joins `facts` into the block's entry facts, and says whether they
+    /// changed (the first facts to reach a block change them).
+    fn join(&mut self, block: u32, facts: &[Val]) -> bool {
+        if !self.known[block as usize] {
+            self.set(block, facts);
+            return true;
+        }
+        let at = block as usize * self.width;
+        let mut changed = false;
+        for (e, a) in self.rows[at..at + self.width].iter_mut().zip(facts) {
+            let joined = e.join(*a);
+            if joined != *e {
+                *e = joined;
+                changed = true;
+            }
+        }
+        changed
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Blocks numbered and instructions replayed by the pass on this
+    /// thread, in a test build: what the test of its cost counts.
+    static STEPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 impl<'p> Flow<'p> {
     /// Runs the dataflow to its fixed point, then checks every reachable
     /// instruction against the facts before it.
     ///
     /// Facts are kept per basic block, not per pc: a block's entry facts
     /// are stored and its instructions replayed from them, so memory grows
-    /// with blocks × registers rather than instructions × registers.
+    /// with blocks × registers rather than instructions × registers. They
+    /// are kept in one table, a row a block in the order of the code,
+    /// reached by the block's number: a hash map from each block's pc to a
+    /// vector of its own cost a hashed probe, scattered over memory, and
+    /// an allocation for every block, which in a function of a million
+    /// blocks (a `match` of 500,000 arms) made the pass slow down faster
+    /// than the code grew, by cache misses rather than steps.
     fn run(&mut self) -> Vec<(u32, String)> {
         let f = self.f;
         let n = f.code.len();
@@ -253,48 +306,52 @@ impl<'p> Flow<'p> {
                 leader[pc + 1] = true;
             }
         }
+        // Each block's number, at its first pc, and each block's first pc.
+        let mut block_of = vec![u32::MAX; n];
+        let mut starts = Vec::new();
+        for (pc, _) in leader.iter().enumerate().filter(|(_, l)| **l) {
+            block_of[pc] = starts.len() as u32;
+            starts.push(pc);
+        }
+        let width = f.registers as usize;
+        let mut table = Facts {
+            width,
+            rows: vec![Val::Null; starts.len() * width],
+            known: vec![false; starts.len()],
+        };
+        #[cfg(test)]
+        STEPS.with(|s| s.set(s.get() + starts.len() as u64));
 
-        let mut entry = vec![Val::Null; f.registers as usize];
+        let mut entry = vec![Val::Null; width];
         for (i, p) in f.params.iter().enumerate() {
             entry[i] = Val::Known(self.types.of(*p));
         }
-        let mut state: HashMap<usize, Vec<Val>> = HashMap::new();
-        state.insert(0, entry);
+        table.set(0, &entry);
         let mut work = vec![0usize];
         let mut queued = vec![false; n];
         queued[0] = true;
+        let mut facts = Vec::with_capacity(width);
         while let Some(start) = work.pop() {
             queued[start] = false;
-            let mut facts = state[&start].clone();
+            facts.clear();
+            facts.extend_from_slice(table.row(block_of[start]));
             let mut pc = start;
             loop {
+                #[cfg(test)]
+                STEPS.with(|s| s.set(s.get() + 1));
                 let instr = &f.code[pc];
                 let effect = self.effect(instr, &facts);
                 self.apply(instr, &effect, &mut facts);
-                let next: Vec<usize> = successors(instr, pc).filter(|s| *s < n).collect();
-                if next.len() == 1 && next[0] == pc + 1 && !leader[pc + 1] {
+                // An instruction with a target ends its block, so the next
+                // pc is a block's start whenever control goes anywhere but
+                // on to it.
+                let falls = successors(instr, pc).any(|s| s == pc + 1);
+                if falls && pc + 1 < n && !leader[pc + 1] {
                     pc += 1;
                     continue;
                 }
-                for s in next {
-                    let changed = match state.get_mut(&s) {
-                        None => {
-                            state.insert(s, facts.clone());
-                            true
-                        }
-                        Some(existing) => {
-                            let mut changed = false;
-                            for (e, a) in existing.iter_mut().zip(&facts) {
-                                let joined = e.join(*a);
-                                if joined != *e {
-                                    *e = joined;
-                                    changed = true;
-                                }
-                            }
-                            changed
-                        }
-                    };
-                    if changed && !queued[s] {
+                for s in successors(instr, pc).filter(|s| *s < n) {
+                    if table.join(block_of[s], &facts) && !queued[s] {
                         queued[s] = true;
                         work.push(s);
                     }
@@ -303,13 +360,17 @@ impl<'p> Flow<'p> {
             }
         }
 
-        let mut starts: Vec<usize> = state.keys().copied().collect();
-        starts.sort_unstable();
         let mut faults = Vec::new();
-        for start in starts {
-            let mut facts = state[&start].clone();
+        for (block, &start) in starts.iter().enumerate() {
+            if !table.known[block] {
+                continue;
+            }
+            facts.clear();
+            facts.extend_from_slice(table.row(block as u32));
             let mut pc = start;
             loop {
+                #[cfg(test)]
+                STEPS.with(|s| s.set(s.get() + 1));
                 let instr = &f.code[pc];
                 let effect = self.effect(instr, &facts);
                 for fault in &effect.faults {
@@ -940,6 +1001,52 @@ mod tests {
     use crate::op::{Opcode, Operand};
     use crate::program::{ConstId, EnumDef, Field, FunctionId, StructDef, Variant};
     use crate::types::{EnumId, StructId};
+
+    /// A `match` of `arms` integer arms, as the compiler lowers one: a
+    /// test a block, each arm's body a block that returns, and a
+    /// reference register that each body writes, so that there are facts
+    /// to carry.
+    fn match_of(arms: u32) -> Function {
+        let mut f = Function::new("m", "f");
+        let x = f.add_register(false);
+        let s = f.add_register(true);
+        f.params.push(Program::INT);
+        f.result = Program::INT;
+        for arm in 0..arms {
+            let next = f.code.len() as u32 + 4;
+            f.code.push(Instr::JumpNeIntImm {
+                a: x,
+                value: arm as i32,
+                target: next,
+            });
+            f.code.push(Instr::LoadNone { dst: s });
+            f.code.push(Instr::LoadInt {
+                dst: x,
+                value: arm as i32,
+            });
+            f.code.push(Instr::Return { src: x });
+        }
+        f.code.push(Instr::Return { src: x });
+        f
+    }
+
+    #[test]
+    fn the_pass_takes_a_step_per_block_and_two_per_instruction_however_many_blocks() {
+        let p = Program::new();
+        for arms in [1_000u32, 10_000, 100_000] {
+            let f = match_of(arms);
+            STEPS.with(|s| s.set(0));
+            assert_eq!(check(&p, &f), Vec::new());
+            let steps = STEPS.with(|s| s.get());
+            // Each arm is two blocks of four instructions, and the last
+            // return one more block: every block numbered once, every
+            // instruction replayed once to the fixed point and once to
+            // check it.
+            let blocks = 2 * u64::from(arms) + 1;
+            let instructions = f.code.len() as u64;
+            assert_eq!(steps, blocks + 2 * instructions, "{arms} arms");
+        }
+    }
 
     #[test]
     fn every_reference_an_opcode_reads_is_given_a_type_it_needs() {

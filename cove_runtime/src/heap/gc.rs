@@ -86,9 +86,16 @@ impl Memory {
         let needed = self.space.len();
         if self.spare.len() < needed {
             let more = needed - self.spare.len();
-            self.spare
-                .try_reserve_exact(more)
-                .map_err(|e| super::out_of_memory(more, &e.to_string()))?;
+            // The copy is host memory as the space is, counted before it
+            // is taken.
+            if !self.hold_host(needed, needed) {
+                return Err(self.host_limit());
+            }
+            if let Err(e) = self.spare.try_reserve_exact(more) {
+                let (space, spare) = (self.space.len(), self.spare.len());
+                self.hold_host(space, spare);
+                return Err(super::out_of_memory(more, &e.to_string()));
+            }
             self.spare.resize(needed, 0);
         }
         self.maps.begin_marking();
@@ -164,6 +171,7 @@ impl Memory {
         // what the other heaps hold.
         let shared = self.reshare();
         self.set_next_collection();
+        self.shrink_to_need();
         shared
     }
 }

@@ -71,6 +71,23 @@
 //! included. Task and channel handles are `Arc`s in side tables the
 //! same way.
 //!
+//! # Bounds
+//!
+//! The run's heap bound is on live words, which only a collection knows:
+//! each heap adds its survivors to the run's budget after each of its
+//! collections, and one that finds the run over the bound fails it. The
+//! host memory behind the heaps is bounded as it is asked for instead: a
+//! space grows no further than its next collection needs (and the bound
+//! allows) plus a slack, unless one instruction needs more, and every
+//! growth of a space or of the collector's copy is counted in the run's
+//! budget before it is made, which lets all the heaps together hold four
+//! times the bound past 8 MiB each ([`HOST_ALLOWANCE`]). So tasks that
+//! each grow a heap inside one instruction at once meet the bound as they
+//! grow, rather than after, when together they held many times it. The
+//! price is an atomic update a growth, which is rare (the space doubles),
+//! and giving back, after a collection, a space far larger than the heap
+//! still needs.
+//!
 //! # Counters
 //!
 //! `allocated_words` and `allocations` count what `alloc` handed out since
@@ -365,22 +382,35 @@ impl<T> Side<T> {
 /// (2 MiB).
 const FIRST_COLLECTION: usize = 1 << 18;
 
-/// The length a space of `len` words grows to when it must hold `end`:
-/// twice `len`, but no more than the heap bound `limit` plus
+/// Words of a heap's space and copy together that are not counted in the
+/// run's host words ([`HeapBudget::hold_host`]): four times the first
+/// collection's words (8 MiB), what a heap that has collected once holds
+/// anyway, so that a run of many small tasks never meets that bound.
+pub(crate) const HOST_ALLOWANCE: usize = 4 * FIRST_COLLECTION;
+
+/// The length a space of `len` words grows to when it must hold `end`,
+/// its next collection due when it holds `due` words: twice `len`, but no
+/// more than `due` (and no more than the heap bound `limit`) plus
 /// [`FIRST_COLLECTION`] words of slack while that holds `end`. A need past
-/// that cap is an instruction allocating past the bound (a list's array
-/// doubling in a heap that is nearly full, say); it gets what it needs and
-/// the slack again, or an eighth more than `len` if that is more, so that
-/// growth stays amortised without doubling a space already past the bound
-/// (see [`Memory::grow_space`]).
-fn space_growth(len: usize, end: usize, limit: Option<u64>) -> usize {
+/// that cap is an instruction allocating past its heap's next collection
+/// (a string split into a million characters, a list's array doubling in
+/// a heap that is nearly full); it gets what it needs and the slack again,
+/// or an eighth more than `len` if that is more, so that growth stays
+/// amortised without doubling a space past what the heap was given (see
+/// [`Memory::grow_space`]).
+///
+/// Capped by `due`, not only by the bound, so that the run's spaces stay
+/// within about twice the bound together: a heap collects once it holds
+/// twice what survived, and the survivors of all heaps are within the
+/// bound. Doubling up to the bound let every task's space reach twice its
+/// next collection, and twenty tasks each splitting a string at once held
+/// twenty times the bound.
+fn space_growth(len: usize, end: usize, due: usize, limit: Option<u64>) -> usize {
     let doubled = len.saturating_mul(2).max(end);
-    let Some(cap) = limit
+    let bound = limit
         .and_then(|l| usize::try_from(l).ok())
-        .map(|l| l.saturating_add(FIRST_COLLECTION))
-    else {
-        return doubled;
-    };
+        .map_or(usize::MAX, |l| l.saturating_add(FIRST_COLLECTION));
+    let cap = due.saturating_add(FIRST_COLLECTION).min(bound);
     if end <= cap {
         doubled.min(cap)
     } else {
@@ -430,6 +460,13 @@ pub(crate) struct Memory {
     share: u64,
     /// Words of its task's register stack, part of `share`.
     stack_words: u64,
+    /// What this heap has added to the run's host words: its space and
+    /// copy past [`HOST_ALLOWANCE`].
+    host_words: u64,
+    /// Words of the instruction's result held in `share` ahead of the
+    /// collection at its end ([`Memory::will_hold`]), until that
+    /// collection.
+    held_ahead: u64,
     /// Data-sized work done since the machine last paid fuel for it, in
     /// bytes or elements (see `Limits::fuel`). A `Cell` because copies out
     /// of the heap read it and count.
@@ -467,6 +504,8 @@ impl Memory {
             budget,
             share: 0,
             stack_words: 0,
+            host_words: 0,
+            held_ahead: 0,
             work: std::cell::Cell::new(0),
             stress,
             last_lookup: std::cell::Cell::new(None),
@@ -573,35 +612,89 @@ impl Memory {
     }
 
     /// Grows the space to hold at least `end` words, doubling it, or fails
-    /// with `HeapLimit` when the host has no memory to give: a run that
-    /// asks for more than the machine has ends with an error of its own
-    /// instead of aborting the process.
+    /// with `HeapLimit` when the run's heaps would hold more host memory
+    /// than the bound lets them, or the host has no memory to give: a run
+    /// that asks for more than the machine has ends with an error of its
+    /// own instead of aborting the process.
     ///
-    /// Doubling stops at the heap bound (plus the first collection's
-    /// words, the slack an instruction may allocate before the collection
-    /// at its end): no more than the bound can survive a collection, so a
-    /// space past it would only be room the collector's copy doubles too.
-    /// Without that cap a hoarder's space doubled up to twice the bound
-    /// and its copy as much again, four times the bound in the process's
-    /// memory; with it the space and its copy stay within twice the bound
-    /// plus 4 MiB, and what one instruction allocates past the bound (see
-    /// [`space_growth`]).
+    /// Doubling stops at the heap's next collection and at the heap bound
+    /// (plus the first collection's words, the slack an instruction may
+    /// allocate before the collection at its end): no more than the bound
+    /// can survive a collection, so a space past it would only be room the
+    /// collector's copy doubles too. Without that cap a hoarder's space
+    /// doubled up to twice the bound and its copy as much again, four
+    /// times the bound in the process's memory; with it the space and its
+    /// copy stay within twice the bound plus 4 MiB, and what one
+    /// instruction allocates past the bound (see [`space_growth`]).
+    ///
+    /// The growth is counted in the run's host words before it is made
+    /// ([`HeapBudget::hold_host`]), so tasks that grow their heaps at once
+    /// inside instructions, before any of them collects, meet the bound
+    /// together as soon as their spaces pass four times it.
     #[cold]
     #[inline(never)]
     fn grow_space(&mut self, end: usize) -> Faulty<()> {
-        let want = space_growth(self.space.len(), end, self.limit);
-        let more = want - self.space.len();
-        if self.space.try_reserve_exact(more).is_err() {
-            // Doubling may be more than the host has; what is needed may not.
-            let need = end - self.space.len();
-            self.space
-                .try_reserve_exact(need)
-                .map_err(|e| out_of_memory(need, &e.to_string()))?;
-            self.space.resize(end, 0);
-        } else {
-            self.space.resize(want, 0);
-        }
+        let len = self.space.len();
+        let spare = self.spare.len();
+        let want = space_growth(len, end, self.collect_at, self.limit);
+        let grown =
+            if self.hold_host(want, spare) && self.space.try_reserve_exact(want - len).is_ok() {
+                want
+            } else {
+                // Doubling may be more than the run's heaps may hold or the
+                // host has; what is needed may not.
+                if !self.hold_host(end, spare) {
+                    self.hold_host(len, spare);
+                    return Err(self.host_limit());
+                }
+                if let Err(e) = self.space.try_reserve_exact(end - len) {
+                    self.hold_host(len, spare);
+                    return Err(out_of_memory(end - len, &e.to_string()));
+                }
+                end
+            };
+        self.space.resize(grown, 0);
         Ok(())
+    }
+
+    /// Counts this heap's space and copy, `space` and `spare` words, past
+    /// [`HOST_ALLOWANCE`] in the run's host words, and says whether they
+    /// fit; when they do not, the count is left as it was. Shrinking
+    /// always fits.
+    fn hold_host(&mut self, space: usize, spare: usize) -> bool {
+        let words = space.saturating_add(spare).saturating_sub(HOST_ALLOWANCE) as u64;
+        let fits = self.budget.hold_host(self.host_words, words);
+        if fits {
+            self.host_words = words;
+        }
+        fits
+    }
+
+    /// The error of a heap whose growth would take the run's heaps past
+    /// the host memory the bound lets them hold: the bound's own error,
+    /// since only a run over its bound, or about to be, gets there.
+    fn host_limit(&self) -> Fault {
+        heap_limit(self.limit.unwrap_or(u64::MAX))
+    }
+
+    /// Gives back to the host a space, and its copy, more than twice as
+    /// large as the heap needs until its next collection, after a
+    /// collection: a task whose live data fell keeps no more than its next
+    /// collection needs, so that the high-water marks of tasks that each
+    /// once held much do not add up against the run's host words.
+    fn shrink_to_need(&mut self) {
+        let need = self
+            .collect_at
+            .max(self.next)
+            .saturating_add(FIRST_COLLECTION);
+        if self.space.len() / 2 > need {
+            self.space.truncate(need);
+            self.space.shrink_to_fit();
+            self.spare.truncate(need);
+            self.spare.shrink_to_fit();
+            let (space, spare) = (self.space.len(), self.spare.len());
+            self.hold_host(space, spare);
+        }
     }
 
     /// Counts its task's register stack, now `words` long, in this heap's
@@ -626,6 +719,8 @@ impl Memory {
     /// Replaces this heap's share of the run's budget after a collection,
     /// and fails when the run as a whole is over its bound.
     pub(crate) fn reshare(&mut self) -> Faulty<()> {
+        // What survived replaces what was held ahead of the collection.
+        self.held_ahead = 0;
         let share = self.live_after_collection as u64 + self.stack_words;
         let total = self.budget.reshare(self.share, share);
         self.share = share;
@@ -739,11 +834,60 @@ impl Memory {
     /// that makes many objects at once asks this first, so that a result
     /// far past the limit fails with `HeapLimit` before it is built; the
     /// collection after the instruction would fail it anyway.
+    ///
+    /// Asked against the whole run's budget: what the other heaps held at
+    /// their last collections and this task's register stack are not this
+    /// heap's to use (this heap's own last survivors may have died since,
+    /// so they are not counted), which is what the collection after the
+    /// instruction would find at least.
     pub(crate) fn words_fit(&self, words: u64) -> Faulty<()> {
-        match self.limit {
-            Some(limit) if words > limit => Err(heap_limit(limit)),
-            _ => Ok(()),
+        let Some(limit) = self.limit else {
+            return Ok(());
+        };
+        let others = self.budget.used().saturating_sub(self.share) + self.stack_words;
+        if words.saturating_add(others) > limit {
+            Err(heap_limit(limit))
+        } else {
+            Ok(())
         }
+    }
+
+    /// Counts `words` of objects the instruction running is about to
+    /// allocate and hold in this heap's share of the run's budget now,
+    /// rather than at the collection after it, and fails with `HeapLimit`
+    /// when that takes the run past its bound: tasks that each build a
+    /// large result at once (a split of a long string into its
+    /// characters) see each other's as they start, where before each
+    /// asked only what the others held at their last collections and all
+    /// built theirs together, far past the bound.
+    ///
+    /// Held only by an instruction that will end in a collection anyway
+    /// (the words take the heap past its next one), which puts what
+    /// survives in the share instead; a smaller result is within what the
+    /// heap's collection threshold leaves it, and is asked only as
+    /// [`Memory::words_fit`] asks. Asked twice for one result (an estimate
+    /// first, then the exact words), the larger is held once. This heap's
+    /// survivors of its last collection are not counted against the bound
+    /// here, since they may have died since.
+    pub(crate) fn will_hold(&mut self, words: u64) -> Faulty<()> {
+        self.words_fit(words)?;
+        let Some(limit) = self.limit else {
+            return Ok(());
+        };
+        let heap = (self.next + self.side_now) as u64;
+        if heap.saturating_add(words) <= self.collect_at as u64 {
+            return Ok(());
+        }
+        let more = words.saturating_sub(self.held_ahead);
+        let share = self.share + more;
+        let total = self.budget.reshare(self.share, share);
+        if total.saturating_sub(self.live_after_collection as u64) > limit {
+            self.budget.reshare(share, self.share);
+            return Err(heap_limit(limit));
+        }
+        self.share = share;
+        self.held_ahead = self.held_ahead.max(words);
+        Ok(())
     }
 
     /// A new string holding `bytes`.
@@ -1237,9 +1381,11 @@ impl Memory {
 }
 
 impl Drop for Memory {
-    /// A task's heap that goes gives its share of the run's budget back.
+    /// A task's heap that goes gives its share of the run's budget, and
+    /// its host words, back.
     fn drop(&mut self) {
         self.budget.reshare(self.share, 0);
+        self.budget.hold_host(self.host_words, 0);
     }
 }
 
@@ -1260,7 +1406,7 @@ pub(crate) fn heap_limit(limit: u64) -> Fault {
 
 #[cfg(test)]
 mod tests {
-    use super::{FIRST_COLLECTION, Layouts, Memory, buffer_capacity, space_growth};
+    use super::{FIRST_COLLECTION, HOST_ALLOWANCE, Layouts, Memory, buffer_capacity, space_growth};
     use crate::limits::{FuelTank, HeapBudget, InterruptHandle};
     use std::sync::Arc;
 
@@ -1336,29 +1482,154 @@ mod tests {
     }
 
     #[test]
-    fn a_space_doubles_up_to_the_heap_bound_and_its_slack_and_no_further() {
+    fn a_space_doubles_up_to_its_next_collection_or_the_bound_and_its_slack_and_no_further() {
         let bound = 10_000_000u64;
         let cap = 10_000_000 + FIRST_COLLECTION;
-        // Far below the bound: doubling.
-        assert_eq!(space_growth(1024, 1025, Some(bound)), 2048);
-        assert_eq!(space_growth(1024, 5000, Some(bound)), 5000);
+        let far = usize::MAX;
+        // Far below the bound and the next collection: doubling.
+        assert_eq!(space_growth(1024, 1025, far, Some(bound)), 2048);
+        assert_eq!(space_growth(1024, 5000, far, Some(bound)), 5000);
         // A doubling that would pass the bound stops at it and its slack.
-        assert_eq!(space_growth(8_000_000, 8_000_001, Some(bound)), cap);
+        assert_eq!(space_growth(8_000_000, 8_000_001, far, Some(bound)), cap);
         // At the cap a need that fits grows no further than asked.
-        assert_eq!(space_growth(cap - 10, cap, Some(bound)), cap);
+        assert_eq!(space_growth(cap - 10, cap, far, Some(bound)), cap);
         // A need past the cap gets what it needs and the slack again, or
         // an eighth more, never a doubling.
-        assert_eq!(space_growth(cap, cap + 1, Some(bound)), cap + cap / 8);
+        assert_eq!(space_growth(cap, cap + 1, far, Some(bound)), cap + cap / 8);
         assert_eq!(
-            space_growth(cap, 3 * cap, Some(bound)),
+            space_growth(cap, 3 * cap, far, Some(bound)),
             3 * cap + FIRST_COLLECTION
         );
-        // With no bound (or one past what a space can hold), doubling.
-        assert_eq!(space_growth(8_000_000, 8_000_001, None), 16_000_000);
+        // The next collection caps doubling the same way, well below the
+        // bound, and a need past it is an instruction's: an eighth more.
+        let due = 4_000_000;
         assert_eq!(
-            space_growth(8_000_000, 8_000_001, Some(u64::MAX)),
+            space_growth(3_000_000, 3_000_001, due, Some(bound)),
+            due + FIRST_COLLECTION
+        );
+        let past = due + FIRST_COLLECTION;
+        assert_eq!(
+            space_growth(past, past + 1, due, Some(bound)),
+            past + past / 8
+        );
+        assert_eq!(
+            space_growth(3_000_000, 3_000_001, due, None),
+            due + FIRST_COLLECTION
+        );
+        // With no bound (or one past what a space can hold), and the next
+        // collection far, doubling.
+        assert_eq!(space_growth(8_000_000, 8_000_001, far, None), 16_000_000);
+        assert_eq!(
+            space_growth(8_000_000, 8_000_001, far, Some(u64::MAX)),
             16_000_000
         );
+    }
+
+    /// Heaps of one run under a bound of `limit` words.
+    fn heaps_under(limit: u64, heaps: usize) -> (Arc<HeapBudget>, Vec<Memory>) {
+        let budget = Arc::new(HeapBudget::new(
+            Some(limit),
+            None,
+            InterruptHandle::default(),
+            Arc::new(FuelTank::new(None)),
+        ));
+        let layouts = Arc::new(Layouts::of(&cove_ir::program::Program::new()));
+        let heaps = (0..heaps)
+            .map(|_| Memory::new(layouts.clone(), budget.clone(), false))
+            .collect();
+        (budget, heaps)
+    }
+
+    #[test]
+    fn heaps_growing_at_once_inside_instructions_meet_the_bound_on_their_host_memory() {
+        // Twelve tasks each splitting a string into a million and a half
+        // characters at once, in one instruction each, so that none
+        // collects: each alone is within the bound (3,000,000 words),
+        // together they are nine times it. Before, every heap grew to
+        // hold its characters (4.2 million words each, 50 million
+        // together); the bound was asked only at the collections after.
+        let limit = 4_000_000;
+        let (budget, mut heaps) = heaps_under(limit, 12);
+        let mut failed = None;
+        let mut most = 0;
+        'split: for _ in 0..1_500_000 {
+            for heap in &mut heaps {
+                if let Err(fault) = heap.alloc_str(b"x") {
+                    failed = Some(fault);
+                    break 'split;
+                }
+            }
+            let held: usize = heaps.iter().map(|h| h.space.len() + h.spare.len()).sum();
+            most = most.max(held);
+        }
+        let fault = failed.expect("the heaps together meet the bound");
+        assert_eq!(fault.kind, crate::ErrorKind::HeapLimit);
+        assert_eq!(
+            fault.message,
+            "the heap grew past its limit of 4000000 words"
+        );
+        let allowed = 4 * limit as usize + 12 * HOST_ALLOWANCE;
+        assert!(
+            most <= allowed,
+            "the heaps held {most} words, past {allowed}"
+        );
+        assert!(budget.host_peak() <= 4 * limit);
+        // A heap that goes gives its host words back.
+        drop(heaps);
+        assert!(budget.hold_host(0, 4 * limit));
+    }
+
+    #[test]
+    fn results_built_at_once_in_several_heaps_are_held_against_the_bound_as_they_start() {
+        // Four tasks each about to split a string into 300,000 words of
+        // characters, under a bound of 1,000,000: the fourth is refused
+        // before it builds anything. Before, each asked only what the
+        // others held at their last collections, none had collected, and
+        // all four built theirs.
+        let (budget, mut heaps) = heaps_under(1_000_000, 4);
+        for heap in &mut heaps[..3] {
+            heap.will_hold(300_000).expect("room for three");
+        }
+        let fault = heaps[3]
+            .will_hold(300_000)
+            .expect_err("no room for a fourth");
+        assert_eq!(fault.kind, crate::ErrorKind::HeapLimit);
+        assert_eq!(budget.used(), 900_000);
+        // Asked again for the same result, a heap holds the larger once.
+        heaps[0].will_hold(300_004).expect("the same result");
+        assert_eq!(budget.used(), 900_004);
+        // The collection at the end of the instruction puts what survived
+        // in place of what was held: here nothing.
+        heaps[0].collect(|_| {}).expect("a collection");
+        assert_eq!(budget.used(), 600_000 + heaps[0].share);
+        // A result within the heap's next collection is not held.
+        heaps[0].will_hold(1_000).expect("a small result");
+        assert_eq!(budget.used(), 600_000 + heaps[0].share);
+    }
+
+    #[test]
+    fn a_heap_whose_survivors_fell_gives_its_space_back_at_its_next_collection() {
+        let (budget, mut heaps) = heaps_under(100_000_000, 1);
+        let heap = &mut heaps[0];
+        let mut kept: Vec<u64> = (0..2_000_000)
+            .map(|_| heap.alloc_str(b"x").expect("room"))
+            .collect();
+        heap.collect(|visit| kept.iter_mut().for_each(visit))
+            .expect("a collection");
+        let grown = heap.space.len();
+        assert!(grown >= 4_000_000, "{grown}");
+        kept.clear();
+        heap.collect(|_| {}).expect("a collection");
+        let need = heap.collect_at.max(heap.next) + FIRST_COLLECTION;
+        assert!(
+            heap.space.len() <= need && heap.spare.len() <= need,
+            "space {} and copy {} words kept, for a heap that needs {need}",
+            heap.space.len(),
+            heap.spare.len()
+        );
+        let held = (heap.space.len() + heap.spare.len()).saturating_sub(HOST_ALLOWANCE) as u64;
+        assert_eq!(heap.host_words, held);
+        assert!(budget.host_peak() >= (2 * grown - HOST_ALLOWANCE) as u64);
     }
 
     #[test]

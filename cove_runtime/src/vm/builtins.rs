@@ -193,12 +193,13 @@ impl Machine<'_> {
     /// A new list of strings, one for each byte range of the string `r`.
     fn pieces(&mut self, r: u64, ranges: &[(usize, usize)]) -> Faulty<u64> {
         // Splitting a string into its characters takes two dozen times its
-        // words: ask the limit before building that much.
+        // words: ask the run's budget before building that much, and hold
+        // it there while it is built.
         let words: u64 = ranges
             .iter()
             .map(|(start, end)| 1 + crate::heap::words_for(end - start) as u64)
             .sum();
-        self.heap.words_fit(words + 4 + ranges.len() as u64)?;
+        self.heap.will_hold(words + 4 + ranges.len() as u64)?;
         let mut refs = host_vec(ranges.len(), "splitting a string")?;
         for (start, end) in ranges {
             refs.push(self.substr(r, *start, *end)?);
@@ -734,6 +735,7 @@ impl Machine<'_> {
                 self.heap.words_fit(bytes.len() as u64 + 4)?;
                 let mut items = host_vec(bytes.len(), "listing a string's bytes")?;
                 items.extend(bytes.iter().map(|b| u64::from(*b)));
+                self.heap.will_hold(items.len() as u64 + 4)?;
                 self.heap
                     .alloc_list(false, cove_ir::program::Program::INT.0, &items)?
             }
@@ -789,7 +791,7 @@ impl Machine<'_> {
                         "the repeated list is longer than a list may be",
                     ));
                 };
-                self.heap.words_fit(total + 4)?;
+                self.heap.will_hold(total + 4)?;
                 let items =
                     host_repeat(self.heap.list_items(list), n as usize, "repeating a list")?;
                 let (is_ref, ty) = self.heap.list_elem(list);
