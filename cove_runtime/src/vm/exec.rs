@@ -734,6 +734,17 @@ impl<'env> Machine<'env> {
                     set!(product, p.to_bits());
                     set!(dst, (float!(c) + p).to_bits())
                 }
+                Instr::MulSubFloat {
+                    dst,
+                    c,
+                    product,
+                    a,
+                    b,
+                } => {
+                    let p = float!(a) * float!(b);
+                    set!(product, p.to_bits());
+                    set!(dst, (float!(c) - p).to_bits())
+                }
 
                 // ---- Bool -----------------------------------------------
                 Instr::NotBool { dst, a } => set!(dst, u64::from(reg!(a) == 0)),
