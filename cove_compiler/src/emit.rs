@@ -170,7 +170,7 @@ impl Emitter {
     }
 
     /// Fuses `instr` with the instruction before it into one
-    /// superinstruction (`move2`, `mul-add.float`), if they are a pair that
+    /// superinstruction (`move2`, `mul-add.float`, `mul-sub.float`), if they are a pair that
     /// has one, of one source line, and no label is bound where `instr`
     /// would go (a jump landing between the two must find an instruction
     /// there); true if it did. The pairs are the ones
@@ -207,6 +207,38 @@ impl Emitter {
                     b: added,
                 },
             ) if added == product => Instr::MulAddFloat {
+                dst,
+                c,
+                product,
+                a,
+                b,
+            },
+            // The product added on the left (`2.0 * x * y + c`): addition
+            // is commutative in IEEE arithmetic, the result's bits
+            // included but for which of two NaNs' payloads a NaN carries,
+            // which no Cove program can read.
+            (
+                Instr::MulFloat { dst: product, a, b },
+                Instr::AddFloat {
+                    dst,
+                    a: added,
+                    b: c,
+                },
+            ) if added == product => Instr::MulAddFloat {
+                dst,
+                c,
+                product,
+                a,
+                b,
+            },
+            (
+                Instr::MulFloat { dst: product, a, b },
+                Instr::SubFloat {
+                    dst,
+                    a: c,
+                    b: subtracted,
+                },
+            ) if subtracted == product => Instr::MulSubFloat {
                 dst,
                 c,
                 product,
@@ -846,6 +878,49 @@ mod tests {
         );
         assert!(matches!(code[1], Instr::MulFloat { .. }), "{code:?}");
         assert!(matches!(code[2], Instr::AddFloat { .. }), "{code:?}");
+    }
+
+    #[test]
+    fn a_product_added_on_the_left_or_subtracted_on_the_right_is_one_instruction() {
+        let mut e = Emitter::new();
+        let (x, y, c, t, d) = (
+            e.alloc(false),
+            e.alloc(false),
+            e.alloc(false),
+            e.alloc(false),
+            e.alloc(false),
+        );
+        // d = x * y + c, then d = c - x * y, then d = x * y - c (no fused
+        // form: the product is the left of the subtraction).
+        e.emit(Instr::MulFloat { dst: t, a: x, b: y });
+        e.emit(Instr::AddFloat { dst: d, a: t, b: c });
+        e.emit(Instr::MulFloat { dst: t, a: x, b: y });
+        e.emit(Instr::SubFloat { dst: d, a: c, b: t });
+        e.emit(Instr::MulFloat { dst: t, a: x, b: y });
+        e.emit(Instr::SubFloat { dst: d, a: t, b: c });
+        e.emit(Instr::Return { src: d });
+        let code = e.finish(3).code;
+        assert_eq!(
+            code[..2],
+            [
+                Instr::MulAddFloat {
+                    dst: d,
+                    c,
+                    product: t,
+                    a: x,
+                    b: y
+                },
+                Instr::MulSubFloat {
+                    dst: d,
+                    c,
+                    product: t,
+                    a: x,
+                    b: y
+                }
+            ]
+        );
+        assert!(matches!(code[2], Instr::MulFloat { .. }), "{code:?}");
+        assert!(matches!(code[3], Instr::SubFloat { .. }), "{code:?}");
     }
 
     /// Emits `get.list b, list, i` of elements of type `ty`, then (on

@@ -450,6 +450,11 @@ instruction_set! {
     /// the bits are those of the pair (it is not a fused multiply-add, which
     /// rounds once). `c` is read after `product` is written, as in the pair.
     MulAddFloat = "mul-add.float" { dst: DstNum, c: SrcNum, product: DstNum, a: SrcNum, b: SrcNum }
+    /// `product = a * b`, then `dst = c - product`, on `Float`: a
+    /// `mul.float` and the `sub.float` that subtracts its product
+    /// (mandelbrot's `zr * zr - zi * zi`) in one dispatch, rounded twice as
+    /// the pair is. `c` is read after `product` is written, as in the pair.
+    MulSubFloat = "mul-sub.float" { dst: DstNum, c: SrcNum, product: DstNum, a: SrcNum, b: SrcNum }
 
     // ---- Bool -----------------------------------------------------------
 

@@ -1,4 +1,5 @@
-//! The instructions that do the work of two (`move2`, `mul-add.float`) or
+//! The instructions that do the work of two (`move2`, `mul-add.float`,
+//! `mul-sub.float`) or
 //! of a builtin call (`to-float.int`, `sqrt.float`): each gives the bits
 //! the instructions it stands for give, in the order they would run, so a
 //! program fused by the emitter computes what it computed unfused.
@@ -80,6 +81,40 @@ fn a_multiply_add_writes_its_product_and_reads_its_addend_after() {
         vec![Value::Float(1.5), Value::Float(4.0)],
     );
     assert_eq!(got, Value::Float(18.0));
+}
+
+#[test]
+fn a_multiply_subtract_rounds_the_product_and_the_difference_apart() {
+    // 1e16 - 0.1 * 3.0: the product rounded first, then the difference,
+    // exactly as `mul.float` and `sub.float` give it.
+    let (a, b, c) = (0.1f64, 3.0f64, 1e16f64);
+    let got = run(
+        "t3 t3 t3",
+        "t3",
+        5,
+        "@0  mul-sub.float r4, r2, r3, r0, r1\n\
+         @1  return r4\n",
+        vec![Value::Float(a), Value::Float(b), Value::Float(c)],
+    );
+    assert_eq!(got, Value::Float(c - a * b));
+}
+
+#[test]
+fn a_multiply_subtract_writes_its_product_and_reads_what_it_subtracts_from_after() {
+    // What the product is subtracted from is the product's own register:
+    // the difference is 0, as `mul.float r2, r0, r1; sub.float r3, r2, r2`
+    // gives; then the product is added back to show it was written.
+    let got = run(
+        "t3 t3",
+        "t3",
+        4,
+        "@0  load.int r2, 0\n\
+         @1  mul-sub.float r3, r2, r2, r0, r1\n\
+         @2  add.float r3, r3, r2\n\
+         @3  return r3\n",
+        vec![Value::Float(1.5), Value::Float(4.0)],
+    );
+    assert_eq!(got, Value::Float(6.0));
 }
 
 #[test]

@@ -734,6 +734,17 @@ impl<'env> Machine<'env> {
                     set!(product, p.to_bits());
                     set!(dst, (float!(c) + p).to_bits())
                 }
+                Instr::MulSubFloat {
+                    dst,
+                    c,
+                    product,
+                    a,
+                    b,
+                } => {
+                    let p = float!(a) * float!(b);
+                    set!(product, p.to_bits());
+                    set!(dst, (float!(c) - p).to_bits())
+                }
 
                 // ---- Bool -----------------------------------------------
                 Instr::NotBool { dst, a } => set!(dst, u64::from(reg!(a) == 0)),
@@ -933,6 +944,30 @@ impl<'env> Machine<'env> {
                     base: args,
                     count,
                 } => {
+                    use cove_ir::builtins::Builtin as B;
+                    // A map lookup, inline and on the registers themselves:
+                    // the fused `get(k).unwrap_or(d)` of a counting loop and
+                    // `contains`, which a call would cost a tenth of a map
+                    // of numbers' time. A lookup never grows the stack, so
+                    // its arguments need no copy.
+                    if matches!(builtin, B::MapGetOr | B::MapContains) {
+                        let given = window!(args, count);
+                        let (Some(&map), Some(&key)) = (given.first(), given.get(1)) else {
+                            fail!(null_argument(builtin));
+                        };
+                        if map == 0 {
+                            fail!(null_argument(builtin));
+                        }
+                        let found = self.heap.map_lookup(map, key);
+                        set!(
+                            dst,
+                            match given.get(2) {
+                                Some(&default) => found.unwrap_or(default),
+                                None => u64::from(found.is_some()),
+                            }
+                        );
+                        next!();
+                    }
                     // Copied out of the stack, which the builtin may grow.
                     // Word by word: a call to `memcpy` for one to four words
                     // would cost more than the copy.
@@ -947,35 +982,16 @@ impl<'env> Machine<'env> {
                     if buf[0] == 0 && self.object_receivers[builtin as usize] {
                         fail!(null_argument(builtin));
                     }
+                    // A push into room the list already has: the common
+                    // push of a loop.
+                    if builtin == B::ListPush && self.heap.list_push_in_place(buf[0], buf[1]) {
+                        set!(dst, 0);
+                        next!();
+                    }
                     // The builtins a loop calls most that neither allocate
                     // nor fail are answered by `Machine::quick_builtin`,
                     // out of line: its code inline here cost every other
                     // handler machine registers (fib's call 4% more).
-                    use cove_ir::builtins::Builtin as B;
-                    match builtin {
-                        // A push into room the list already has: the common
-                        // push of a loop.
-                        B::ListPush if self.heap.list_push_in_place(buf[0], buf[1]) => {
-                            set!(dst, 0);
-                            next!();
-                        }
-                        // A map lookup, inline: the fused
-                        // `get(k).unwrap_or(d)` of a counting loop and
-                        // `contains`, which a call would cost a tenth of
-                        // a map of numbers' time.
-                        B::MapGetOr => {
-                            set!(dst, self.heap.map_lookup(buf[0], buf[1]).unwrap_or(buf[2]));
-                            next!();
-                        }
-                        B::MapContains => {
-                            set!(
-                                dst,
-                                u64::from(self.heap.map_lookup(buf[0], buf[1]).is_some())
-                            );
-                            next!();
-                        }
-                        _ => {}
-                    }
                     if let Some(v) = self.quick_builtin(builtin, &buf) {
                         set!(dst, v);
                         next!();
