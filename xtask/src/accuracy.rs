@@ -99,8 +99,9 @@ pub fn run(reps: usize) -> Result<(), String> {
         println!();
         println!(
             "the calibration the {} profiles rested on, median [least–most], ns: a stop {:.2} \
-             [{:.2}–{:.2}], an instruction {:.2} [{:.2}–{:.2}], a stop after an allocation or a \
-             builtin {:.1} [{:.1}–{:.1}], after a call or a return {:.1} [{:.1}–{:.1}]",
+             [{:.2}–{:.2}], an instruction {:.2} [{:.2}–{:.2}], and beyond a stop's, a stop after \
+             an allocation or a builtin {:.1} [{:.1}–{:.1}], after a call or a return {:.1} \
+             [{:.1}–{:.1}]",
             costs.len(),
             fast.median,
             fast.min,

@@ -105,8 +105,9 @@ impl Report<'_> {
                     thousands(e.stops.1),
                     if e.heavy_stops > 0 && self.stop_costs.heavy > 0.0 {
                         format!(
-                            ", ~{:.1} ns more for each of the {} after an allocation or a builtin",
-                            self.stop_costs.heavy,
+                            ", at least ~{:.1} ns all told for each of the {} after an \
+                             allocation or a builtin",
+                            self.stop_costs.fast + self.stop_costs.heavy,
                             thousands(e.heavy_stops)
                         )
                     } else {
@@ -114,8 +115,9 @@ impl Report<'_> {
                     },
                     if e.call_stops > 0 && self.stop_costs.call > 0.0 {
                         format!(
-                            ", at least ~{:.1} ns for each of the {} after a call or a return",
-                            self.stop_costs.call,
+                            ", at least ~{:.1} ns all told for each of the {} after a call or \
+                             a return",
+                            self.stop_costs.fast + self.stop_costs.call,
                             thousands(e.call_stops)
                         )
                     } else {
