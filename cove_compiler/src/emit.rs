@@ -199,34 +199,20 @@ impl Emitter {
                 second,
                 from,
             },
+            // The product added on either side (`c + x * y`, `2.0 * x * y
+            // + c`): addition is commutative in IEEE arithmetic, the
+            // result's bits included but for which of two NaNs' payloads a
+            // NaN carries, which no Cove program can read.
             (
                 Instr::MulFloat { dst: product, a, b },
                 Instr::AddFloat {
                     dst,
-                    a: c,
-                    b: added,
+                    a: left,
+                    b: right,
                 },
-            ) if added == product => Instr::MulAddFloat {
+            ) if left == product || right == product => Instr::MulAddFloat {
                 dst,
-                c,
-                product,
-                a,
-                b,
-            },
-            // The product added on the left (`2.0 * x * y + c`): addition
-            // is commutative in IEEE arithmetic, the result's bits
-            // included but for which of two NaNs' payloads a NaN carries,
-            // which no Cove program can read.
-            (
-                Instr::MulFloat { dst: product, a, b },
-                Instr::AddFloat {
-                    dst,
-                    a: added,
-                    b: c,
-                },
-            ) if added == product => Instr::MulAddFloat {
-                dst,
-                c,
+                c: if right == product { left } else { right },
                 product,
                 a,
                 b,
