@@ -200,18 +200,17 @@ impl Hot {
         self.cell(function, pc).map_or(1, |cell| cell.length)
     }
 
+    /// How the stretch starting at `function`'s `pc` ends: `No` where no
+    /// program has been seen.
+    pub(crate) fn end(&self, function: FunctionId, pc: u32) -> StretchEnd {
+        self.cell(function, pc)
+            .map_or(StretchEnd::No, |cell| cell.end)
+    }
+
     /// Whether the stretch starting at `function`'s `pc` ends in an
     /// instruction that allocates.
     pub(crate) fn is_heavy(&self, function: FunctionId, pc: u32) -> bool {
-        self.cell(function, pc)
-            .is_some_and(|cell| cell.end == StretchEnd::Other)
-    }
-
-    /// Whether the stretch starting at `function`'s `pc` ends in a call of
-    /// a Cove function.
-    pub(crate) fn ends_in_call(&self, function: FunctionId, pc: u32) -> bool {
-        self.cell(function, pc)
-            .is_some_and(|cell| cell.end == StretchEnd::Call)
+        self.end(function, pc) == StretchEnd::Other
     }
 
     fn cell(&self, function: FunctionId, pc: u32) -> Option<&Cell> {

@@ -26,6 +26,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use cove_ir::op::StretchEnd;
 use cove_ir::program::FunctionId;
 use parking_lot::{Mutex, RwLock};
 #[cfg(feature = "reports")]
@@ -388,21 +389,7 @@ impl Profiler {
     /// allocation or a builtin (a stretch's every start is followed by the
     /// stop after its end), which [`StopCosts::heavy`] is charged to.
     pub fn heavy_stops(&self) -> u64 {
-        let slow: u64 = self
-            .main
-            .lock()
-            .rows()
-            .filter(|((function, pc), _)| self.hot.is_heavy(*function, *pc))
-            .map(|(_, c)| c.ran)
-            .sum();
-        let fast: u64 = self
-            .hot
-            .counted()
-            .iter()
-            .filter(|((function, pc), _)| self.hot.is_heavy(*function, *pc))
-            .map(|(_, n)| n)
-            .sum();
-        slow + fast
+        self.starts_ending(StretchEnd::Other)
     }
 
     /// Those of task 0's stops that came after a call or a return, which
@@ -411,21 +398,28 @@ impl Profiler {
     /// still on the stack when the run ended counts its return too, a
     /// rounding no estimate feels).
     pub fn call_stops(&self) -> u64 {
+        2 * self.starts_ending(StretchEnd::Call)
+    }
+
+    /// How often task 0 started a stretch that ends `end`, by the slow
+    /// stops and the fast ones together.
+    fn starts_ending(&self, end: StretchEnd) -> u64 {
+        let ends = |(function, pc): &(FunctionId, u32)| self.hot.end(*function, *pc) == end;
         let slow: u64 = self
             .main
             .lock()
             .rows()
-            .filter(|((function, pc), _)| self.hot.ends_in_call(*function, *pc))
+            .filter(|(at, _)| ends(at))
             .map(|(_, c)| c.ran)
             .sum();
         let fast: u64 = self
             .hot
             .counted()
             .iter()
-            .filter(|((function, pc), _)| self.hot.ends_in_call(*function, *pc))
+            .filter(|(at, _)| ends(at))
             .map(|(_, n)| n)
             .sum();
-        2 * (slow + fast)
+        slow + fast
     }
 
     /// What this profiler's stops were measured to cost (zero for the
@@ -1230,7 +1224,8 @@ fn spread(starts: &BTreeMap<(FunctionId, u32), Start>, hot: &Hot, costs: StopCos
         let length = hot.length(function, pc);
         // The slow stops' cost is measured: the sampler charged it to the
         // profiler, not to any row. The fast stops' is calibrated.
-        let heavy = hot.is_heavy(function, pc);
+        let end = hot.end(function, pc);
+        let heavy = end == StretchEnd::Other;
         // The stop after a heavy stretch's end is charged to the stretch:
         // the position the sampler reads moves on only once the profiler
         // has the stop, so that is where the sampler charged its time.
@@ -1240,7 +1235,7 @@ fn spread(starts: &BTreeMap<(FunctionId, u32), Start>, hot: &Hot, costs: StopCos
         let own = start.fast as f64 * costs.fast
             + (n * u64::from(length)) as f64 * costs.instruction
             + if heavy { n as f64 * costs.heavy } else { 0.0 }
-            + if hot.ends_in_call(function, pc) {
+            + if end == StretchEnd::Call {
                 2.0 * n as f64 * costs.call
             } else {
                 0.0
@@ -1354,8 +1349,9 @@ mod tests {
                 .position(|f| f.name.ends_with("main"))
                 .expect("main is there") as u32,
         );
-        assert!(
-            hot.ends_in_call(main, 0),
+        assert_eq!(
+            hot.end(main, 0),
+            StretchEnd::Call,
             "main's first stretch ends in its call"
         );
         let mut starts = BTreeMap::new();
