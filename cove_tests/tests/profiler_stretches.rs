@@ -56,7 +56,9 @@ fn programs() -> Vec<(PathBuf, Vec<String>, Option<u64>)> {
 }
 
 /// Runs `main` under `debugger`; whether it returned, and the instructions
-/// the run executed.
+/// the run executed. A run that ends in a bug of the machine itself (a
+/// panic it caught, such as a failed debug assertion of the dispatch loop)
+/// fails the test here, whatever the other run did: it is never a race.
 fn run<D: Debugger>(
     program: &cove_ir::program::Program,
     (args, heap): (&[String], Option<u64>),
@@ -78,8 +80,15 @@ fn run<D: Debugger>(
             ..Limits::default()
         })
         .with_debugger(debugger);
-    let ok = vm.run_entry(&module, "main", vec![]).is_ok();
-    (ok, vm.instructions())
+    let outcome = vm.run_entry(&module, "main", vec![]);
+    if let Err(error) = &outcome {
+        assert_ne!(
+            error.kind,
+            cove_runtime::ErrorKind::Internal,
+            "{module}: {error}"
+        );
+    }
+    (outcome.is_ok(), vm.instructions())
 }
 
 /// Every row's count and heap figures, without time.
