@@ -649,6 +649,12 @@ impl Shard {
         node
     }
 
+    /// Pops the top frame and, if a call pushed it, charges the call to its
+    /// site. Inline: a glanced return is one call of the slow stop, and a
+    /// call of this inside it cost about a tenth of it (fib's counting run
+    /// 12.54 M → 12.18 M native instructions, binary_trees −2.1%,
+    /// spectral_norm −2.3%).
+    #[inline(always)]
     fn pop(&mut self) {
         if let Some(frame) = self.stack.pop()
             && let Some((caller, pc)) = frame.site
