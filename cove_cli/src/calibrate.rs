@@ -4,8 +4,10 @@
 //! A sampled profile's time is processor time the sampler charged to where
 //! the run was, less what the profiler itself cost. The profiler's slow
 //! stops the sampler sees (it knows when the task is inside one), but the
-//! rest — a fast stop, the dispatch loop's test for a stretch's start at
-//! every instruction, and the loop's part of a stop after an allocation
+//! rest — a fast stop, whatever the watched loop's code costs an
+//! instruction beyond the unwatched loop's (no test since the stretch
+//! test left the instructions that end no stretch, but not nothing: the
+//! two loops are compiled apart), and the loop's part of a stop after an allocation
 //! or a builtin, or after a call or a return, which it builds out of line
 //! around the profiler's — is spent in the run's own work and no sample
 //! can tell it apart. So it is measured here, as the difference it makes:
