@@ -1498,6 +1498,30 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_change_makes_the_next_collection_due_and_fail_with_its_error_once() {
+        // What `Map.set` does with a new key for a map of `MAX_HELD`
+        // entries, which no test can build: it refuses, and the collection
+        // at the end of the instruction reports it.
+        let mut heap = heap_under(10_000_000);
+        let map = heap.alloc_map(false, false, 0, 0).expect("room");
+        assert!(!heap.wants_collection());
+        heap.refuse(super::map_full());
+        assert!(heap.wants_collection());
+        let mut kept = [map];
+        let fault = heap
+            .collect(|visit| kept.iter_mut().for_each(visit))
+            .expect_err("the refusal ends the run");
+        assert_eq!(fault.kind, crate::ErrorKind::HeapLimit);
+        assert_eq!(
+            fault.message,
+            "a map of 4294967296 entries cannot take another key"
+        );
+        // Reported once: the heap itself is whole, and collects.
+        heap.collect(|visit| kept.iter_mut().for_each(visit))
+            .expect("a collection");
+    }
+
+    #[test]
     fn a_channel_arriving_again_shares_its_slot_and_a_swept_one_frees_it_for_another() {
         let mut heap = heap_under(10_000_000);
         let a = crate::value::ChannelHandle::fresh();
