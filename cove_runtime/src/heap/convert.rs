@@ -511,7 +511,11 @@ impl Memory {
                         }
                         _ => return Err(mismatch(program, k, key)),
                     };
-                    let grew = if new { words } else { 0 };
+                    let grew = if new.map_err(|_| super::map_full())? {
+                        words
+                    } else {
+                        0
+                    };
                     self.grew_side(grew);
                 }
                 Ok(map)

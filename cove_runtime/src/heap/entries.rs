@@ -9,8 +9,10 @@
 //!
 //! The entries are a vector in insertion order, and a hash table
 //! (hashbrown's `HashTable`, hashed with the Fx-style hash of `hash.rs`)
-//! holds, for each live key, its position in the vector. Each key is stored
-//! once, in the vector; the table holds only positions.
+//! holds, for each live key, its position in the vector, as a `u32`. Each
+//! key is stored once, in the vector; the table holds only positions.
+//! Whether an entry is live is a flag in a second vector beside the first,
+//! which only iteration and the sweep read.
 //!
 //! - A lookup hashes the key, and compares it with the keys at the
 //!   positions the table offers.
@@ -42,6 +44,14 @@
 //! gives back the room of a vector or table that has become four times too
 //! big, so a map emptied after growing large does not keep its peak.
 //!
+//! An entry costs its key and value (16 bytes for an `Int` key, 40 for a
+//! `String`), a live flag (1 byte) and a 4-byte position in the table (with
+//! the table's spare room and its control byte). A map holds at most
+//! [`MAX_HELD`] entries, 2^32, dead ones included; setting a new key in a
+//! map that holds that many is refused (`Memory::map_set` makes it a
+//! heap-limit error), a bound of the same kind as a string's 32-bit length,
+//! and past what the default heap limit lets a run reach.
+//!
 //! # Why this shape
 //!
 //! `IndexMap`, used before, keeps insertion order but can only move a key
@@ -55,6 +65,19 @@
 //! `IndexMap` itself is built on (and the standard `HashMap` too, which does
 //! not expose it), so taking it directly adds nothing to the build and takes
 //! `indexmap` out of it.
+//!
+//! A lookup in a map larger than the cache makes three dependent reads,
+//! the control bytes, the position and the entry, and each is as fast as
+//! the cache it is found in: the 32-bit positions (half of `usize`'s) and
+//! the flags kept out of the entries (24 bytes an `Int` entry had, with
+//! the flag's padding, 16 now) make the table and the vector that
+//! `examples/bench/intmap.cove` reads at random 1.3 and 2.2 MiB, where they
+//! were 2.3 and 3.4 MiB, and took its CPU time from 0.80 of Lua 5.4's to
+//! 0.65 on the project's 2-core machine (`docs/RUNTIME.md`). Putting the key and the value beside
+//! the position, so that a lookup reads two places and not three, was
+//! measured too and is slower there: its table, 24 bytes a slot, is 6 MiB,
+//! and a read of it cost more than the two reads of the smaller tables it
+//! saved.
 
 use std::borrow::Borrow;
 use std::hash::{BuildHasher, Hash};
@@ -63,20 +86,18 @@ use hashbrown::HashTable;
 
 use super::hash::FxBuild;
 
-/// An entry's value, and whether it was removed.
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    value: u64,
-    live: bool,
-}
-
 /// A map's entries: see the module documentation.
 #[derive(Debug, Clone)]
 pub(crate) struct Entries<K> {
-    /// Every entry held, dead ones included, in insertion order.
-    entries: Vec<(K, Slot)>,
+    /// Every entry held, dead ones included, in insertion order: its key
+    /// and value.
+    entries: Vec<(K, u64)>,
+    /// Whether each entry of `entries` is live, at the same position: read
+    /// only to iterate and to sweep, so kept out of the entries a lookup
+    /// reads.
+    live: Vec<bool>,
     /// The position in `entries` of each live key, and of no dead one.
-    index: HashTable<usize>,
+    index: HashTable<u32>,
     /// How many entries of `entries` are dead.
     dead: usize,
 }
@@ -85,6 +106,7 @@ impl<K> Default for Entries<K> {
     fn default() -> Entries<K> {
         Entries {
             entries: Vec::new(),
+            live: Vec::new(),
             index: HashTable::new(),
             dead: 0,
         }
@@ -98,6 +120,14 @@ const SWEEP_AT: usize = 16;
 /// A sweep gives back the room of a vector or table whose capacity is more
 /// than this many times what it needs.
 const SHRINK_BEYOND: usize = 4;
+
+/// The most entries a map may hold, dead ones included: a position is a
+/// `u32`.
+pub(crate) const MAX_HELD: usize = u32::MAX as usize + 1;
+
+/// A map that holds [`MAX_HELD`] entries was asked to take a new key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Full;
 
 /// The hash of a key, or of what it borrows as: `Borrow` promises they are
 /// the same.
@@ -118,14 +148,15 @@ impl<K: Hash + Eq> Entries<K> {
     }
 
     /// The position of `key`'s live entry.
+    #[inline]
     fn find<Q: Hash + Eq + ?Sized>(&self, hash: u64, key: &Q) -> Option<usize>
     where
         K: Borrow<Q>,
     {
         let entries = &self.entries;
         self.index
-            .find(hash, |&at| entries[at].0.borrow() == key)
-            .copied()
+            .find(hash, |&at| entries[at as usize].0.borrow() == key)
+            .map(|&at| at as usize)
     }
 
     /// The value of `key`.
@@ -133,29 +164,29 @@ impl<K: Hash + Eq> Entries<K> {
     where
         K: Borrow<Q>,
     {
-        self.find(hash_of(key), key)
-            .map(|at| self.entries[at].1.value)
+        self.find(hash_of(key), key).map(|at| self.entries[at].1)
     }
 
     /// Sets `key` to `value`, making the owned key with `own` only if the
     /// key is new: whether it is. A key removed before is new again, and
-    /// goes to the end.
+    /// goes to the end. A new key for a map that holds [`MAX_HELD`] entries
+    /// is refused.
     pub(crate) fn set<Q: Hash + Eq + ?Sized>(
         &mut self,
         key: &Q,
         value: u64,
         own: impl FnOnce(&Q) -> K,
-    ) -> bool
+    ) -> Result<bool, Full>
     where
         K: Borrow<Q>,
     {
         let hash = hash_of(key);
         if let Some(at) = self.find(hash, key) {
-            self.entries[at].1.value = value;
-            return false;
+            self.entries[at].1 = value;
+            return Ok(false);
         }
-        self.insert_new(hash, own(key), value);
-        true
+        self.insert_new(hash, own(key), value)?;
+        Ok(true)
     }
 
     /// The hash of `key` and the position of its live entry, if it has
@@ -172,23 +203,26 @@ impl<K: Hash + Eq> Entries<K> {
 
     /// The value of the entry at `at`, a position [`Entries::locate`] gave.
     pub(crate) fn value_at(&self, at: usize) -> u64 {
-        self.entries[at].1.value
+        self.entries[at].1
     }
 
     /// Rewrites the value of the live entry at `at`, a position
     /// [`Entries::locate`] gave with no change to the entries since.
     pub(crate) fn set_value_at(&mut self, at: usize, value: u64) {
-        self.entries[at].1.value = value;
+        self.entries[at].1 = value;
     }
 
     /// Adds `key`, which hashes to `hash` and has no live entry, with
-    /// `value`, at the end: the second half of [`Entries::set`].
-    pub(crate) fn insert_new(&mut self, hash: u64, key: K, value: u64) {
-        let at = self.entries.len();
-        self.entries.push((key, Slot { value, live: true }));
+    /// `value`, at the end: the second half of [`Entries::set`]. Refused,
+    /// changing nothing, when the map holds [`MAX_HELD`] entries.
+    pub(crate) fn insert_new(&mut self, hash: u64, key: K, value: u64) -> Result<(), Full> {
+        let at = u32::try_from(self.entries.len()).map_err(|_| Full)?;
+        self.entries.push((key, value));
+        self.live.push(true);
         let entries = &self.entries;
         self.index
-            .insert_unique(hash, at, |&at| hash_of(&entries[at].0));
+            .insert_unique(hash, at, |&at| hash_of(&entries[at as usize].0));
+        Ok(())
     }
 
     /// Removes `key`; its value, if it was there.
@@ -199,12 +233,12 @@ impl<K: Hash + Eq> Entries<K> {
         let entries = &self.entries;
         let found = self
             .index
-            .find_entry(hash_of(key), |&at| entries[at].0.borrow() == key)
+            .find_entry(hash_of(key), |&at| entries[at as usize].0.borrow() == key)
             .ok()?;
         let (at, _) = found.remove();
-        let slot = &mut self.entries[at].1;
-        slot.live = false;
-        let value = slot.value;
+        let at = at as usize;
+        self.live[at] = false;
+        let value = self.entries[at].1;
         self.dead += 1;
         if self.dead >= SWEEP_AT && self.dead * 2 >= self.entries.len() {
             self.sweep();
@@ -215,11 +249,19 @@ impl<K: Hash + Eq> Entries<K> {
     /// Drops the dead entries, keeping the order of the rest, and points the
     /// table at where they now are.
     fn sweep(&mut self) {
-        self.entries.retain(|(_, s)| s.live);
+        let mut at = 0;
+        let live = &self.live;
+        self.entries.retain(|_| {
+            at += 1;
+            live[at - 1]
+        });
+        self.live.clear();
+        self.live.resize(self.entries.len(), true);
         self.dead = 0;
         let live = self.entries.len();
         if self.entries.capacity() > SHRINK_BEYOND * live.max(SWEEP_AT) {
             self.entries.shrink_to(2 * live);
+            self.live.shrink_to(2 * live);
         }
         if self.index.capacity() > SHRINK_BEYOND * live.max(SWEEP_AT) {
             self.index = HashTable::with_capacity(live);
@@ -227,9 +269,10 @@ impl<K: Hash + Eq> Entries<K> {
             self.index.clear();
         }
         let entries = &self.entries;
-        for (at, (key, _)) in entries.iter().enumerate() {
+        // Fewer entries than before, so every position fits.
+        for (at, (key, _)) in (0u32..).zip(entries.iter()) {
             self.index
-                .insert_unique(hash_of(key), at, |&at| hash_of(&entries[at].0));
+                .insert_unique(hash_of(key), at, |&at| hash_of(&entries[at as usize].0));
         }
     }
 
@@ -237,8 +280,9 @@ impl<K: Hash + Eq> Entries<K> {
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, u64)> {
         self.entries
             .iter()
-            .filter(|(_, s)| s.live)
-            .map(|(k, s)| (k, s.value))
+            .zip(&self.live)
+            .filter(|(_, live)| **live)
+            .map(|((k, v), _)| (k, *v))
     }
 
     /// The keys, in insertion order.
@@ -262,18 +306,19 @@ impl<K: Hash + Eq> Entries<K> {
     pub(crate) fn values_mut(&mut self) -> impl Iterator<Item = &mut u64> {
         self.entries
             .iter_mut()
-            .filter(|(_, s)| s.live)
-            .map(|(_, s)| &mut s.value)
+            .zip(&self.live)
+            .filter(|(_, live)| **live)
+            .map(|((_, v), _)| v)
     }
 
     /// The entry at position `at` of the entries held (see [`Entries::held`]),
     /// or `None` if it is dead: for a walk that keeps a position between
     /// steps and must not mutate the map meanwhile.
     pub(crate) fn held_at(&self, at: usize) -> Option<(&K, u64)> {
-        self.entries
-            .get(at)
-            .filter(|(_, s)| s.live)
-            .map(|(k, s)| (k, s.value))
+        match self.live.get(at) {
+            Some(true) => self.entries.get(at).map(|(k, v)| (k, *v)),
+            _ => None,
+        }
     }
 }
 
@@ -306,14 +351,14 @@ mod tests {
     fn removal_keeps_the_order_of_the_rest_and_a_key_set_again_goes_last() {
         let mut e = Entries::default();
         for k in 0..5 {
-            assert!(e.set(&k, k as u64 * 10, |k| *k));
+            assert_eq!(e.set(&k, k as u64 * 10, |k| *k), Ok(true));
         }
         assert_eq!(e.remove(&1), Some(10));
         assert_eq!(e.remove(&1), None);
         assert_eq!(e.get(&1), None);
         assert_eq!(keys(&e), [0, 2, 3, 4]);
-        assert!(!e.set(&3, 33, |k| *k));
-        assert!(e.set(&1, 11, |k| *k));
+        assert_eq!(e.set(&3, 33, |k| *k), Ok(false));
+        assert_eq!(e.set(&1, 11, |k| *k), Ok(true));
         assert_eq!(keys(&e), [0, 2, 3, 4, 1]);
         assert_eq!(e.get(&3), Some(33));
         assert_eq!(e.get(&1), Some(11));
@@ -351,7 +396,7 @@ mod tests {
                         true
                     }
                 };
-                assert_eq!(e.set(&k, step, |k| *k), new);
+                assert_eq!(e.set(&k, step, |k| *k), Ok(new));
             }
             let got: Vec<(i64, u64)> = e.iter().map(|(k, v)| (*k, v)).collect();
             assert_eq!(got, model);
@@ -363,7 +408,7 @@ mod tests {
     fn a_sweep_keeps_the_order_of_the_live_entries() {
         let mut e = Entries::default();
         for k in 0..100i64 {
-            e.set(&k, k as u64, |k| *k);
+            assert!(e.set(&k, k as u64, |k| *k).is_ok());
         }
         // Remove three keys in four, setting every tenth key again right
         // after its removal, until past a sweep.
@@ -373,7 +418,7 @@ mod tests {
             e.remove(&k);
             swept |= e.held() < before;
             if k % 10 == 0 {
-                e.set(&k, 1000 + k as u64, |k| *k);
+                assert!(e.set(&k, 1000 + k as u64, |k| *k).is_ok());
             }
         }
         assert!(swept, "no sweep happened");
@@ -392,7 +437,7 @@ mod tests {
     fn emptying_a_big_map_from_the_front_sweeps_the_dead_as_it_goes() {
         let mut e = Entries::default();
         for k in 0..100_000i64 {
-            e.set(&k, 0, |k| *k);
+            assert!(e.set(&k, 0, |k| *k).is_ok());
         }
         for k in 0..99_990i64 {
             assert_eq!(e.remove(&k), Some(0));
@@ -411,13 +456,13 @@ mod tests {
     fn a_remove_and_set_again_loop_holds_a_bounded_number_of_entries() {
         let mut e = Entries::default();
         for k in 0..1000i64 {
-            e.set(&k, k as u64, |k| *k);
+            assert!(e.set(&k, k as u64, |k| *k).is_ok());
         }
         let mut most = 0;
         for i in 0..100_000u64 {
             let k = (i * 7919 % 1000) as i64;
             let v = e.remove(&k).expect("every key is live");
-            assert!(e.set(&k, v + 1, |k| *k));
+            assert_eq!(e.set(&k, v + 1, |k| *k), Ok(true));
             most = most.max(e.held());
         }
         assert_eq!(e.len(), 1000);
@@ -433,18 +478,18 @@ mod tests {
         let mut e: Entries<crate::heap::StrKey> = Entries::default();
         for i in 0..50 {
             let key = format!("k{i}");
-            assert!(e.set(key.as_bytes(), i, |k: &[u8]| k.into()));
+            assert_eq!(e.set(key.as_bytes(), i, |k: &[u8]| k.into()), Ok(true));
         }
         // A key longer than the 24 bytes an entry holds inline is found
         // by its bytes too, and is not one of its 24-byte prefix.
         let long = "a key of more than twenty-four bytes".as_bytes();
-        assert!(e.set(long, 7, |k: &[u8]| k.into()));
+        assert_eq!(e.set(long, 7, |k: &[u8]| k.into()), Ok(true));
         assert_eq!(e.get(long), Some(7));
         assert_eq!(e.get(&long[..24]), None);
         assert_eq!(e.remove(long), Some(7));
         assert_eq!(e.remove(b"k3".as_slice()), Some(3));
-        assert!(e.set(b"k3".as_slice(), 33, |k: &[u8]| k.into()));
-        assert!(!e.set(b"k4".as_slice(), 44, |k: &[u8]| k.into()));
+        assert_eq!(e.set(b"k3".as_slice(), 33, |k: &[u8]| k.into()), Ok(true));
+        assert_eq!(e.set(b"k4".as_slice(), 44, |k: &[u8]| k.into()), Ok(false));
         assert_eq!(e.get(b"k3".as_slice()), Some(33));
         assert_eq!(e.get(b"k4".as_slice()), Some(44));
         assert_eq!(e.keys().last().map(|k| &k[..]), Some(b"k3".as_slice()));
