@@ -140,6 +140,7 @@ impl<K: Hash + Eq> Entries<K> {
     /// Sets `key` to `value`, making the owned key with `own` only if the
     /// key is new: whether it is. A key removed before is new again, and
     /// goes to the end.
+    #[cfg(test)]
     pub(crate) fn set<Q: Hash + Eq + ?Sized>(
         &mut self,
         key: &Q,
@@ -156,6 +157,28 @@ impl<K: Hash + Eq> Entries<K> {
         }
         self.insert_new(hash, own(key), value);
         true
+    }
+
+    /// [`Entries::set`], with room for a new key asked of the host first
+    /// ([`Entries::reserve_one`]): `Err` with the bytes refused, and the map
+    /// unchanged, when the host will not give it.
+    pub(crate) fn try_set<Q: Hash + Eq + ?Sized>(
+        &mut self,
+        key: &Q,
+        value: u64,
+        own: impl FnOnce(&Q) -> K,
+    ) -> Result<bool, usize>
+    where
+        K: Borrow<Q>,
+    {
+        let hash = hash_of(key);
+        if let Some(at) = self.find(hash, key) {
+            self.entries[at].1.value = value;
+            return Ok(false);
+        }
+        self.reserve_one()?;
+        self.insert_new(hash, own(key), value);
+        Ok(true)
     }
 
     /// The hash of `key` and the position of its live entry, if it has
@@ -179,6 +202,25 @@ impl<K: Hash + Eq> Entries<K> {
     /// [`Entries::locate`] gave with no change to the entries since.
     pub(crate) fn set_value_at(&mut self, at: usize, value: u64) {
         self.entries[at].1.value = value;
+    }
+
+    /// Makes room for one more entry, asking the host with `try_reserve`,
+    /// so that the [`Entries::insert_new`] after it grows nothing: the
+    /// vector and the table double as they fill, and a host that refused
+    /// the doubling (a map of 20,000,000 keys asking for 800 MB under
+    /// `ulimit -v`) aborted the process. On failure nothing is changed,
+    /// and the error says how many bytes the host would not give.
+    pub(crate) fn reserve_one(&mut self) -> Result<(), usize> {
+        if self.entries.len() == self.entries.capacity() {
+            let more = self.entries.len().max(4);
+            self.entries
+                .try_reserve(more)
+                .map_err(|_| more.saturating_mul(std::mem::size_of::<(K, Slot)>()))?;
+        }
+        let entries = &self.entries;
+        self.index
+            .try_reserve(1, |&at| hash_of(&entries[at].0))
+            .map_err(|_| self.index.capacity().saturating_mul(2 * 9))
     }
 
     /// Adds `key`, which hashes to `hash` and has no live entry, with

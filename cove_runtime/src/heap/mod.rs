@@ -1275,7 +1275,11 @@ impl Memory {
     /// Right after a lookup of the same key in the same map (see
     /// [`Lookup`]) it uses what the lookup found.
     #[inline(never)]
-    pub(crate) fn map_set(&mut self, map: u64, key: u64, value: u64) {
+    pub(crate) fn map_set(&mut self, map: u64, key: u64, value: u64) -> Faulty<()> {
+        // A new key's room is asked of the host first (`Entries::reserve_one`),
+        // so that a host that will not give a map's doubling is the heap's
+        // out-of-memory fault, not an abort.
+        let refused = |bytes: usize| out_of_memory(bytes.div_ceil(8), "for a map's entries");
         if let Some(last) = self.last_lookup.take()
             && last.map == map
             && last.key == key
@@ -1286,26 +1290,30 @@ impl Memory {
                 match last.at {
                     Some(at) => m.set_value_at(at, value),
                     None => {
+                        m.reserve_one().map_err(refused)?;
                         let bytes = str_in(space, key);
                         m.insert_new(last.hash, bytes.into(), value);
                         self.side_now += str_entry_words(bytes.len());
                     }
                 }
-                return;
+                return Ok(());
             }
         }
         let grew = match self.table_and_str_if(map, key) {
-            (Table::Int(m), _) => match m.set(&(key as i64), value, |k| *k) {
-                true => INT_ENTRY_WORDS,
-                false => 0,
+            (Table::Int(m), _) => match m.try_set(&(key as i64), value, |k| *k) {
+                Ok(true) => INT_ENTRY_WORDS,
+                Ok(false) => 0,
+                Err(bytes) => return Err(refused(bytes)),
             },
-            (Table::Str(m), Some(bytes)) => match m.set(bytes, value, |k: &[u8]| k.into()) {
-                true => str_entry_words(bytes.len()),
-                false => 0,
+            (Table::Str(m), Some(bytes)) => match m.try_set(bytes, value, |k: &[u8]| k.into()) {
+                Ok(true) => str_entry_words(bytes.len()),
+                Ok(false) => 0,
+                Err(bytes) => return Err(refused(bytes)),
             },
             (Table::Str(_), None) => 0,
         };
         self.grew_side(grew);
+        Ok(())
     }
 
     /// The table of the map `r`, writable.
