@@ -1174,3 +1174,16 @@ fn a_spawn_of_a_widely_shared_list_under_a_small_address_space_ends_with_the_hea
         "copying a value between tasks",
     );
 }
+
+#[test]
+fn formatting_a_long_string_under_a_small_address_space_ends_with_the_heap_status() {
+    // `spec.text` copied the 300,000,000-byte text into a `String` of the
+    // host's (refused) before it became the result; a text its spec does
+    // not pad is now copied inside the heap.
+    refused_cleanly(
+        1000000,
+        "format_a_long_string",
+        "before the format",
+        "out of memory",
+    );
+}

@@ -850,6 +850,28 @@ impl Machine<'_> {
                 let Some(spec) = FormatSpec::unpack(int(1)) else {
                     return Err(invalid(format!("{} is not a packed format spec", int(1))));
                 };
+                if builtin == Builtin::FormatStr {
+                    // A text as long as its width or longer is not padded:
+                    // the result is the text, or the characters its
+                    // precision keeps, copied inside the heap. Through
+                    // `spec.text` a long text was copied into a `String`
+                    // of the host's first, which a host that refused it
+                    // aborted; a text that is padded is shorter than the
+                    // widest width, 65,535 characters.
+                    let s = arg(0);
+                    let t = text(self.heap.str_bytes(s));
+                    let end = match spec.precision {
+                        Some(p) => t
+                            .char_indices()
+                            .nth(usize::from(p))
+                            .map_or(t.len(), |(at, _)| at),
+                        None => t.len(),
+                    };
+                    let width = spec.width.map_or(0, usize::from);
+                    if t[..end].chars().nth(width.saturating_sub(1)).is_some() || width == 0 {
+                        return self.substr(s, 0, end);
+                    }
+                }
                 let out = match builtin {
                     Builtin::FormatInt => spec.int(int(0)),
                     Builtin::FormatFloat => spec.float(float(0)),
