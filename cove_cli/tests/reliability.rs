@@ -1187,3 +1187,29 @@ fn formatting_a_long_string_under_a_small_address_space_ends_with_the_heap_statu
         "out of memory",
     );
 }
+
+#[test]
+fn inserting_at_the_front_for_ever_pays_for_the_moves_and_runs_out_of_fuel() {
+    // Found by this session's hoarders: each insert moved every element
+    // and paid one unit, so `--fuel 5000000` ran 106 s (28 s of CPU,
+    // release build, on a loaded machine) before it ran out. The moves
+    // are work now, paid as a copy's bytes are.
+    let out = run(&[
+        "run",
+        "--fuel",
+        "2000000",
+        "cove_cli/tests/fixtures/rel/insert_at_the_front.cove",
+    ]);
+    assert_eq!(status(&out), 124, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "before the inserts\n");
+    assert!(
+        stderr(&out).contains("instructions and units of work"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("insert_at_the_front.cove:6"),
+        "{}",
+        stderr(&out)
+    );
+}
