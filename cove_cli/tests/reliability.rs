@@ -1208,7 +1208,7 @@ fn inserting_at_the_front_for_ever_pays_for_the_moves_and_runs_out_of_fuel() {
         stderr(&out)
     );
     assert!(
-        stderr(&out).contains("insert_at_the_front.cove:6"),
+        stderr(&out).contains("insert_at_the_front.cove:7"),
         "{}",
         stderr(&out)
     );
