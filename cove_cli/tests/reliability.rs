@@ -1213,3 +1213,24 @@ fn inserting_at_the_front_for_ever_pays_for_the_moves_and_runs_out_of_fuel() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_split_under_a_heap_bound_meets_the_bound_before_its_byte_ranges_outgrow_the_host() {
+    // The pieces' byte ranges are two words a piece, and the pieces will
+    // take two words or more each: asked of the bound as the ranges grow,
+    // a split meets `--max-heap` before the host refuses its scratch.
+    // Before, the ranges of 6,000,000 pieces grew until the host under
+    // 300 MB refused them ("out of memory"), the bound 3,000,000 words
+    // (24 MB) never asked.
+    let out = run_in_address_space(
+        300000,
+        "run --max-heap 3000000 cove_cli/tests/fixtures/rel/split_on_commas.cove",
+    );
+    let err = stderr(&out);
+    assert_eq!(status(&out), 125, "{err}");
+    assert_eq!(stdout(&out), "before the split\n");
+    assert!(
+        err.contains("the heap grew past its limit of 3000000 words"),
+        "{err}"
+    );
+}
