@@ -46,7 +46,8 @@ pub struct Limits {
     /// whose size depends on the data: an instruction or builtin that
     /// copies, builds, compares, sorts or renders more than a word's worth
     /// (a concatenation, `repeat`, `join`, `sort`, a deep copy between
-    /// tasks, a value's text form) pays one unit for every
+    /// tasks, a value's text form, the elements an insert or a removal in
+    /// a list moves) pays one unit for every
     /// [`WORK_PER_FUEL`] bytes (or elements) it handles, the bytes a read of
     /// a file or of standard input takes in included, and a `spawn` pays
     /// [`SPAWN_FUEL`] for its thread. So fuel bounds

@@ -13,6 +13,30 @@ use super::{INT_ENTRY_WORDS, Memory, Table, b_of, kind, str_entry_words, words_f
 use crate::error::{ErrorKind, Fault, Faulty};
 use crate::value::Value;
 
+/// Room for `n` more items in a vector of a copy's walk, asked of the host
+/// with `try_reserve`: a copy's tree is the host's memory, list by list,
+/// and a host that refused one list's vector (72,000 bytes, under
+/// `ulimit -v 1000000`, for a value sharing one list a million times)
+/// aborted the process. Refused, it is the heap's out-of-memory fault.
+fn room<T>(items: &mut Vec<T>, n: usize) -> Faulty<()> {
+    if items.capacity() - items.len() < n {
+        items.try_reserve(n).map_err(|e| {
+            let words = n.saturating_mul(std::mem::size_of::<T>()).div_ceil(8);
+            super::out_of_memory(words, &format!("{e}, copying a value between tasks"))
+        })?;
+    }
+    Ok(())
+}
+
+/// The last `n` items of `done`, taken off it into a vector of their own
+/// whose room is asked of the host first (see [`room`]).
+fn take_last<T>(done: &mut Vec<T>, n: usize) -> Faulty<Vec<T>> {
+    let mut items = Vec::new();
+    room(&mut items, n)?;
+    items.extend(done.drain(done.len() - n..));
+    Ok(items)
+}
+
 fn mismatch(program: &Program, ty: TypeId, value: &Value) -> Fault {
     Fault::new(
         ErrorKind::NoSuchEntry,
@@ -76,8 +100,10 @@ impl Memory {
         let mut open: Vec<u64> = Vec::new();
         let mut words = 0u64;
         let mut steps = 0u32;
-        let take = |done: &mut Vec<Value>, n: usize| done.split_off(done.len() - n);
         while let Some(step) = work.pop() {
+            // Each step puts at most one value on `done`; a container's
+            // step asks for its parts' room on `work` as it pushes them.
+            room(&mut done, 1)?;
             // A copy can take seconds (a value that shares one string a
             // million times comes out a million strings): it is work paid
             // in fuel, and it looks for an interrupt as it goes.
@@ -90,13 +116,16 @@ impl Memory {
             let (ty, bits) = match step {
                 Out::Visit(ty, bits) => (ty, bits),
                 Out::List(n) => {
-                    let items = take(&mut done, n);
+                    let items = take_last(&mut done, n)?;
                     done.push(Value::List(items));
                     continue;
                 }
                 Out::Map(keys) => {
-                    let values = take(&mut done, keys.len());
-                    done.push(Value::Map(keys.into_iter().zip(values).collect()));
+                    let values = take_last(&mut done, keys.len())?;
+                    let mut entries = Vec::new();
+                    room(&mut entries, keys.len())?;
+                    entries.extend(keys.into_iter().zip(values));
+                    done.push(Value::Map(entries));
                     continue;
                 }
                 Out::Some => {
@@ -106,7 +135,7 @@ impl Memory {
                 }
                 Out::Struct(s) => {
                     let def = program.struct_def(s);
-                    let values = take(&mut done, def.fields.len());
+                    let values = take_last(&mut done, def.fields.len())?;
                     let fields = def
                         .fields
                         .iter()
@@ -123,7 +152,7 @@ impl Memory {
                     if open.last() == Some(&at) {
                         open.pop();
                     }
-                    let values = take(&mut done, n);
+                    let values = take_last(&mut done, n)?;
                     let names = closure_env(program, func)
                         .map(|d| &d.fields[..])
                         .unwrap_or(&[]);
@@ -136,7 +165,7 @@ impl Memory {
                 Out::Variant(e, index) => {
                     let def = program.enum_def(e);
                     let variant = &def.variants[index];
-                    let fields = take(&mut done, variant.fields.len());
+                    let fields = take_last(&mut done, variant.fields.len())?;
                     done.push(Value::Variant {
                         enum_name: def.name.clone(),
                         variant: variant.name.clone(),
@@ -181,12 +210,14 @@ impl Memory {
                 Type::Channel(_) => Value::Channel(self.channel(bits).clone()),
                 Type::Option(_) if bits == 0 => Value::Option(None),
                 Type::Option(inner) => {
+                    room(&mut work, 2)?;
                     work.push(Out::Some);
                     work.push(Out::Visit(*inner, self.word(bits + 1)));
                     continue;
                 }
                 Type::List(elem) => {
                     let items = self.list_items(bits);
+                    room(&mut work, items.len() + 1)?;
                     work.push(Out::List(items.len()));
                     work.extend(items.iter().rev().map(|item| Out::Visit(*elem, *item)));
                     continue;
@@ -194,6 +225,10 @@ impl Memory {
                 Type::Map(k, v) => {
                     let mut keys = Vec::new();
                     let mut values = Vec::new();
+                    let len = self.table(bits).len();
+                    room(&mut keys, len)?;
+                    room(&mut values, len)?;
+                    room(&mut work, len + 1)?;
                     match self.table(bits) {
                         Table::Int(m) => {
                             let bool_keys = matches!(program.ty(*k), Type::Bool);
@@ -219,6 +254,7 @@ impl Memory {
                 }
                 Type::Struct(s) => {
                     let def = program.struct_def(*s);
+                    room(&mut work, def.fields.len() + 1)?;
                     work.push(Out::Struct(*s));
                     for (i, field) in def.fields.iter().enumerate().rev() {
                         work.push(Out::Visit(field.ty, self.word(bits + 1 + i as u64)));
@@ -238,6 +274,7 @@ impl Memory {
                         continue;
                     }
                     open.push(bits);
+                    room(&mut work, n + 1)?;
                     work.push(Out::Closure(func, n, bits));
                     if let Some(env) = closure_env(program, func) {
                         for (i, field) in env.fields.iter().enumerate().take(n).rev() {
@@ -249,6 +286,7 @@ impl Memory {
                 Type::Enum(e) => {
                     let def = program.enum_def(*e);
                     let index = b_of(self.header(bits)) as usize;
+                    room(&mut work, def.variants[index].fields.len() + 1)?;
                     work.push(Out::Variant(*e, index));
                     for (i, ty) in def.variants[index].fields.iter().enumerate().rev() {
                         work.push(Out::Visit(*ty, self.word(bits + 1 + i as u64)));
@@ -328,6 +366,7 @@ impl Memory {
         let mut open: Vec<u64> = Vec::new();
         let mut steps = 0u32;
         while let Some(step) = work.pop() {
+            room(&mut done, 1)?;
             steps = steps.wrapping_add(1);
             if steps % 4096 == 0 {
                 self.stop_requested()?;
@@ -360,11 +399,13 @@ impl Memory {
                             self.alloc_channel(handle.clone(), t.0)?
                         }
                         (Type::List(elem), Value::List(items)) => {
+                            room(&mut work, items.len() + 1)?;
                             work.push(In::Build(ty, value));
                             work.extend(items.iter().rev().map(|item| In::Visit(*elem, item)));
                             continue;
                         }
                         (Type::Map(_, v), Value::Map(entries)) => {
+                            room(&mut work, entries.len() + 1)?;
                             work.push(In::Build(ty, value));
                             work.extend(
                                 entries.iter().rev().map(|(_, value)| In::Visit(*v, value)),
@@ -372,6 +413,7 @@ impl Memory {
                             continue;
                         }
                         (Type::Option(inner), Value::Option(Some(inside))) => {
+                            room(&mut work, 2)?;
                             work.push(In::Build(ty, value));
                             work.push(In::Visit(*inner, inside));
                             continue;
@@ -383,6 +425,7 @@ impl Memory {
                             if *name != def.name || def.fields.len() != fields.len() {
                                 return Err(mismatch(program, ty, value));
                             }
+                            room(&mut work, def.fields.len() + 1)?;
                             work.push(In::Build(ty, value));
                             for field in def.fields.iter().rev() {
                                 let mut given = fields.iter().filter(|(n, _)| *n == field.name);
@@ -429,6 +472,7 @@ impl Memory {
                                 &zeros,
                             )?;
                             open.push(obj);
+                            room(&mut work, fields.len() + 1)?;
                             work.push(In::Build(ty, value));
                             for (field, (_, v)) in fields.iter().zip(captures).rev() {
                                 work.push(In::Visit(field.ty, v));
@@ -455,6 +499,7 @@ impl Memory {
                             if types.len() != fields.len() {
                                 return Err(mismatch(program, ty, value));
                             }
+                            room(&mut work, types.len() + 1)?;
                             work.push(In::Build(ty, value));
                             for (ty, field) in types.iter().zip(fields).rev() {
                                 work.push(In::Visit(*ty, field));
@@ -483,15 +528,14 @@ impl Memory {
         value: &Value,
         done: &mut Vec<u64>,
     ) -> Faulty<u64> {
-        let parts = |done: &mut Vec<u64>, n: usize| done.split_off(done.len() - n);
         match (program.ty(ty), value) {
             (Type::List(elem), Value::List(items)) => {
-                let bits = parts(done, items.len());
+                let bits = take_last(done, items.len())?;
                 self.alloc_list(program.ty(*elem).is_ref(), elem.0, &bits)
             }
             (Type::Map(k, v), Value::Map(entries)) => {
                 let (k, v) = (*k, *v);
-                let bits = parts(done, entries.len());
+                let bits = take_last(done, entries.len())?;
                 let str_keys = matches!(program.ty(k), Type::Str);
                 let map = self.alloc_map(str_keys, program.ty(v).is_ref(), k.0, v.0)?;
                 let key_ty = program.ty(k);
@@ -500,18 +544,18 @@ impl Memory {
                     // `Int` and a `Bool` share a table, not a type.
                     let (new, words) = match (self.table_mut(map), key_ty, key) {
                         (Table::Str(m), Type::Str, Value::Str(s)) => (
-                            m.set(s.as_bytes(), bits, |k: &[u8]| k.into()),
+                            m.try_set(s.as_bytes(), bits, |k: &[u8]| k.into()),
                             str_entry_words(s.len()),
                         ),
                         (Table::Int(m), Type::Int, Value::Int(n)) => {
-                            (m.set(n, bits, |k| *k), INT_ENTRY_WORDS)
+                            (m.try_set(n, bits, |k| *k), INT_ENTRY_WORDS)
                         }
                         (Table::Int(m), Type::Bool, Value::Bool(b)) => {
-                            (m.set(&i64::from(*b), bits, |k| *k), INT_ENTRY_WORDS)
+                            (m.try_set(&i64::from(*b), bits, |k| *k), INT_ENTRY_WORDS)
                         }
                         _ => return Err(mismatch(program, k, key)),
                     };
-                    let grew = if new.map_err(|_| super::map_full())? {
+                    let grew = if new.map_err(super::map_refused)? {
                         words
                     } else {
                         0
@@ -525,7 +569,7 @@ impl Memory {
                 self.alloc_some(program.ty(*inner).is_ref(), inner.0, bits)
             }
             (Type::Struct(s), Value::Struct { fields, .. }) => {
-                let bits = parts(done, fields.len());
+                let bits = take_last(done, fields.len())?;
                 self.alloc_object(kind::STRUCT, u32::from(s.0), bits.len() as u32, &bits)
             }
             (
@@ -540,7 +584,7 @@ impl Memory {
                     .iter()
                     .position(|v| v.name == *variant)
                     .unwrap_or(0);
-                let bits = parts(done, fields.len());
+                let bits = take_last(done, fields.len())?;
                 self.alloc_object(kind::VARIANT, u32::from(e.0), index as u32, &bits)
             }
             _ => Err(mismatch(program, ty, value)),

@@ -129,6 +129,15 @@ pub(crate) const MAX_HELD: usize = u32::MAX as usize + 1;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Full;
 
+/// Why a map did not take a new key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// It holds [`MAX_HELD`] entries.
+    Full,
+    /// The host would not give this many bytes for its growth.
+    Host(usize),
+}
+
 /// The hash of a key, or of what it borrows as: `Borrow` promises they are
 /// the same.
 fn hash_of<Q: Hash + ?Sized>(key: &Q) -> u64 {
@@ -171,6 +180,7 @@ impl<K: Hash + Eq> Entries<K> {
     /// key is new: whether it is. A key removed before is new again, and
     /// goes to the end. A new key for a map that holds [`MAX_HELD`] entries
     /// is refused.
+    #[cfg(test)]
     pub(crate) fn set<Q: Hash + Eq + ?Sized>(
         &mut self,
         key: &Q,
@@ -186,6 +196,29 @@ impl<K: Hash + Eq> Entries<K> {
             return Ok(false);
         }
         self.insert_new(hash, own(key), value)?;
+        Ok(true)
+    }
+
+    /// [`Entries::set`], with room for a new key asked of the host first
+    /// ([`Entries::reserve_one`]): refused, with the map unchanged, when the
+    /// host will not give it or the map is full.
+    pub(crate) fn try_set<Q: Hash + Eq + ?Sized>(
+        &mut self,
+        key: &Q,
+        value: u64,
+        own: impl FnOnce(&Q) -> K,
+    ) -> Result<bool, Refused>
+    where
+        K: Borrow<Q>,
+    {
+        let hash = hash_of(key);
+        if let Some(at) = self.find(hash, key) {
+            self.entries[at].1 = value;
+            return Ok(false);
+        }
+        self.reserve_one().map_err(Refused::Host)?;
+        self.insert_new(hash, own(key), value)
+            .map_err(|Full| Refused::Full)?;
         Ok(true)
     }
 
@@ -210,6 +243,26 @@ impl<K: Hash + Eq> Entries<K> {
     /// [`Entries::locate`] gave with no change to the entries since.
     pub(crate) fn set_value_at(&mut self, at: usize, value: u64) {
         self.entries[at].1 = value;
+    }
+
+    /// Makes room for one more entry, asking the host with `try_reserve`,
+    /// so that the [`Entries::insert_new`] after it grows nothing: the
+    /// vector and the table double as they fill, and a host that refused
+    /// the doubling (a map of 20,000,000 keys asking for 800 MB under
+    /// `ulimit -v`) aborted the process. On failure nothing is changed,
+    /// and the error says how many bytes the host would not give.
+    pub(crate) fn reserve_one(&mut self) -> Result<(), usize> {
+        if self.entries.len() == self.entries.capacity() {
+            let more = self.entries.len().max(4);
+            self.entries
+                .try_reserve(more)
+                .map_err(|_| more.saturating_mul(std::mem::size_of::<(K, u64)>() + 1))?;
+            self.live.try_reserve(more).map_err(|_| more)?;
+        }
+        let entries = &self.entries;
+        self.index
+            .try_reserve(1, |&at| hash_of(&entries[at as usize].0))
+            .map_err(|_| self.index.capacity().saturating_mul(2 * 5))
     }
 
     /// Adds `key`, which hashes to `hash` and has no live entry, with

@@ -18,6 +18,10 @@ use cove_ir::types::{Type, TypeId};
 use super::{Memory, Table, b_of};
 use crate::error::Faulty;
 
+/// Room for steps asked of the host before each step of a render: more
+/// than the three any one step pushes.
+const WORK_ROOM: usize = 8;
+
 /// One piece of work left in a rendering.
 enum Step<'p> {
     /// A whole value; `nested` says whether a string is quoted.
@@ -121,6 +125,16 @@ impl Memory {
             if out.capacity() - out.len() < want {
                 out.try_reserve(want).map_err(|e| {
                     super::out_of_memory(want.div_ceil(8), &format!("{e}, for a text form"))
+                })?;
+            }
+            // So does the stack of what is left to write, one step for each
+            // level of a deep value (a list of twenty million cons cells
+            // doubled it to 58 MB and aborted under `ulimit -v`): room for
+            // the few steps one step pushes.
+            if work.capacity() - work.len() < WORK_ROOM {
+                work.try_reserve(WORK_ROOM).map_err(|e| {
+                    let words = (WORK_ROOM * std::mem::size_of::<Step<'_>>()).div_ceil(8);
+                    super::out_of_memory(words, &format!("{e}, for a text form"))
                 })?;
             }
             match step {

@@ -342,16 +342,41 @@ impl Drop for Value {
             return;
         }
         let mut stack = Vec::new();
-        take_children(self, &mut stack);
+        if take_children(self, &mut stack).is_err() {
+            drop_children_each(self);
+        }
         while let Some(mut value) = stack.pop() {
             // `value`'s children move to the stack; it drops shallow.
-            take_children(&mut value, &mut stack);
+            if take_children(&mut value, &mut stack).is_err() {
+                drop_children_each(&mut value);
+            }
         }
     }
 }
 
-/// Moves the containers directly inside `value` onto `stack`.
-fn take_children(value: &mut Value, stack: &mut Vec<Value>) {
+/// Moves the containers directly inside `value` onto `stack`, whose room is
+/// asked of the host with `try_reserve` first; `Err`, with nothing moved,
+/// when the host will not give it. A value is often dropped because the
+/// host ran out of memory (a deep copy between tasks that stopped with
+/// `HeapLimit` as the host refused the next list), and a work list grown
+/// infallibly then aborted the process with the copy half made.
+fn take_children(value: &mut Value, stack: &mut Vec<Value>) -> Result<(), ()> {
+    let inside = match value {
+        Value::List(items) | Value::Variant { fields: items, .. } => {
+            items.iter().filter(|v| is_container(v)).count()
+        }
+        Value::Map(entries) => entries
+            .iter()
+            .map(|(k, v)| usize::from(is_container(k)) + usize::from(is_container(v)))
+            .sum(),
+        Value::Option(inner) => usize::from(inner.is_some()),
+        Value::Struct { fields, .. }
+        | Value::Closure {
+            captures: fields, ..
+        } => fields.iter().filter(|(_, v)| is_container(v)).count(),
+        _ => 0,
+    };
+    stack.try_reserve(inside).map_err(|_| ())?;
     match value {
         Value::List(items) | Value::Variant { fields: items, .. } => {
             stack.extend(items.drain(..).filter(is_container))
@@ -370,6 +395,37 @@ fn take_children(value: &mut Value, stack: &mut Vec<Value>) {
         | Value::Closure {
             captures: fields, ..
         } => stack.extend(fields.drain(..).map(|(_, v)| v).filter(is_container)),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Drops the values directly inside `value` one at a time, each with its
+/// own `drop`: what a drop does when the host will not give its work list
+/// room ([`take_children`]). Each part freed gives the host memory back, so
+/// the parts after it usually find room again; a part that does not
+/// recurses a level on the host's stack.
+fn drop_children_each(value: &mut Value) {
+    match value {
+        Value::List(items) | Value::Variant { fields: items, .. } => {
+            while let Some(item) = items.pop() {
+                drop(item);
+            }
+        }
+        Value::Map(entries) => {
+            while let Some(entry) = entries.pop() {
+                drop(entry);
+            }
+        }
+        Value::Option(inner) => drop(inner.take()),
+        Value::Struct { fields, .. }
+        | Value::Closure {
+            captures: fields, ..
+        } => {
+            while let Some(field) = fields.pop() {
+                drop(field);
+            }
+        }
         _ => {}
     }
 }

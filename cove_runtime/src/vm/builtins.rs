@@ -133,6 +133,121 @@ fn host_vec<T>(n: usize, what: &str) -> Faulty<Vec<T>> {
     Ok(items)
 }
 
+/// Pushes `item` onto a vector of the host's scratch space whose length is
+/// not known before it is built (the pieces of a string split at a
+/// separator), growing it with `try_reserve` so that a host that refuses
+/// the room is the heap's out-of-memory fault, as for [`host_vec`]: a
+/// string of 120,000,000 separators doubled its ranges to 512 MiB and
+/// aborted under `ulimit -v`.
+fn host_push<T>(items: &mut Vec<T>, item: T, what: &str) -> Faulty<()> {
+    if items.len() == items.capacity() {
+        let more = items.len().max(4);
+        items.try_reserve(more).map_err(|e| {
+            let words = more.saturating_mul(std::mem::size_of::<T>()).div_ceil(8);
+            crate::heap::out_of_memory(words, &format!("{e}, {what}"))
+        })?;
+    }
+    items.push(item);
+    Ok(())
+}
+
+/// The length in bytes of `t` in upper case (`upper`) or lower case: each
+/// character maps to the same characters wherever it is, but for a capital
+/// sigma, which maps to `σ` or to `ς`, both two bytes.
+fn case_mapped_len(t: &str, upper: bool) -> usize {
+    if t.is_ascii() {
+        return t.len();
+    }
+    t.chars()
+        .map(|c| {
+            if upper {
+                c.to_uppercase().map(char::len_utf8).sum::<usize>()
+            } else {
+                c.to_lowercase().map(char::len_utf8).sum::<usize>()
+            }
+        })
+        .sum()
+}
+
+/// `t` in upper case (`upper`) or lower case, exactly as `str::to_uppercase`
+/// and `str::to_lowercase` give it, built in room taken from the host with
+/// `try_reserve`: the standard functions grow a `String` of their own, and
+/// a host that refused it aborted the process (a 400 MB string under
+/// `ulimit -v 1000000`).
+///
+/// Every character maps alone but a capital sigma, which is `ς` at the end
+/// of a word and `σ` elsewhere (Unicode's Final_Sigma, as
+/// `str::to_lowercase` applies it): see [`final_sigma`].
+fn case_mapped(t: &str, upper: bool) -> Faulty<Vec<u8>> {
+    let mut out = host_vec(case_mapped_len(t, upper), "changing a string's case")?;
+    if t.is_ascii() {
+        out.extend(t.bytes().map(|b| {
+            if upper {
+                b.to_ascii_uppercase()
+            } else {
+                b.to_ascii_lowercase()
+            }
+        }));
+        return Ok(out);
+    }
+    let mut buf = [0; 4];
+    for (i, c) in t.char_indices() {
+        if upper {
+            for u in c.to_uppercase() {
+                out.extend_from_slice(u.encode_utf8(&mut buf).as_bytes());
+            }
+        } else if c == '\u{3a3}' {
+            let sigma = if final_sigma(t, i) { 'ς' } else { 'σ' };
+            out.extend_from_slice(sigma.encode_utf8(&mut buf).as_bytes());
+        } else {
+            for l in c.to_lowercase() {
+                out.extend_from_slice(l.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// How a character counts for the Final_Sigma rule.
+#[derive(PartialEq)]
+enum SigmaContext {
+    /// Case_Ignorable: skipped over.
+    Ignorable,
+    /// Cased and not Case_Ignorable.
+    Cased,
+    /// Neither.
+    Other,
+}
+
+/// What `c` is to the Final_Sigma rule, asked of `str::to_lowercase` itself
+/// (whose Unicode tables are not public) on two strings of four
+/// characters: in `AΣc` the sigma is final unless `c` is cased and not
+/// ignorable, and in `AΣcA` it is final only when `c` is neither.
+fn sigma_context(c: char) -> SigmaContext {
+    let is_final = |probe: String| probe.to_lowercase().chars().nth(1) == Some('ς');
+    if !is_final(format!("A\u{3a3}{c}")) {
+        SigmaContext::Cased
+    } else if is_final(format!("A\u{3a3}{c}A")) {
+        SigmaContext::Other
+    } else {
+        SigmaContext::Ignorable
+    }
+}
+
+/// Whether the capital sigma at byte `at` of `t` ends a word: the first
+/// character before it that is not Case_Ignorable is cased, and the first
+/// after it that is not is not cased (or there is none), as
+/// `str::to_lowercase` decides.
+fn final_sigma(t: &str, at: usize) -> bool {
+    fn then_cased(chars: impl Iterator<Item = char>) -> bool {
+        chars
+            .map(sigma_context)
+            .find(|k| *k != SigmaContext::Ignorable)
+            == Some(SigmaContext::Cased)
+    }
+    then_cased(t[..at].chars().rev()) && !then_cased(t[at + 2..].chars())
+}
+
 /// `items` copied into a [`host_vec`].
 fn host_copy<T: Copy>(items: &[T], what: &str) -> Faulty<Vec<T>> {
     let mut copy = host_vec(items.len(), what)?;
@@ -188,6 +303,20 @@ impl Machine<'_> {
             )));
         }
         self.substr(s, start, end)
+    }
+
+    /// Whether the pieces found so far, `ranges`, could be on the heap,
+    /// asked each time their vector is full (before it doubles): each
+    /// piece will be a string of a word or more and a slot of the list, so
+    /// the byte ranges (two words a piece) never take more of the host
+    /// than the heap bound lets the pieces take. Before, a split of a
+    /// string of 120,000,000 separators under `--max-heap 50000000` built
+    /// 1.9 GB of ranges before its result was asked of the bound.
+    fn pieces_fit(&self, ranges: &Vec<(usize, usize)>) -> Faulty<()> {
+        if ranges.len() == ranges.capacity() {
+            self.heap.words_fit(2 * ranges.len() as u64)?;
+        }
+        Ok(())
     }
 
     /// A new list of strings, one for each byte range of the string `r`.
@@ -363,16 +492,20 @@ impl Machine<'_> {
                     // string of two words and an element of the list.
                     self.heap
                         .words_fit(3 * text(bytes).chars().count() as u64)?;
-                    for (i, c) in text(bytes).char_indices() {
-                        ranges.push((i, i + c.len_utf8()));
-                    }
+                    ranges = host_vec(text(bytes).chars().count(), "splitting a string")?;
+                    ranges.extend(
+                        text(bytes)
+                            .char_indices()
+                            .map(|(i, c)| (i, i + c.len_utf8())),
+                    );
                 } else {
                     let mut start = 0;
                     while let Some(at) = find(&bytes[start..], sep) {
-                        ranges.push((start, start + at));
+                        self.pieces_fit(&ranges)?;
+                        host_push(&mut ranges, (start, start + at), "splitting a string")?;
                         start += at + sep.len();
                     }
-                    ranges.push((start, bytes.len()));
+                    host_push(&mut ranges, (start, bytes.len()), "splitting a string")?;
                 }
                 self.pieces(s, &ranges)?
             }
@@ -391,7 +524,8 @@ impl Machine<'_> {
                     } else {
                         end
                     };
-                    ranges.push((start, trimmed));
+                    self.pieces_fit(&ranges)?;
+                    host_push(&mut ranges, (start, trimmed), "splitting a string")?;
                     start = end + 1;
                 }
                 self.pieces(s, &ranges)?
@@ -420,8 +554,27 @@ impl Machine<'_> {
                     + found as u128 * to.len() as u128;
                 self.heap
                     .str_fits(usize::try_from(len).unwrap_or(usize::MAX))?;
-                let replaced = whole.replace(from, text(to));
-                self.heap.alloc_str(replaced.as_bytes())?
+                // Built in room taken from the host with `try_reserve`, the
+                // length known: `str::replace` grew its own `String`, and a
+                // host that refused it aborted (a 300 MB result under
+                // `ulimit -v 1000000`).
+                let mut replaced = host_vec(len as usize, "replacing in a string")?;
+                if from.is_empty() {
+                    for c in whole.chars() {
+                        replaced.extend_from_slice(to);
+                        replaced.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                    }
+                    replaced.extend_from_slice(to);
+                } else {
+                    let mut last = 0;
+                    for (at, _) in whole.match_indices(from) {
+                        replaced.extend_from_slice(&whole.as_bytes()[last..at]);
+                        replaced.extend_from_slice(to);
+                        last = at + from.len();
+                    }
+                    replaced.extend_from_slice(&whole.as_bytes()[last..]);
+                }
+                self.heap.alloc_str(&replaced)?
             }
             Builtin::StrRepeat => {
                 let n = int(1);
@@ -444,13 +597,12 @@ impl Machine<'_> {
                 let repeated = host_repeat(bytes, n as usize, "repeating a string")?;
                 self.heap.alloc_str(&repeated)?
             }
-            Builtin::StrToUpper => {
-                let upper = text(self.heap.str_bytes(arg(0))).to_uppercase();
-                self.heap.alloc_str(upper.as_bytes())?
-            }
-            Builtin::StrToLower => {
-                let lower = text(self.heap.str_bytes(arg(0))).to_lowercase();
-                self.heap.alloc_str(lower.as_bytes())?
+            Builtin::StrToUpper | Builtin::StrToLower => {
+                let t = text(self.heap.str_bytes(arg(0)));
+                let upper = builtin == Builtin::StrToUpper;
+                self.heap.str_fits(case_mapped_len(t, upper))?;
+                let mapped = case_mapped(t, upper)?;
+                self.heap.alloc_str(&mapped)?
             }
             Builtin::StrParseInt => {
                 let t = text(self.heap.str_bytes(arg(0)));
@@ -609,7 +761,7 @@ impl Machine<'_> {
                 self.some(found, a_of(header) & 1 != 0, b_of(header))?
             }
             Builtin::MapSet => {
-                self.heap.map_set(arg(0), arg(1), arg(2));
+                self.heap.map_set(arg(0), arg(1), arg(2))?;
                 0
             }
             // The dispatch loop answers this and `Map.contains` itself
@@ -714,6 +866,28 @@ impl Machine<'_> {
                 let Some(spec) = FormatSpec::unpack(int(1)) else {
                     return Err(invalid(format!("{} is not a packed format spec", int(1))));
                 };
+                if builtin == Builtin::FormatStr {
+                    // A text as long as its width or longer is not padded:
+                    // the result is the text, or the characters its
+                    // precision keeps, copied inside the heap. Through
+                    // `spec.text` a long text was copied into a `String`
+                    // of the host's first, which a host that refused it
+                    // aborted; a text that is padded is shorter than the
+                    // widest width, 65,535 characters.
+                    let s = arg(0);
+                    let t = text(self.heap.str_bytes(s));
+                    let end = match spec.precision {
+                        Some(p) => t
+                            .char_indices()
+                            .nth(usize::from(p))
+                            .map_or(t.len(), |(at, _)| at),
+                        None => t.len(),
+                    };
+                    let width = spec.width.map_or(0, usize::from);
+                    if t[..end].chars().nth(width.saturating_sub(1)).is_some() || width == 0 {
+                        return self.substr(s, 0, end);
+                    }
+                }
                 let out = match builtin {
                     Builtin::FormatInt => spec.int(int(0)),
                     Builtin::FormatFloat => spec.float(float(0)),
@@ -743,7 +917,10 @@ impl Machine<'_> {
                 let s = arg(0);
                 let t = text(self.heap.str_bytes(s));
                 let base = t.as_ptr() as usize;
-                let mut ranges = host_vec(t.split_whitespace().count(), "splitting a string")?;
+                let count = t.split_whitespace().count();
+                // Each word will be a string of a word or more and a slot.
+                self.heap.words_fit(2 * count as u64)?;
+                let mut ranges = host_vec(count, "splitting a string")?;
                 ranges.extend(t.split_whitespace().map(|w| {
                     let start = w.as_ptr() as usize - base;
                     (start, start + w.len())
@@ -954,6 +1131,69 @@ impl Machine<'_> {
                     .copied()
                     .unwrap_or(false);
                 self.heap.alloc_some(is_ref, elem.0, bits)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{case_mapped, case_mapped_len};
+
+    #[test]
+    fn a_case_mapped_string_is_what_the_standard_functions_give_sigmas_at_word_ends_included() {
+        let texts = [
+            "",
+            "plain ASCII, Mixed Case 123",
+            "ΣΑΣ",
+            "ΟΔΥΣΣΕΥΣ",
+            "Σ",
+            "aΣ",
+            "Σa",
+            "aΣ b",
+            "aΣ'",
+            "aΣ'b",
+            "a'Σ",
+            "a.Σ.",
+            "ΑΣ\u{301}",
+            "ΑΣ\u{301}Β",
+            "1Σ",
+            "Σ1Σ",
+            "ΣΣΣ ΣΣ Σ",
+            "İstanbul ǅ ß ﬁ ŉ ΐ",
+            "ǈΣ ᾼΣ",
+            "A\u{345}Σ\u{345}",
+            "straße ΜΆΙΟΣ, Σ.",
+        ];
+        for t in texts {
+            for upper in [true, false] {
+                let want = if upper {
+                    t.to_uppercase()
+                } else {
+                    t.to_lowercase()
+                };
+                let got = case_mapped(t, upper).expect("room for a short string");
+                assert_eq!(
+                    String::from_utf8(got).as_deref(),
+                    Ok(want.as_str()),
+                    "{t:?}"
+                );
+                assert_eq!(case_mapped_len(t, upper), want.len(), "{t:?}");
+            }
+        }
+        // Every character below U+3000, alone and after a capital alpha
+        // and before a capital sigma, and after a sigma.
+        for c in (0..0x3000u32).filter_map(char::from_u32) {
+            for t in [
+                format!("Α{c}Σ"),
+                format!("ΑΣ{c}"),
+                format!("Σ{c}Α"),
+                c.to_string(),
+            ] {
+                let got = case_mapped(&t, false).expect("room");
+                assert_eq!(String::from_utf8(got), Ok(t.to_lowercase()), "{t:?}");
+                let got = case_mapped(&t, true).expect("room");
+                assert_eq!(String::from_utf8(got), Ok(t.to_uppercase()), "{t:?}");
             }
         }
     }
