@@ -80,6 +80,9 @@ impl Memory {
     ///
     /// Fails with a heap-limit error when what survives is over the limit.
     pub(crate) fn collect(&mut self, roots: impl FnOnce(Roots<'_>)) -> Faulty<()> {
+        if let Some(fault) = self.refused.take() {
+            return Err(fault);
+        }
         // References are about to move: a lookup remembered by them names
         // nothing after this.
         self.last_lookup.set(None);

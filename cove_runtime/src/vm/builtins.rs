@@ -761,7 +761,7 @@ impl Machine<'_> {
                 self.some(found, a_of(header) & 1 != 0, b_of(header))?
             }
             Builtin::MapSet => {
-                self.heap.map_set(arg(0), arg(1), arg(2))?;
+                self.heap.try_map_set(arg(0), arg(1), arg(2))?;
                 0
             }
             // The dispatch loop answers this and `Map.contains` itself

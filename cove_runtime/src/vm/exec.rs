@@ -1134,7 +1134,10 @@ impl<'env> Machine<'env> {
                         // integer loop machine registers in every handler.
                         let r = match builtin {
                             B::ListPop => self.heap.list_pop(buf[0]),
-                            B::MapSet => self.heap.map_set(buf[0], buf[1], buf[2]).map(|()| 0),
+                            B::MapSet => {
+                                self.heap.map_set(buf[0], buf[1], buf[2]);
+                                Ok(0)
+                            }
                             B::StrSlice => self.str_slice(buf[0], buf[1] as i64, buf[2] as i64),
                             _ => {
                                 sync_past!();
