@@ -125,10 +125,6 @@ const SHRINK_BEYOND: usize = 4;
 /// `u32`.
 pub(crate) const MAX_HELD: usize = u32::MAX as usize + 1;
 
-/// A map that holds [`MAX_HELD`] entries was asked to take a new key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Full;
-
 /// Why a map did not take a new key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Refused {
@@ -178,30 +174,10 @@ impl<K: Hash + Eq> Entries<K> {
 
     /// Sets `key` to `value`, making the owned key with `own` only if the
     /// key is new: whether it is. A key removed before is new again, and
-    /// goes to the end. A new key for a map that holds [`MAX_HELD`] entries
-    /// is refused.
-    #[cfg(test)]
-    pub(crate) fn set<Q: Hash + Eq + ?Sized>(
-        &mut self,
-        key: &Q,
-        value: u64,
-        own: impl FnOnce(&Q) -> K,
-    ) -> Result<bool, Full>
-    where
-        K: Borrow<Q>,
-    {
-        let hash = hash_of(key);
-        if let Some(at) = self.find(hash, key) {
-            self.entries[at].1 = value;
-            return Ok(false);
-        }
-        self.insert_new(hash, own(key), value)?;
-        Ok(true)
-    }
-
-    /// [`Entries::set`], with room for a new key asked of the host first
-    /// ([`Entries::reserve_one`]): refused, with the map unchanged, when the
-    /// host will not give it or the map is full.
+    /// goes to the end. Room for a new key is asked of the host first
+    /// ([`Entries::reserve_one`]); a new key is refused, with the map
+    /// unchanged, when the host will not give it or the map holds
+    /// [`MAX_HELD`] entries.
     pub(crate) fn try_set<Q: Hash + Eq + ?Sized>(
         &mut self,
         key: &Q,
@@ -216,9 +192,7 @@ impl<K: Hash + Eq> Entries<K> {
             self.entries[at].1 = value;
             return Ok(false);
         }
-        self.reserve_one().map_err(Refused::Host)?;
-        self.insert_new(hash, own(key), value)
-            .map_err(|Full| Refused::Full)?;
+        self.insert_new(hash, own(key), value)?;
         Ok(true)
     }
 
@@ -246,12 +220,12 @@ impl<K: Hash + Eq> Entries<K> {
     }
 
     /// Makes room for one more entry, asking the host with `try_reserve`,
-    /// so that the [`Entries::insert_new`] after it grows nothing: the
+    /// so that the push of [`Entries::insert_new`] after it grows nothing: the
     /// vector and the table double as they fill, and a host that refused
     /// the doubling (a map of 20,000,000 keys asking for 800 MB under
     /// `ulimit -v`) aborted the process. On failure nothing is changed,
     /// and the error says how many bytes the host would not give.
-    pub(crate) fn reserve_one(&mut self) -> Result<(), usize> {
+    fn reserve_one(&mut self) -> Result<(), usize> {
         if self.entries.len() == self.entries.capacity() {
             let more = self.entries.len().max(4);
             self.entries
@@ -266,10 +240,13 @@ impl<K: Hash + Eq> Entries<K> {
     }
 
     /// Adds `key`, which hashes to `hash` and has no live entry, with
-    /// `value`, at the end: the second half of [`Entries::set`]. Refused,
-    /// changing nothing, when the map holds [`MAX_HELD`] entries.
-    pub(crate) fn insert_new(&mut self, hash: u64, key: K, value: u64) -> Result<(), Full> {
-        let at = u32::try_from(self.entries.len()).map_err(|_| Full)?;
+    /// `value`, at the end: the second half of [`Entries::try_set`], its
+    /// room asked of the host first ([`Entries::reserve_one`]). Refused,
+    /// changing nothing, when the host will not give it or the map holds
+    /// [`MAX_HELD`] entries.
+    pub(crate) fn insert_new(&mut self, hash: u64, key: K, value: u64) -> Result<(), Refused> {
+        self.reserve_one().map_err(Refused::Host)?;
+        let at = u32::try_from(self.entries.len()).map_err(|_| Refused::Full)?;
         self.entries.push((key, value));
         self.live.push(true);
         let entries = &self.entries;
@@ -404,14 +381,14 @@ mod tests {
     fn removal_keeps_the_order_of_the_rest_and_a_key_set_again_goes_last() {
         let mut e = Entries::default();
         for k in 0..5 {
-            assert_eq!(e.set(&k, k as u64 * 10, |k| *k), Ok(true));
+            assert_eq!(e.try_set(&k, k as u64 * 10, |k| *k), Ok(true));
         }
         assert_eq!(e.remove(&1), Some(10));
         assert_eq!(e.remove(&1), None);
         assert_eq!(e.get(&1), None);
         assert_eq!(keys(&e), [0, 2, 3, 4]);
-        assert_eq!(e.set(&3, 33, |k| *k), Ok(false));
-        assert_eq!(e.set(&1, 11, |k| *k), Ok(true));
+        assert_eq!(e.try_set(&3, 33, |k| *k), Ok(false));
+        assert_eq!(e.try_set(&1, 11, |k| *k), Ok(true));
         assert_eq!(keys(&e), [0, 2, 3, 4, 1]);
         assert_eq!(e.get(&3), Some(33));
         assert_eq!(e.get(&1), Some(11));
@@ -449,7 +426,7 @@ mod tests {
                         true
                     }
                 };
-                assert_eq!(e.set(&k, step, |k| *k), Ok(new));
+                assert_eq!(e.try_set(&k, step, |k| *k), Ok(new));
             }
             let got: Vec<(i64, u64)> = e.iter().map(|(k, v)| (*k, v)).collect();
             assert_eq!(got, model);
@@ -461,7 +438,7 @@ mod tests {
     fn a_sweep_keeps_the_order_of_the_live_entries() {
         let mut e = Entries::default();
         for k in 0..100i64 {
-            assert!(e.set(&k, k as u64, |k| *k).is_ok());
+            assert!(e.try_set(&k, k as u64, |k| *k).is_ok());
         }
         // Remove three keys in four, setting every tenth key again right
         // after its removal, until past a sweep.
@@ -471,7 +448,7 @@ mod tests {
             e.remove(&k);
             swept |= e.held() < before;
             if k % 10 == 0 {
-                assert!(e.set(&k, 1000 + k as u64, |k| *k).is_ok());
+                assert!(e.try_set(&k, 1000 + k as u64, |k| *k).is_ok());
             }
         }
         assert!(swept, "no sweep happened");
@@ -490,7 +467,7 @@ mod tests {
     fn emptying_a_big_map_from_the_front_sweeps_the_dead_as_it_goes() {
         let mut e = Entries::default();
         for k in 0..100_000i64 {
-            assert!(e.set(&k, 0, |k| *k).is_ok());
+            assert!(e.try_set(&k, 0, |k| *k).is_ok());
         }
         for k in 0..99_990i64 {
             assert_eq!(e.remove(&k), Some(0));
@@ -509,13 +486,13 @@ mod tests {
     fn a_remove_and_set_again_loop_holds_a_bounded_number_of_entries() {
         let mut e = Entries::default();
         for k in 0..1000i64 {
-            assert!(e.set(&k, k as u64, |k| *k).is_ok());
+            assert!(e.try_set(&k, k as u64, |k| *k).is_ok());
         }
         let mut most = 0;
         for i in 0..100_000u64 {
             let k = (i * 7919 % 1000) as i64;
             let v = e.remove(&k).expect("every key is live");
-            assert_eq!(e.set(&k, v + 1, |k| *k), Ok(true));
+            assert_eq!(e.try_set(&k, v + 1, |k| *k), Ok(true));
             most = most.max(e.held());
         }
         assert_eq!(e.len(), 1000);
@@ -531,18 +508,24 @@ mod tests {
         let mut e: Entries<crate::heap::StrKey> = Entries::default();
         for i in 0..50 {
             let key = format!("k{i}");
-            assert_eq!(e.set(key.as_bytes(), i, |k: &[u8]| k.into()), Ok(true));
+            assert_eq!(e.try_set(key.as_bytes(), i, |k: &[u8]| k.into()), Ok(true));
         }
         // A key longer than the 24 bytes an entry holds inline is found
         // by its bytes too, and is not one of its 24-byte prefix.
         let long = "a key of more than twenty-four bytes".as_bytes();
-        assert_eq!(e.set(long, 7, |k: &[u8]| k.into()), Ok(true));
+        assert_eq!(e.try_set(long, 7, |k: &[u8]| k.into()), Ok(true));
         assert_eq!(e.get(long), Some(7));
         assert_eq!(e.get(&long[..24]), None);
         assert_eq!(e.remove(long), Some(7));
         assert_eq!(e.remove(b"k3".as_slice()), Some(3));
-        assert_eq!(e.set(b"k3".as_slice(), 33, |k: &[u8]| k.into()), Ok(true));
-        assert_eq!(e.set(b"k4".as_slice(), 44, |k: &[u8]| k.into()), Ok(false));
+        assert_eq!(
+            e.try_set(b"k3".as_slice(), 33, |k: &[u8]| k.into()),
+            Ok(true)
+        );
+        assert_eq!(
+            e.try_set(b"k4".as_slice(), 44, |k: &[u8]| k.into()),
+            Ok(false)
+        );
         assert_eq!(e.get(b"k3".as_slice()), Some(33));
         assert_eq!(e.get(b"k4".as_slice()), Some(44));
         assert_eq!(e.keys().last().map(|k| &k[..]), Some(b"k3".as_slice()));

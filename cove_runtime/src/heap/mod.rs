@@ -1312,7 +1312,7 @@ impl Memory {
     /// caller that can return it (the builtin function).
     #[inline(always)]
     pub(crate) fn try_map_set(&mut self, map: u64, key: u64, value: u64) -> Faulty<()> {
-        // A new key's room is asked of the host first (`Entries::reserve_one`),
+        // A new key's room is asked of the host first (`Entries::insert_new`),
         // so that a host that will not give a map's doubling is the heap's
         // out-of-memory fault, not an abort.
         if let Some(last) = self.last_lookup.take()
@@ -1325,11 +1325,9 @@ impl Memory {
                 match last.at {
                     Some(at) => m.set_value_at(at, value),
                     None => {
-                        m.reserve_one()
-                            .map_err(|bytes| map_refused(entries::Refused::Host(bytes)))?;
                         let bytes = str_in(space, key);
                         m.insert_new(last.hash, bytes.into(), value)
-                            .map_err(|entries::Full| map_full())?;
+                            .map_err(map_refused)?;
                         self.side_now += str_entry_words(bytes.len());
                     }
                 }
