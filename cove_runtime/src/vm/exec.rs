@@ -452,6 +452,10 @@ impl<'env> Machine<'env> {
         // stretches (see the module's documentation).
         'stretch: loop {
             if W::ON && !W::EVERY {
+                // The safepoint before the stop, as the inner loop's head
+                // has it before the instruction: a run with fuel that ends
+                // here ends before the debugger saw the stretch start. The
+                // inner head's test then finds a fresh stride.
                 if !POLLED && remaining == 0 {
                     safepoint!();
                 }
