@@ -11,18 +11,23 @@
 //! or a builtin, or after a call or a return, which it builds out of line
 //! around the profiler's — is spent in the run's own work and no sample
 //! can tell it apart. So it is measured here, as the difference it makes:
-//! four small programs, one whose stretches are long, one whose are short,
-//! one that allocates and calls a builtin every turn and one that calls a
-//! small function every turn, each run unwatched and then under a counting
+//! five small programs, one whose stretches are long, one whose are short,
+//! one that allocates and calls a builtin every turn, one that only calls
+//! a builtin that allocates nothing, and one that calls a small function
+//! every turn, each run unwatched and then under a counting
 //! profiler, 21 times in turn, timed by the process's processor time (a
 //! run's task has a thread of its own, and time spent waiting for a core
 //! is not being watched). Each program keeps the median of its pairs'
 //! differences. The first two give `stops × fast + instructions ×
-//! instruction`, two equations in the two costs; the third, less those,
-//! the cost of its stops after an allocation or a builtin, all told, and
-//! the fourth the cost of its stops after a call or a return (the profile
-//! takes off whichever is more, each of those or what its samples saw of
-//! them).
+//! instruction`, two equations in the two costs; the fourth, less those,
+//! the cost of a stop after a builtin that moved nothing, all told; the
+//! third, less all that, the cost of its stops after which the heap
+//! moved; and the fifth the cost of its stops after a call or a return
+//! (the profile takes off whichever is more, each of the moved and the
+//! call stops' costs or what its samples saw of them). The stops after a
+//! builtin that moved nothing are kept apart from those after which the
+//! heap moved because they cost a third to a quarter as much: charged as
+//! one, a loop calling `byte_at` was estimated at half its time.
 //!
 //! Why the median of pairs and not the fastest run of each kind: on a
 //! shared machine a run's speed wanders by a quarter from one run to the
@@ -54,10 +59,18 @@ const SHORT: &str =
 
 /// A loop whose every turn allocates a list and calls a builtin that does
 /// not allocate: two stops a turn after an allocation or a builtin, the
-/// kind the loop builds out of line.
+/// kind the loop builds out of line, one after which the heap moved and
+/// one after which it did not.
 const HEAVY: &str = "export fn main() -> Int {\n  var total = 0\n  var i = 0\n  let word = \"calibration\"\n  \
                      while i < TURNS {\n    let pair = [i, total]\n    \
                      total = (total + pair.length() + word.length()) & 1048575\n    i = i + 1\n  }\n  \
+                     total\n}\n";
+
+/// A loop whose every turn calls a builtin that does not allocate: a stop
+/// a turn that the loop builds out of line and the profiler finds in the
+/// heap of the stop before.
+const QUICK: &str = "export fn main() -> Int {\n  var total = 0\n  var i = 0\n  let word = \"calibration\"\n  \
+                     while i < TURNS {\n    total = (total + word.length()) & 1048575\n    i = i + 1\n  }\n  \
                      total\n}\n";
 
 /// A loop that calls a small function every turn: a stop after a call and
@@ -87,8 +100,8 @@ const KEPT_FOR: u64 = 600;
 /// The measurements are kept in a file in the system's temporary
 /// directory, for this build of `cove` (its version and the executable's
 /// modification time), one line each with the time it was made. One
-/// measurement runs each of four programs for about 300,000 instructions,
-/// plainly and watched, 22 times (the first a warm-up), some 200 ms in
+/// measurement runs each of five programs for about 300,000 instructions,
+/// plainly and watched, 22 times (the first a warm-up), some 250 ms in
 /// all, so the first five profiles in ten minutes pay for one each and the
 /// rest for none. Why five and a median: one measurement's cost of a stop
 /// wanders by half of itself from one to the next on a shared machine,
@@ -133,7 +146,7 @@ fn read_kept(text: &str, now: u64) -> Vec<(u64, StopCosts)> {
             let numbers: Vec<f64> = words
                 .map(|w| w.parse::<f64>().ok())
                 .collect::<Option<_>>()?;
-            let [fast, instruction, heavy, call] = numbers[..] else {
+            let [fast, instruction, heavy, quick, call] = numbers[..] else {
                 return None;
             };
             (made <= now && now - made < KEPT_FOR).then_some((
@@ -142,6 +155,7 @@ fn read_kept(text: &str, now: u64) -> Vec<(u64, StopCosts)> {
                     fast,
                     instruction,
                     heavy,
+                    quick,
                     call,
                 },
             ))
@@ -158,8 +172,8 @@ fn write_kept(kept: &[(u64, StopCosts)]) -> String {
     kept.iter()
         .map(|(made, c)| {
             format!(
-                "{made} {} {} {} {}\n",
-                c.fast, c.instruction, c.heavy, c.call
+                "{made} {} {} {} {} {}\n",
+                c.fast, c.instruction, c.heavy, c.quick, c.call
             )
         })
         .collect()
@@ -184,6 +198,7 @@ fn median_costs(kept: &[(u64, StopCosts)]) -> Option<StopCosts> {
         fast: median(|c| c.fast),
         instruction: median(|c| c.instruction),
         heavy: median(|c| c.heavy),
+        quick: median(|c| c.quick),
         call: median(|c| c.call),
     })
 }
@@ -203,58 +218,72 @@ fn cache_path() -> Option<std::path::PathBuf> {
     )))
 }
 
-/// Measures the four costs now.
+/// Measures the five costs now.
 fn measure_costs() -> Option<StopCosts> {
-    // A turn of LONG is about 12 instructions, of SHORT 2, of HEAVY 10 and
-    // of CALLS 6.
+    // A turn of LONG is about 12 instructions, of SHORT 2, of HEAVY 10, of
+    // QUICK 6 and of CALLS 6.
     let long = Program::of(&LONG.replace("TURNS", "25000"))?;
     let short = Program::of(&SHORT.replace("TURNS", "150000"))?;
     let heavy = Program::of(&HEAVY.replace("TURNS", "30000"))?;
+    let quick = Program::of(&QUICK.replace("TURNS", "40000"))?;
     let calls = Program::of(&CALLS.replace("TURNS", "30000"))?;
-    let mut tries: [Vec<Extra>; 4] = Default::default();
+    let mut tries: [Vec<Extra>; 5] = Default::default();
     // One unmeasured round first, so no measured run pays for a cold cache
     // or a page the heap has not touched yet; then the rounds, each
     // program in turn, so a change in the machine's speed lands on all
-    // four alike.
+    // five alike.
     for round in 0..=TRIES {
-        for (kept, program) in tries.iter_mut().zip([&long, &short, &heavy, &calls]) {
+        for (kept, program) in tries
+            .iter_mut()
+            .zip([&long, &short, &heavy, &quick, &calls])
+        {
             let pair = program.pair()?;
             if round > 0 {
                 kept.push(pair);
             }
         }
     }
-    let [long, short, heavy, calls] = tries.map(median);
-    let (long, short, heavy, calls) = (long?, short?, heavy?, calls?);
+    let [long, short, heavy, quick, calls] = tries.map(median);
+    let (long, short, heavy, quick, calls) = (long?, short?, heavy?, quick?, calls?);
     // extra = stops * fast + instructions * instruction, for LONG and
     // SHORT, whose stops are all after a branch; neither cost below zero.
     let (fast, instruction) = solve_two(
         [long.counts.stops, long.counts.instructions, long.extra],
         [short.counts.stops, short.counts.instructions, short.extra],
     );
-    let (h, c) = (heavy.counts, calls.counts);
-    if h.heavy < 1.0 || c.calls < 1.0 {
+    let (h, q, c) = (heavy.counts, quick.counts, calls.counts);
+    let quick_stops = q.heavy - q.moved;
+    if h.moved < 1.0 || quick_stops < 1.0 || c.calls < 1.0 {
         return None;
     }
-    // HEAVY's extra, less what its stops and instructions cost as any
-    // other's, is what its stops after an allocation or a builtin cost.
-    let rest = heavy.extra - h.stops * fast - h.instructions * instruction;
-    let heavy_each = (rest / h.heavy).max(0.0);
+    let unexplained = |extra: f64, counts: Counts| {
+        extra - counts.stops * fast - counts.instructions * instruction
+    };
+    // QUICK's extra, less what its stops and instructions cost as any
+    // other's, is what its stops after a builtin that moved nothing cost;
+    // HEAVY's, less its own such stops, what its stops after which the
+    // heap moved cost.
+    let quick_each = (unexplained(quick.extra, q) / quick_stops).max(0.0);
+    let rest = unexplained(heavy.extra, h) - (h.heavy - h.moved) * quick_each;
+    let heavy_each = (rest / h.moved).max(0.0);
     // CALLS's the same, less its stops after a builtin if it has any, is
     // what its stops after a call or a return cost.
-    let rest = calls.extra - c.stops * fast - c.instructions * instruction - c.heavy * heavy_each;
+    let rest =
+        unexplained(calls.extra, c) - c.moved * heavy_each - (c.heavy - c.moved) * quick_each;
     let call = (rest / c.calls).max(0.0);
     // A loaded machine can make either run of a pair slow; a result no
     // stop could cost is not kept.
     let plausible = fast < 20.0
         && instruction < 5.0
         && heavy_each < 500.0
+        && quick_each < 500.0
         && call < 500.0
         && fast + instruction > 0.0;
     plausible.then_some(StopCosts {
         fast,
         instruction,
         heavy: heavy_each,
+        quick: quick_each,
         call,
     })
 }
@@ -304,6 +333,7 @@ mod tests {
             fast,
             instruction: fast / 10.0,
             heavy: fast * 10.0,
+            quick: fast * 3.0,
             call: fast * 5.0,
         }
     }
@@ -313,7 +343,7 @@ mod tests {
         let now = 10_000;
         let kept = vec![(now - 5, costs(1.0)), (now - 1, costs(2.0))];
         let mut text = write_kept(&kept);
-        text.push_str(&format!("{} 9 9 9 9\n", now - KEPT_FOR));
+        text.push_str(&format!("{} 9 9 9 9 9\n", now - KEPT_FOR));
         text.push_str(&format!("{} 3 0.3", now - 2));
         assert_eq!(read_kept(&text, now), kept);
     }
@@ -366,6 +396,8 @@ struct Program(cove_ir::program::Program);
 struct Counts {
     stops: f64,
     heavy: f64,
+    /// Those of `heavy` after which the heap had moved.
+    moved: f64,
     calls: f64,
     instructions: f64,
 }
@@ -404,6 +436,7 @@ impl Program {
             counts: Counts {
                 stops: (slow + fast) as f64,
                 heavy: profiler.heavy_stops() as f64,
+                moved: profiler.moved_stops() as f64,
                 calls: profiler.call_stops() as f64,
                 instructions: vm.instructions() as f64,
             },

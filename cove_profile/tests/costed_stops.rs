@@ -1,7 +1,9 @@
 //! The stops a sampled profile charges a calibrated cost beyond a fast
 //! stop's, counted exactly: those after an instruction that allocates or
-//! calls a builtin (`Profiler::heavy_stops`, `StopCosts::heavy`), and those
-//! after a call or a return (`Profiler::call_stops`, `StopCosts::call`).
+//! calls a builtin (`Profiler::heavy_stops`), told apart by whether the
+//! heap moved (`Profiler::moved_stops`, `StopCosts::heavy`, and the rest
+//! `StopCosts::quick`), and those after a call or a return
+//! (`Profiler::call_stops`, `StopCosts::call`).
 
 use cove_profile::Profiler;
 use cove_runtime::Vm;
@@ -33,6 +35,17 @@ fn every_stop_after_an_allocation_or_a_builtin_is_counted_heavy_and_no_other() {
     assert_eq!(profiler.heavy_stops(), 2_000);
     let (slow, fast) = profiler.stops();
     assert!(slow + fast > 2_000, "the loop's branches stop too");
+}
+
+#[test]
+fn of_the_heavy_stops_those_after_an_allocation_are_counted_moved_and_those_after_a_builtin_are_not()
+ {
+    let program = cove_compiler::compile_module("turns", TURNS).expect("it compiles");
+    let profiler = Profiler::counting();
+    let mut vm = Vm::new(&program).with_debugger(&profiler);
+    vm.run_entry("turns", "main", Vec::new()).expect("it runs");
+    // The list, once a turn; `String.length` allocates nothing.
+    assert_eq!(profiler.moved_stops(), 1_000);
 }
 
 /// A loop that calls a function and a closure every turn, and a recursion

@@ -58,7 +58,7 @@ pub fn run(reps: usize) -> Result<(), String> {
         "program", "unprofiled", "estimate", "ratio"
     );
     let mut ratios = Vec::new();
-    let mut costs: Vec<[f64; 4]> = Vec::new();
+    let mut costs: Vec<[f64; 5]> = Vec::new();
     for (program, args) in programs(&root)? {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let args = &args[..];
@@ -93,15 +93,20 @@ pub fn run(reps: usize) -> Result<(), String> {
         let geomean = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
         println!("{:<48} {:>12} {:>12} {:>8.2}", "geomean", "", "", geomean);
     }
-    if let [Some(fast), Some(instruction), Some(heavy), Some(call)] =
-        [0, 1, 2, 3].map(|i| Summary::of(&costs.iter().map(|c| c[i]).collect::<Vec<_>>()))
+    if let [
+        Some(fast),
+        Some(instruction),
+        Some(heavy),
+        Some(quick),
+        Some(call),
+    ] = [0, 1, 2, 3, 4].map(|i| Summary::of(&costs.iter().map(|c| c[i]).collect::<Vec<_>>()))
     {
         println!();
         println!(
             "the calibration the {} profiles rested on, median [least–most], ns: a stop {:.2} \
              [{:.2}–{:.2}], an instruction {:.2} [{:.2}–{:.2}], and beyond a stop's, a stop after \
-             an allocation or a builtin {:.1} [{:.1}–{:.1}], after a call or a return {:.1} \
-             [{:.1}–{:.1}]",
+             an allocation {:.1} [{:.1}–{:.1}], after a builtin that allocated nothing {:.1} \
+             [{:.1}–{:.1}], after a call or a return {:.1} [{:.1}–{:.1}]",
             costs.len(),
             fast.median,
             fast.min,
@@ -112,6 +117,9 @@ pub fn run(reps: usize) -> Result<(), String> {
             heavy.median,
             heavy.min,
             heavy.max,
+            quick.median,
+            quick.min,
+            quick.max,
             call.median,
             call.min,
             call.max
@@ -202,22 +210,23 @@ fn profile_json(
 }
 
 /// The profile's estimate of the run's time, and the calibrated costs it
-/// rested on (a stop, an instruction, a stop after an allocation or a
-/// builtin, one after a call or a return) when the profile says.
+/// rested on (a stop, an instruction, a stop after an allocation, one
+/// after a builtin that allocated nothing, one after a call or a return)
+/// when the profile says.
 fn profiled(
     cove: &Path,
     program: &Path,
     args: &[&str],
     flags: &[&str],
-) -> Result<(u64, Option<[f64; 4]>), String> {
+) -> Result<(u64, Option<[f64; 5]>), String> {
     let json = profile_json(cove, program, args, flags)?;
     let nanos = json["total"]["nanos"]
         .as_u64()
         .ok_or_else(|| format!("{}: no total nanos", program.display()))?;
     let costs = &json["estimate"]["costs"];
-    let rested_on = ["fast", "instruction", "heavy", "call"].map(|k| costs[k].as_f64());
+    let rested_on = ["fast", "instruction", "heavy", "quick", "call"].map(|k| costs[k].as_f64());
     let rested_on = match rested_on {
-        [Some(a), Some(b), Some(c), Some(d)] => Some([a, b, c, d]),
+        [Some(a), Some(b), Some(c), Some(d), Some(e)] => Some([a, b, c, d, e]),
         _ => None,
     };
     Ok((nanos, rested_on))

@@ -103,16 +103,7 @@ impl Report<'_> {
                     thousands(e.measured_nanos),
                     self.stop_costs.fast,
                     thousands(e.stops.1),
-                    if e.heavy_stops > 0 && self.stop_costs.heavy > 0.0 {
-                        format!(
-                            ", at least ~{:.1} ns all told for each of the {} after an \
-                             allocation or a builtin",
-                            self.stop_costs.fast + self.stop_costs.heavy,
-                            thousands(e.heavy_stops)
-                        )
-                    } else {
-                        String::new()
-                    },
+                    heavy_part(e, &self.stop_costs),
                     if e.call_stops > 0 && self.stop_costs.call > 0.0 {
                         format!(
                             ", at least ~{:.1} ns all told for each of the {} after a call or \
@@ -359,6 +350,30 @@ const TIME: [&str; 10] = [
 /// The columns of blocked time: what a profile in which no task waited
 /// leaves out.
 const BLOCKED: [&str; 3] = ["blocked", "self blocked", "incl blocked"];
+
+/// The header's words on the stops after an allocation or a builtin: the
+/// moved ones' cost all told and the others', each where it was charged.
+fn heavy_part(e: &crate::profiler::Estimate, costs: &crate::profiler::StopCosts) -> String {
+    let quick_stops = e.heavy_stops.saturating_sub(e.moved_stops);
+    let mut out = String::new();
+    if e.moved_stops > 0 && costs.heavy > 0.0 {
+        let _ = write!(
+            out,
+            ", at least ~{:.1} ns all told for each of the {} after an allocation",
+            costs.fast + costs.heavy,
+            thousands(e.moved_stops)
+        );
+    }
+    if quick_stops > 0 && costs.quick > 0.0 {
+        let _ = write!(
+            out,
+            ", ~{:.1} ns for each of the {} after a builtin that allocated nothing",
+            costs.fast + costs.quick,
+            thousands(quick_stops)
+        );
+    }
+    out
+}
 
 /// The columns of a table less those named in `drop`.
 fn without(
