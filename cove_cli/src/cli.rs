@@ -461,6 +461,37 @@ pub enum Format {
     Lcov,
 }
 
+impl Format {
+    /// The format a report file's name asks for, the way the tools that
+    /// read each name their files: `before.json` is JSON for `cove diff`,
+    /// `fib.speedscope.json` speedscope's, `callgrind.out.fib` callgrind's.
+    /// `None` for a name that says none (a `.txt`, no extension), which
+    /// keeps the command's default.
+    pub fn from_path(path: &std::path::Path) -> Option<Format> {
+        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        let by_suffix = [
+            (".speedscope.json", Format::Speedscope),
+            (".json", Format::Json),
+            (".svg", Format::Svg),
+            (".html", Format::Html),
+            (".htm", Format::Html),
+            (".pb.gz", Format::Pprof),
+            (".pprof", Format::Pprof),
+            (".info", Format::Lcov),
+            (".lcov", Format::Lcov),
+            (".folded", Format::Folded),
+            (".callgrind", Format::Callgrind),
+        ];
+        if name.starts_with("callgrind.out") {
+            return Some(Format::Callgrind);
+        }
+        by_suffix
+            .iter()
+            .find(|(suffix, _)| name.ends_with(suffix))
+            .map(|(_, format)| *format)
+    }
+}
+
 /// `--by`: `cove_profile`'s own [`By`], read by [`By::from_name`] from the
 /// words listed here with the help `--help` shows for each. A parser here
 /// rather than a second `By` in the CLI and a match translating it: clap's
@@ -517,7 +548,10 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub top: usize,
 
-    /// The report's format [default: table; annotate under `cove annotate`].
+    /// The report's format [default: as the -o path's name says (.json,
+    /// .speedscope.json, .svg, .html, .pb.gz or .pprof, .info or .lcov,
+    /// .folded, callgrind.out.*), else table; annotate under `cove
+    /// annotate`].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
 

@@ -61,9 +61,13 @@ use crate::{interrupt, pipe};
 const FAKE_WAIT_NANOS: u64 = 1_000_000;
 
 /// Runs `cove profile` (or `cove annotate`, whose default format is
-/// `annotate`): `default` is the format when `--format` is not given.
+/// `annotate`): `default` is the format when neither `--format` nor the
+/// `-o` path's name gives one.
 pub fn profile(args: &ProfileArgs, default: Format) -> Status {
-    let format = args.format.unwrap_or(default);
+    let format = args
+        .format
+        .or_else(|| args.output.as_deref().and_then(Format::from_path))
+        .unwrap_or(default);
     args.program
         .warn_about_flags(if default == Format::Annotate {
             "annotate"

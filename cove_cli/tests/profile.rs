@@ -99,6 +99,53 @@ fn with_an_output_file_stdout_is_the_programs_alone() {
 }
 
 #[test]
+fn without_format_the_output_files_name_chooses_it_and_an_explicit_format_wins() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let write = |name: &str, flags: &[&str]| -> Vec<u8> {
+        let path = dir.path().join(name);
+        let mut argv = vec!["profile"];
+        argv.extend_from_slice(flags);
+        argv.extend([
+            "-o",
+            path.to_str().expect("a UTF-8 path"),
+            "examples/fib.cove",
+            "12",
+        ]);
+        let out = run(&argv);
+        assert_eq!(status(&out), 0, "{name}: {}", stderr(&out));
+        std::fs::read(&path).expect("the report")
+    };
+    let json = write("before.json", &[]);
+    let json: serde_json::Value = serde_json::from_slice(&json).expect("before.json is JSON");
+    assert!(json["instructions"].is_array(), "cove's own JSON: {json}");
+    let speedscope = write("fib.speedscope.json", &[]);
+    let speedscope: serde_json::Value =
+        serde_json::from_slice(&speedscope).expect("speedscope's JSON");
+    assert!(
+        speedscope["$schema"]
+            .as_str()
+            .unwrap_or("")
+            .contains("speedscope")
+    );
+    let svg = String::from_utf8(write("fib.svg", &[])).expect("text");
+    assert!(svg.contains("<svg"), "{svg}");
+    let callgrind = String::from_utf8(write("callgrind.out.fib", &[])).expect("text");
+    assert!(callgrind.contains("events:"), "{callgrind}");
+    let pprof = write("fib.pb.gz", &[]);
+    assert_eq!(pprof[..2], [0x1f, 0x8b], "gzip's magic");
+    let table = String::from_utf8(write("fib.txt", &[])).expect("text");
+    assert!(
+        table.starts_with("profile: "),
+        "a name that says nothing keeps the table: {table}"
+    );
+    let forced = String::from_utf8(write("forced.json", &["--format", "folded"])).expect("text");
+    assert!(
+        forced.lines().all(|l| l.contains(' ')) && !forced.starts_with('{'),
+        "{forced}"
+    );
+}
+
+#[test]
 fn folded_stacks_are_real_call_stacks() {
     let out = run(&["profile", "--format", "folded", "examples/fib.cove", "10"]);
     assert_eq!(status(&out), 0, "{}", stderr(&out));
