@@ -1,9 +1,12 @@
-//! Reports linear in the run: a runaway recursion profiles to reports
-//! whose size grows with its depth, not with the square of it.
+//! Reports no bigger than the run's variety: a runaway recursion profiles
+//! to reports whose size does not grow with its depth where its levels
+//! are alike.
 //!
 //! Version 1 of the JSON wrote every calling context's whole path, so a
-//! recursion n deep held n²/2 names (5,000 deep: 251 MB). These tests
-//! profile real recursions under a stepping clock and assert on bytes and
+//! recursion n deep held n²/2 names (5,000 deep: 251 MB); version 2 a node
+//! a level (100,000 deep: 23 MB); version 3 a chain of alike levels as one
+//! entry. These tests profile real recursions under a stepping clock,
+//! which makes every level but the last alike, and assert on bytes and
 //! frames, never on time.
 
 use cove_profile::report::{
@@ -39,12 +42,13 @@ fn reports(depth: i64) -> (String, String) {
 }
 
 #[test]
-fn a_recursion_20000_deep_profiles_to_a_json_of_bounded_size() {
+fn a_recursion_20000_deep_profiles_to_a_small_json_that_reads_back_every_level() {
     let (json, _) = reports(20_000);
-    // One node a level, each a few hundred bytes of pretty JSON: about
-    // 5 MB. Whole paths would be 20,000²/2 names, gigabytes.
+    // The alike levels are one entry: the profile's other sections and a
+    // few entries, under 64 KiB. A node a level was about 5 MB, and whole
+    // paths 20,000²/2 names, gigabytes.
     assert!(
-        json.len() < 20_000 * 400,
+        json.len() < 64 * 1024,
         "{} bytes for 20,000 frames",
         json.len()
     );
@@ -56,13 +60,14 @@ fn a_recursion_20000_deep_profiles_to_a_json_of_bounded_size() {
 }
 
 #[test]
-fn a_recursion_twice_as_deep_has_a_json_twice_as_big_and_a_folded_report_no_bigger() {
+fn a_recursion_twice_as_deep_has_a_json_and_a_folded_report_no_bigger() {
     let (json_short, folded_short) = reports(5_000);
     let (json_long, folded_long) = reports(10_000);
     let ratio = |a: &str, b: &str| b.len() as f64 / a.len() as f64;
-    // The JSON has a node a level: linear is 2, quadratic would be 4.
+    // The JSON's alike levels are one entry whatever their number: a node
+    // a level would be 2, whole paths 4.
     let json = ratio(&json_short, &json_long);
-    assert!((1.8..2.3).contains(&json), "json: ×{json:.2}");
+    assert!(json < 1.1, "json: ×{json:.2}");
     // Folded lines are capped, and every level below the cap of one
     // function's recursion folds into one line: no bigger at all.
     let folded = ratio(&folded_short, &folded_long);
@@ -109,7 +114,7 @@ fn a_shallow_path_is_written_whole_as_before() {
 #[test]
 fn a_version_1_profile_with_whole_paths_reads_as_the_tree() {
     let (json, _) = reports(4);
-    let profile = Profile::from_json(&json).expect("version 2 reads");
+    let profile = Profile::from_json(&json).expect("this version reads");
     // The same profile as version 1 wrote it: every node's whole path.
     let mut value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
     value["version"] = 1.into();
@@ -134,4 +139,39 @@ fn a_version_1_profile_with_whole_paths_reads_as_the_tree() {
         );
         assert_eq!(a.calls, 0, "version 1 had no call counts");
     }
+}
+
+#[test]
+fn a_version_2_profile_with_a_node_an_entry_reads_as_the_same_tree() {
+    let (json, _) = reports(50);
+    let profile = Profile::from_json(&json).expect("this version reads");
+    // The same profile as version 2 wrote it: every node an entry.
+    let mut value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    value["version"] = 2.into();
+    value["stacks"] = serde_json::to_value(
+        profile
+            .stacks
+            .iter()
+            .map(|node| {
+                serde_json::json!({
+                    "task": node.task, "id": node.id, "parent": node.parent,
+                    "function": node.function, "calls": node.calls, "cost": node.cost,
+                })
+            })
+            .collect::<Vec<_>>(),
+    )
+    .expect("JSON");
+    let old = Profile::from_json(&value.to_string()).expect("version 2 reads");
+    assert_eq!(old.version, SCHEMA_VERSION);
+    assert_eq!(old.stacks, profile.stacks);
+    assert_eq!(profile.stacks.len(), 52, "start and 51 levels of down");
+}
+
+#[test]
+fn a_chain_repeating_more_nodes_than_a_profile_may_is_refused_not_expanded() {
+    let (json, _) = reports(3);
+    let mut value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    value["stacks"][0]["repeat"] = 4_000_000_000u32.into();
+    let refused = Profile::from_json(&value.to_string()).expect_err("refused");
+    assert!(refused.to_string().contains("repeat"), "{refused}");
 }

@@ -19,8 +19,12 @@
 //! numbers name things is `stacks`, the calling-context tree of each
 //! task, whose node numbers are the profile's own: a node names its
 //! parent rather than repeating its whole path, which keeps the file
-//! linear in the number of contexts (a runaway recursion 100,000 frames
-//! deep writes about 23 MB, not the terabytes whole paths would take).
+//! linear in the number of contexts, not the terabytes whole paths would
+//! take. And a chain of nodes that each call the next and cost the same —
+//! the levels of a recursion — is written once, with how many nodes it
+//! stands for (`repeat`): a runaway recursion 100,000 frames deep, one
+//! node a level, wrote 23 MB before; its levels differ only where a
+//! sample landed, so it now writes one entry a sample or so.
 
 use std::fmt;
 
@@ -37,9 +41,12 @@ pub const JSON_SCHEMA: &str = include_str!("../../schema/profile.schema.json");
 ///
 /// Version 2 writes `stacks` as the calling-context tree, one node a
 /// context naming its parent (version 1 wrote every node's whole path,
-/// which made a recursion n deep n²/2 names long). [`Profile::from_json`]
-/// reads version 1 too, rebuilding the tree from the paths.
-pub const SCHEMA_VERSION: u32 = 2;
+/// which made a recursion n deep n²/2 names long). Version 3 writes a
+/// chain of alike nodes as one entry with a `repeat` (see
+/// [`StackEntry`]); a reader of version 2 would take such an entry for
+/// one node, so the version changed. [`Profile::from_json`] reads
+/// versions 1 and 2 too, rebuilding the tree from version 1's paths.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// What `format` says in every profile this crate writes.
 const FORMAT: &str = "cove-profile";
@@ -93,7 +100,10 @@ pub struct Profile {
     /// Each calling context — one function reached by one path of calls —
     /// with its self cost: the flame graph's input. A tree per task, each
     /// node naming its parent, callers before callees (see
-    /// [`Profile::stack_of`] for a node's whole path).
+    /// [`Profile::stack_of`] for a node's whole path). Held one node an
+    /// entry; written with a chain of alike nodes as one entry, whose
+    /// `repeat` says how many nodes it stands for (the schema has it).
+    #[serde(with = "chains")]
     pub stacks: Vec<StackEntry>,
 }
 
@@ -261,8 +271,9 @@ impl std::error::Error for ProfileError {}
 
 impl Profile {
     /// Reads a profile written by [`Report::json`], of this schema version
-    /// or of version 1 (whose whole-path `stacks` are rebuilt into the
-    /// tree this version holds; the profile read says version 2).
+    /// or of versions 1 and 2 (version 1's whole-path `stacks` are rebuilt
+    /// into the tree this version holds; the profile read says this
+    /// version).
     pub fn from_json(text: &str) -> Result<Profile, ProfileError> {
         let malformed = |e: serde_json::Error| ProfileError::Malformed {
             message: e.to_string(),
@@ -276,8 +287,11 @@ impl Profile {
                 version: header.version,
             });
         }
-        if header.version == SCHEMA_VERSION {
-            return serde_json::from_str(text).map_err(malformed);
+        if header.version >= 2 {
+            // Version 2 is version 3 without chains: every entry one node.
+            let mut profile: Profile = serde_json::from_str(text).map_err(malformed)?;
+            profile.version = SCHEMA_VERSION;
+            return Ok(profile);
         }
         // Version 1: the same fields but `stacks`, which held whole paths.
         let mut value: serde_json::Value = serde_json::from_str(text).map_err(malformed)?;
@@ -321,6 +335,126 @@ impl Profile {
         let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
         text.push('\n');
         text
+    }
+}
+
+/// How `stacks` is written and read: a run of nodes, each the parent of
+/// the next, numbered one after another, of one task and function, with
+/// the same calls and cost, is one entry whose `repeat` says how many
+/// nodes it stands for (absent for one). Read back, each entry is its
+/// nodes again, so a profile reads back to itself.
+mod chains {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::StackEntry;
+    use crate::cost::Charge;
+
+    /// How many nodes the chains of one file may add beyond their own
+    /// entries: a few bytes of `repeat` must not make gigabytes of nodes.
+    /// Ten times the default call depth, so a runaway recursion's profile
+    /// always reads; a file past it is refused, by name.
+    pub(super) const MAX_REPEATED: u64 = 1 << 20;
+
+    /// An entry as the file holds it.
+    #[derive(Serialize, Deserialize)]
+    struct Chain {
+        task: u32,
+        id: u32,
+        parent: u32,
+        function: String,
+        calls: u64,
+        cost: Charge,
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        repeat: u32,
+    }
+
+    fn one() -> u32 {
+        1
+    }
+
+    fn is_one(n: &u32) -> bool {
+        *n == 1
+    }
+
+    /// Whether `next` continues the chain that ends in `last`.
+    fn continues(last: &StackEntry, next: &StackEntry) -> bool {
+        next.task == last.task
+            && next.parent == last.id
+            && Some(next.id) == last.id.checked_add(1)
+            && next.function == last.function
+            && next.calls == last.calls
+            && next.cost == last.cost
+    }
+
+    pub(super) fn serialize<S: Serializer>(
+        stacks: &[StackEntry],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut chains: Vec<Chain> = Vec::new();
+        let mut i = 0;
+        while i < stacks.len() {
+            let first = &stacks[i];
+            let mut end = i + 1;
+            while end < stacks.len() && continues(&stacks[end - 1], &stacks[end]) {
+                end += 1;
+            }
+            chains.push(Chain {
+                task: first.task,
+                id: first.id,
+                parent: first.parent,
+                function: first.function.clone(),
+                calls: first.calls,
+                cost: first.cost,
+                repeat: (end - i) as u32,
+            });
+            i = end;
+        }
+        chains.serialize(serializer)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<StackEntry>, D::Error> {
+        use serde::de::Error;
+        let chains = Vec::<Chain>::deserialize(deserializer)?;
+        let repeated: u64 = chains
+            .iter()
+            .map(|c| u64::from(c.repeat.saturating_sub(1)))
+            .sum();
+        if repeated > MAX_REPEATED {
+            return Err(D::Error::custom(format!(
+                "its stack chains repeat {repeated} nodes, more than the {MAX_REPEATED} a profile \
+                 may"
+            )));
+        }
+        let mut stacks = Vec::with_capacity(chains.len() + repeated as usize);
+        for chain in chains {
+            // A chain's last node must be numbered within u32, and a
+            // chain of none is not a chain.
+            let last = chain
+                .id
+                .checked_add(chain.repeat.saturating_sub(1))
+                .filter(|_| chain.repeat >= 1)
+                .ok_or_else(|| {
+                    D::Error::custom(format!(
+                        "stack node {} repeats {} times, past the last node number",
+                        chain.id, chain.repeat
+                    ))
+                })?;
+            let mut parent = chain.parent;
+            for id in chain.id..=last {
+                stacks.push(StackEntry {
+                    task: chain.task,
+                    id,
+                    parent,
+                    function: chain.function.clone(),
+                    calls: chain.calls,
+                    cost: chain.cost,
+                });
+                parent = id;
+            }
+        }
+        Ok(stacks)
     }
 }
 
