@@ -416,30 +416,8 @@ impl Profiler {
     /// sometimes does (it counts an instruction that made two objects one
     /// time and none the next as moved both times).
     pub fn moved_stops(&self) -> u64 {
-        let shard = self.main.lock();
-        let mut starts: BTreeMap<(FunctionId, u32), u64> = BTreeMap::new();
-        for (at, cost) in shard.rows() {
-            if self.hot.end(at.0, at.1) == StretchEnd::Other && cost.ran > 0 {
-                *starts.entry(at).or_default() += cost.ran;
-            }
-        }
-        for (at, n) in self.hot.counted() {
-            if self.hot.end(at.0, at.1) == StretchEnd::Other {
-                *starts.entry(at).or_default() += n;
-            }
-        }
-        let allocations: BTreeMap<(FunctionId, u32), u64> = shard
-            .rows()
-            .filter(|(_, cost)| cost.cost.allocations > 0)
-            .map(|(at, cost)| (at, cost.cost.allocations))
-            .collect();
-        starts
-            .iter()
-            .map(|(&(function, pc), &n)| {
-                let end = pc + self.hot.length(function, pc).saturating_sub(1);
-                n.min(allocations.get(&(function, end)).copied().unwrap_or(0))
-            })
-            .sum()
+        let starts = stretch_starts(&self.main.lock(), &self.hot.counted(), &self.hot);
+        starts.values().map(|start| start.moved).sum()
     }
 
     /// Those of task 0's stops that came after a call or a return, which
@@ -454,22 +432,12 @@ impl Profiler {
     /// How often task 0 started a stretch that ends `end`, by the slow
     /// stops and the fast ones together.
     fn starts_ending(&self, end: StretchEnd) -> u64 {
-        let ends = |(function, pc): &(FunctionId, u32)| self.hot.end(*function, *pc) == end;
-        let slow: u64 = self
-            .main
-            .lock()
-            .rows()
-            .filter(|(at, _)| ends(at))
-            .map(|(_, c)| c.ran)
-            .sum();
-        let fast: u64 = self
-            .hot
-            .counted()
+        let starts = stretch_starts(&self.main.lock(), &self.hot.counted(), &self.hot);
+        starts
             .iter()
-            .filter(|(at, _)| ends(at))
-            .map(|(_, n)| n)
-            .sum();
-        slow + fast
+            .filter(|((function, pc), _)| self.hot.end(*function, *pc) == end)
+            .map(|(_, start)| start.slow + start.fast)
+            .sum()
     }
 
     /// What this profiler's stops were measured to cost (zero for the
@@ -948,11 +916,8 @@ impl Profiler {
     /// taken back here, as task 0's is.
     fn merged_spawned(&self, task: u32, shard: &Shard) -> Shard {
         let mut shard = shard.clone();
-        let (ran, mut rows) = split_rows(&shard);
-        let mut starts: BTreeMap<(FunctionId, u32), Start> = BTreeMap::new();
-        for (at, ran) in ran.into_iter().filter(|(_, ran)| *ran > 0) {
-            starts.entry(at).or_default().slow += ran;
-        }
+        let mut starts = stretch_starts(&shard, &[], &self.hot);
+        let mut rows = heap_rows(&shard);
         let taken = self
             .sampler
             .as_ref()
@@ -1016,14 +981,8 @@ impl Profiler {
         let function = FunctionId(function);
         let end = pc + self.hot.length(function, pc).saturating_sub(1);
         shard.absorb(self.hot.pending(), function, end);
-        let (ran, mut rows) = split_rows(&shard);
-        let mut starts: BTreeMap<(FunctionId, u32), Start> = BTreeMap::new();
-        for (at, ran) in ran {
-            starts.entry(at).or_default().slow += ran;
-        }
-        for (at, n) in self.hot.counted() {
-            starts.entry(at).or_default().fast += n;
-        }
+        let mut starts = stretch_starts(&shard, &self.hot.counted(), &self.hot);
+        let mut rows = heap_rows(&shard);
         let taken = self.sampler.as_ref().map(Sampler::taken);
         if let Some(taken) = &taken {
             for ((f, pc), nanos) in &taken.cells {
@@ -1032,24 +991,10 @@ impl Profiler {
                 }
             }
         }
-        // Each heavy stretch's stops after which the heap had moved (see
-        // `moved_stops`), from the heap figures its last instruction holds.
-        let made: BTreeMap<(FunctionId, u32), u64> = rows
-            .iter()
-            .filter(|(_, c)| c.cost.allocations > 0)
-            .map(|(at, c)| (*at, c.cost.allocations))
-            .collect();
-        for (&(function, pc), start) in starts.iter_mut() {
-            if self.hot.end(function, pc) == StretchEnd::Other {
-                let end = pc + self.hot.length(function, pc).saturating_sub(1);
-                let made = made.get(&(function, end)).copied().unwrap_or(0);
-                start.moved = (start.slow + start.fast).min(made);
-            }
-        }
         let mut costs = self.stop_costs();
         costs.heavy = taken.as_ref().map_or(0.0, |t| {
             beyond_fast(
-                self.moved_stops(),
+                starts.values().map(|start| start.moved).sum(),
                 costs.fast,
                 costs.heavy,
                 t.profiler_heavy,
@@ -1252,17 +1197,46 @@ struct Spread {
     overhead_per_instruction: f64,
 }
 
-/// A shard's rows split in two for the untimed modes: each row's count,
-/// which counts stretch starts and is spread over the stretch's
-/// instructions, and the row with its heap figures and blocked time alone
-/// (count and time 0), which stay on the instruction they were charged to.
-#[allow(clippy::type_complexity)] // Two row lists, named by their use.
-fn split_rows(
+/// A shard's stretch starts for the untimed modes: each with its slow
+/// stops (the count on `shard`'s row, where a stop counted a stretch's
+/// start), its fast ones (from `front`, task 0's lock-free counts) and,
+/// for a stretch ending in an allocation or a builtin, those of its stops
+/// after which the heap had moved (see [`Profiler::moved_stops`]), from
+/// the heap figures its last instruction holds. No time yet.
+fn stretch_starts(
     shard: &Shard,
-) -> (
-    Vec<((FunctionId, u32), u64)>,
-    Vec<((FunctionId, u32), Charge)>,
-) {
+    front: &[((FunctionId, u32), u64)],
+    hot: &Hot,
+) -> BTreeMap<(FunctionId, u32), Start> {
+    let mut starts: BTreeMap<(FunctionId, u32), Start> = BTreeMap::new();
+    let mut made: BTreeMap<(FunctionId, u32), u64> = BTreeMap::new();
+    for (at, cost) in shard.rows() {
+        if cost.ran > 0 {
+            starts.entry(at).or_default().slow += cost.ran;
+        }
+        if cost.cost.allocations > 0 {
+            made.insert(at, cost.cost.allocations);
+        }
+    }
+    for &(at, n) in front {
+        starts.entry(at).or_default().fast += n;
+    }
+    for (&(function, pc), start) in starts.iter_mut() {
+        if hot.end(function, pc) == StretchEnd::Other {
+            let end = pc + hot.length(function, pc).saturating_sub(1);
+            let made = made.get(&(function, end)).copied().unwrap_or(0);
+            start.moved = (start.slow + start.fast).min(made);
+        }
+    }
+    starts
+}
+
+/// A shard's rows for the untimed modes with their heap figures and
+/// blocked time alone (count and time 0), which stay on the instruction
+/// they were charged to; the rows' counts, which count stretch starts,
+/// are spread over the stretches' instructions instead (see
+/// [`stretch_starts`] and [`spread`]).
+fn heap_rows(shard: &Shard) -> Vec<((FunctionId, u32), Charge)> {
     shard
         .rows()
         .map(|(at, cost)| {
@@ -1274,9 +1248,9 @@ fn split_rows(
                 },
                 ..cost
             };
-            ((at, cost.ran), (at, heap))
+            (at, heap)
         })
-        .unzip()
+        .collect()
 }
 
 /// Spreads each stretch start's count and time over the instructions of
@@ -1415,15 +1389,12 @@ mod tests {
         assert_eq!(beyond_fast(0, 2.0, 18.0, 0), 0.0);
     }
 
-    #[test]
-    fn a_stretch_that_ends_in_a_call_gives_up_its_calls_and_returns_unseen_cost() {
-        // `main` is one stretch up to its call of `one`; `one` is one
-        // stretch up to its return.
-        let program = cove_compiler::compile_module(
-            "m",
-            "fn one() -> Int {\n  1\n}\n\nexport fn main() -> Int {\n  one() + 1\n}\n",
-        )
-        .expect("it compiles");
+    /// Compiles `source`, counts ten fast stops at the start of its
+    /// `main`'s first stretch (`moved` of them after the heap moved) that
+    /// were sampled at 1,000 ns all told, and spreads them with `costs`:
+    /// the stretch's end and the nanoseconds left on its rows.
+    fn main_stretch_spread(source: &str, moved: u64, costs: StopCosts) -> (StretchEnd, u64) {
+        let program = cove_compiler::compile_module("m", source).expect("it compiles");
         let hot = Hot::default();
         hot.prepare(&program);
         let main = FunctionId(
@@ -1433,69 +1404,60 @@ mod tests {
                 .position(|f| f.name.ends_with("main"))
                 .expect("main is there") as u32,
         );
-        assert_eq!(
-            hot.end(main, 0),
-            StretchEnd::Call,
-            "main's first stretch ends in its call"
-        );
         let mut starts = BTreeMap::new();
         starts.insert(
             (main, 0),
             Start {
                 slow: 0,
                 fast: 10,
-                moved: 0,
+                moved,
                 nanos: 1_000,
             },
         );
+        let spread = spread(&starts, &hot, costs);
+        let left = spread.rows.iter().map(|(_, c)| c.cost.nanos).sum();
+        (hot.end(main, 0), left)
+    }
+
+    #[test]
+    fn a_stretch_that_ends_in_a_call_gives_up_its_calls_and_returns_unseen_cost() {
+        // `main` is one stretch up to its call of `one`; `one` is one
+        // stretch up to its return.
         let costs = StopCosts {
             call: 20.0,
             ..StopCosts::default()
         };
+        let (end, left) = main_stretch_spread(
+            "fn one() -> Int {\n  1\n}\n\nexport fn main() -> Int {\n  one() + 1\n}\n",
+            0,
+            costs,
+        );
+        assert_eq!(
+            end,
+            StretchEnd::Call,
+            "main's first stretch ends in its call"
+        );
         // Ten calls, each a call's stop and a return's at 20 ns: 400 ns
         // come off the stretch's 1,000.
-        let spread = spread(&starts, &hot, costs);
-        let left: u64 = spread.rows.iter().map(|(_, c)| c.cost.nanos).sum();
         assert_eq!(left, 600);
     }
 
     #[test]
     fn a_stop_after_a_builtin_that_moved_nothing_is_charged_the_quick_cost_not_the_heavy_one() {
         // `main`'s first stretch ends in its `String.length` builtin.
-        let program = cove_compiler::compile_module(
-            "m",
-            "export fn main() -> Int {\n  let s = \"ab\"\n  s.length() + 1\n}\n",
-        )
-        .expect("it compiles");
-        let hot = Hot::default();
-        hot.prepare(&program);
-        let main = FunctionId(
-            program
-                .functions
-                .iter()
-                .position(|f| f.name.ends_with("main"))
-                .expect("main is there") as u32,
-        );
-        assert_eq!(hot.end(main, 0), StretchEnd::Other);
-        let mut starts = BTreeMap::new();
-        starts.insert(
-            (main, 0),
-            Start {
-                slow: 0,
-                fast: 10,
-                moved: 4,
-                nanos: 1_000,
-            },
-        );
         let costs = StopCosts {
             heavy: 50.0,
             quick: 10.0,
             ..StopCosts::default()
         };
+        let (end, left) = main_stretch_spread(
+            "export fn main() -> Int {\n  let s = \"ab\"\n  s.length() + 1\n}\n",
+            4,
+            costs,
+        );
+        assert_eq!(end, StretchEnd::Other);
         // Four stops after which the heap moved at 50 ns, six after which
         // it did not at 10: 260 ns come off the stretch's 1,000.
-        let spread = spread(&starts, &hot, costs);
-        let left: u64 = spread.rows.iter().map(|(_, c)| c.cost.nanos).sum();
         assert_eq!(left, 740);
     }
 
