@@ -10,7 +10,7 @@
 //! frames, never on time.
 
 use cove_profile::report::{
-    ELIDED_FRAME, FOLDED_MAX_FRAMES, Metric, Profile, Report, SCHEMA_VERSION,
+    ELIDED_FRAME, FOLDED_MAX_FRAMES, Metric, Profile, Report, SCHEMA_VERSION, StackEntry,
 };
 use cove_profile::{Profiler, SteppingClock};
 use cove_runtime::{Value, Vm};
@@ -111,25 +111,34 @@ fn a_shallow_path_is_written_whole_as_before() {
     assert!(!folded.contains(ELIDED_FRAME), "{folded}");
 }
 
+/// `json`, a profile of this version, rewritten as `version` wrote it,
+/// with each calling-context node the stack entry `entry` makes of it,
+/// and read back.
+fn written_as(
+    json: &str,
+    version: u32,
+    entry: impl Fn(&StackEntry) -> serde_json::Value,
+) -> Profile {
+    let profile = Profile::from_json(json).expect("this version reads");
+    let mut value: serde_json::Value = serde_json::from_str(json).expect("JSON");
+    value["version"] = version.into();
+    value["stacks"] = profile.stacks.iter().map(entry).collect();
+    Profile::from_json(&value.to_string())
+        .unwrap_or_else(|e| panic!("version {version} reads: {e}"))
+}
+
 #[test]
 fn a_version_1_profile_with_whole_paths_reads_as_the_tree() {
     let (json, _) = reports(4);
     let profile = Profile::from_json(&json).expect("this version reads");
     // The same profile as version 1 wrote it: every node's whole path.
-    let mut value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-    value["version"] = 1.into();
-    value["stacks"] = profile
-        .stacks
-        .iter()
-        .map(|node| {
-            serde_json::json!({
-                "task": node.task,
-                "stack": profile.stack_of(node.task, node.id),
-                "cost": node.cost,
-            })
+    let old = written_as(&json, 1, |node| {
+        serde_json::json!({
+            "task": node.task,
+            "stack": profile.stack_of(node.task, node.id),
+            "cost": node.cost,
         })
-        .collect();
-    let old = Profile::from_json(&value.to_string()).expect("version 1 reads");
+    });
     assert_eq!(old.version, SCHEMA_VERSION);
     assert_eq!(old.stacks.len(), profile.stacks.len());
     for (a, b) in old.stacks.iter().zip(&profile.stacks) {
@@ -146,22 +155,12 @@ fn a_version_2_profile_with_a_node_an_entry_reads_as_the_same_tree() {
     let (json, _) = reports(50);
     let profile = Profile::from_json(&json).expect("this version reads");
     // The same profile as version 2 wrote it: every node an entry.
-    let mut value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
-    value["version"] = 2.into();
-    value["stacks"] = serde_json::to_value(
-        profile
-            .stacks
-            .iter()
-            .map(|node| {
-                serde_json::json!({
-                    "task": node.task, "id": node.id, "parent": node.parent,
-                    "function": node.function, "calls": node.calls, "cost": node.cost,
-                })
-            })
-            .collect::<Vec<_>>(),
-    )
-    .expect("JSON");
-    let old = Profile::from_json(&value.to_string()).expect("version 2 reads");
+    let old = written_as(&json, 2, |node| {
+        serde_json::json!({
+            "task": node.task, "id": node.id, "parent": node.parent,
+            "function": node.function, "calls": node.calls, "cost": node.cost,
+        })
+    });
     assert_eq!(old.version, SCHEMA_VERSION);
     assert_eq!(old.stacks, profile.stacks);
     assert_eq!(profile.stacks.len(), 52, "start and 51 levels of down");
