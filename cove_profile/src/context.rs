@@ -151,16 +151,27 @@ impl Tree {
     /// `None` for the frames left out, then its innermost frame. The root's
     /// path is empty.
     ///
-    /// Each path is made from its caller's, and none is longer than `max`,
-    /// so the time and the size are linear in the number of nodes: whole
-    /// paths of a recursion n deep would hold n²/2 frames.
+    /// Each path is made from its caller's, none is longer than `max`, and
+    /// the nodes whose cut paths are alike (the levels of a recursion
+    /// deeper than `max`) share one, so the time and the size are linear
+    /// in the number of nodes, and a report that merges a shared path's
+    /// nodes into one sample is as large as the distinct paths: whole paths
+    /// of a recursion n deep would hold n²/2 frames, and one path a level
+    /// `max` frames each.
     #[cfg(feature = "reports")]
-    pub(crate) fn capped_paths(&self, max: usize) -> Vec<Vec<Option<FunctionId>>> {
+    pub(crate) fn capped_paths(&self, max: usize) -> CappedPaths {
         let head = max.saturating_sub(2);
         let mut depth = vec![0_usize; self.nodes.len()];
         // For each node deeper than `head`, its ancestor at depth `head`.
         let mut cut = vec![ROOT; self.nodes.len()];
-        let mut paths: Vec<Vec<Option<FunctionId>>> = vec![Vec::new(); self.nodes.len()];
+        let mut paths = CappedPaths {
+            distinct: vec![Vec::new()],
+            of: vec![0; self.nodes.len()],
+        };
+        // The shared path of the nodes below a cut, by the ancestor at the
+        // cut and the innermost function.
+        let mut below_cut: std::collections::HashMap<(NodeId, FunctionId), u32> =
+            std::collections::HashMap::new();
         for id in 1..self.nodes.len() {
             let node = &self.nodes[id];
             let parent = node.parent as usize;
@@ -175,18 +186,56 @@ impl Tree {
                 d if d == head + 1 => node.parent,
                 _ => cut[parent],
             };
-            paths[id] = if d <= max {
-                let mut path = paths[parent].clone();
+            paths.of[id] = if d <= max {
+                let mut path = paths.distinct[paths.of[parent] as usize].clone();
                 path.push(Some(node.function));
-                path
+                paths.push(path)
             } else {
-                let mut path = paths[cut[id] as usize].clone();
-                path.push(None);
-                path.push(Some(node.function));
-                path
+                let key = (cut[id], node.function);
+                match below_cut.get(&key) {
+                    Some(&shared) => shared,
+                    None => {
+                        let mut path = paths.distinct[paths.of[cut[id] as usize] as usize].clone();
+                        path.push(None);
+                        path.push(Some(node.function));
+                        let shared = paths.push(path);
+                        below_cut.insert(key, shared);
+                        shared
+                    }
+                }
             };
         }
         paths
+    }
+}
+
+/// The calling-context tree's paths cut to a length (see
+/// [`Tree::capped_paths`]): each distinct path once, and each node's.
+#[cfg(feature = "reports")]
+pub(crate) struct CappedPaths {
+    /// The distinct paths, the root's (empty) first.
+    distinct: Vec<Vec<Option<FunctionId>>>,
+    /// Each node's path, as an index into `distinct`.
+    of: Vec<u32>,
+}
+
+#[cfg(feature = "reports")]
+impl CappedPaths {
+    /// `node`'s path, and the index its alike nodes share.
+    pub(crate) fn of(&self, node: usize) -> (u32, &[Option<FunctionId>]) {
+        let index = self.of.get(node).copied().unwrap_or(0);
+        (index, &self.distinct[index as usize])
+    }
+
+    /// How many distinct paths there are.
+    #[cfg(test)]
+    pub(crate) fn distinct(&self) -> usize {
+        self.distinct.len()
+    }
+
+    fn push(&mut self, path: Vec<Option<FunctionId>>) -> u32 {
+        self.distinct.push(path);
+        (self.distinct.len() - 1) as u32
     }
 }
 
@@ -226,11 +275,26 @@ mod tests {
         }
         let paths = tree.capped_paths(5);
         let f = |n: u32| Some(FunctionId(n));
-        assert_eq!(paths[node as usize], vec![f(0), f(1), f(1), None, f(1)]);
-        assert_eq!(paths[3], vec![f(0), f(1), f(1)], "a shallow path is whole");
-        assert!(paths.iter().all(|p| p.len() <= 5));
+        assert_eq!(paths.of(node as usize).1, [f(0), f(1), f(1), None, f(1)]);
+        assert_eq!(paths.of(3).1, [f(0), f(1), f(1)], "a shallow path is whole");
+        assert!((0..tree.nodes.len()).all(|n| paths.of(n).1.len() <= 5));
         let whole: Vec<_> = tree.path(3).into_iter().map(Some).collect();
-        assert_eq!(paths[3], whole);
+        assert_eq!(paths.of(3).1, whole);
+    }
+
+    #[test]
+    fn the_levels_below_the_cap_share_one_path() {
+        let mut tree = Tree::default();
+        let mut node = tree.enter(ROOT, FunctionId(0));
+        for _ in 0..1_000 {
+            node = tree.enter(node, FunctionId(1));
+        }
+        let paths = tree.capped_paths(5);
+        // The root's, and those of depths 1 to 5, and one for every level
+        // deeper.
+        assert_eq!(paths.distinct(), 7);
+        assert_eq!(paths.of(6), paths.of(node as usize));
+        assert_ne!(paths.of(5).0, paths.of(6).0);
     }
 
     #[test]

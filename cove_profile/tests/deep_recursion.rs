@@ -74,6 +74,53 @@ fn a_recursion_twice_as_deep_has_a_json_and_a_folded_report_no_bigger() {
     assert!(folded < 1.1, "folded: ×{folded:.2}");
 }
 
+/// The speedscope file of `down(depth)`, and its pprof profile's samples
+/// and their instructions all told, with the run's instructions.
+fn viewer_reports(depth: i64) -> (String, usize, i64, u64) {
+    let program = cove_compiler::compile_module("deep", DOWN).unwrap_or_else(|d| panic!("{d}"));
+    let profiler = Profiler::with_clock(SteppingClock::new(1));
+    let mut vm = Vm::new(&program).with_debugger(&profiler);
+    vm.run_entry("deep", "start", vec![Value::Int(depth)])
+        .expect("it runs");
+    let ran = vm.instructions();
+    drop(vm);
+    let report = Report::new(&program, &profiler);
+    let pprof = report.pprof_profile();
+    let instructions = pprof.sample.iter().map(|s| s.value[0]).sum();
+    (report.speedscope(), pprof.sample.len(), instructions, ran)
+}
+
+#[test]
+fn a_recursion_twice_as_deep_has_speedscope_and_pprof_reports_no_bigger_and_every_instruction_in_them()
+ {
+    let (short, short_samples, short_ran, ran) = viewer_reports(5_000);
+    assert_eq!(short_ran as u64, ran, "the samples hold every instruction");
+    let (long, long_samples, long_ran, ran) = viewer_reports(10_000);
+    assert_eq!(long_ran as u64, ran, "the samples hold every instruction");
+    // Every level below the cut shares one cut path, and so one sample: a
+    // sample a level was 26 MB for a recursion 100,000 deep.
+    let ratio = long.len() as f64 / short.len() as f64;
+    assert!(ratio < 1.1, "speedscope: ×{ratio:.2}");
+    assert!(long.len() < 256 * 1024, "{} bytes", long.len());
+    assert_eq!(long_samples, short_samples, "pprof's samples");
+    // A sample for each line of `down` (three) that ran on each cut path.
+    assert!(
+        long_samples <= 3 * FOLDED_MAX_FRAMES,
+        "{long_samples} samples"
+    );
+    let speedscope: serde_json::Value = serde_json::from_str(&long).expect("JSON");
+    let instructions: u64 = speedscope["profiles"][0]["weights"]
+        .as_array()
+        .expect("weights")
+        .iter()
+        .map(|w| w.as_u64().expect("a count"))
+        .sum();
+    assert_eq!(
+        instructions, ran,
+        "speedscope's weights hold every instruction"
+    );
+}
+
 #[test]
 fn a_folded_line_deeper_than_the_cap_keeps_its_outermost_frames_an_ellipsis_and_its_innermost() {
     let (_, folded) = reports(1_000);

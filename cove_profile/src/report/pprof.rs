@@ -304,38 +304,67 @@ impl Report<'_> {
             // Cut as folded stacks are: a runaway recursion's profile stays
             // linear in its calling contexts.
             let paths = task.tree.capped_paths(FOLDED_MAX_FRAMES);
+            // Where each stack's sample is: the nodes a cut made alike (a
+            // runaway recursion's levels below it) add into one sample.
+            // A sample is known by its path and its own leading locations.
+            let mut sample_of: HashMap<(u32, u64, u64), usize> = HashMap::new();
+            let mut callers_of: HashMap<u32, Vec<u64>> = HashMap::new();
+            let mut add = |samples: &mut Vec<Sample>,
+                           key: (u32, u64, u64),
+                           location_id: Vec<u64>,
+                           value: Vec<i64>| {
+                if let Some(&at) = sample_of.get(&key) {
+                    let sample: &mut Sample = &mut samples[at];
+                    for (sum, v) in sample.value.iter_mut().zip(&value) {
+                        *sum += v;
+                    }
+                    return;
+                }
+                sample_of.insert(key, samples.len());
+                samples.push(Sample {
+                    location_id,
+                    value,
+                    label: vec![Label {
+                        key: task_key,
+                        str: 0,
+                        num: i64::from(task.task),
+                    }],
+                });
+            };
             for (id, node) in task.tree.nodes.iter().enumerate() {
                 if id == ROOT as usize || node.cost.is_empty() {
                     continue;
                 }
                 // The callers, innermost first, each at its call's line; the
                 // frames a cut left out are one location of their own.
-                let callers: Vec<u64> = paths[id]
-                    .windows(2)
-                    .rev()
-                    .map(|pair| match (pair[0], pair[1]) {
-                        (Some(caller), Some(callee)) => {
-                            let line = call_line.get(&(caller, callee)).copied().unwrap_or(0);
-                            location(caller, line)
-                        }
-                        (Some(caller), None) => location(caller, 0),
-                        (None, _) => location(ELIDED, 0),
-                    })
-                    .collect();
+                // Made once a distinct path.
+                let (path, frames) = paths.of(id);
+                let callers: &Vec<u64> = callers_of.entry(path).or_insert_with(|| {
+                    frames
+                        .windows(2)
+                        .rev()
+                        .map(|pair| match (pair[0], pair[1]) {
+                            (Some(caller), Some(callee)) => {
+                                let line = call_line.get(&(caller, callee)).copied().unwrap_or(0);
+                                location(caller, line)
+                            }
+                            (Some(caller), None) => location(caller, 0),
+                            (None, _) => location(ELIDED, 0),
+                        })
+                        .collect()
+                });
                 if self.idle() && node.cost.blocked > 0 {
                     // The wait, as a leaf `(blocked)` frame under the
                     // function that waited, in nanoseconds only.
-                    let mut location_id = vec![location(BLOCKED, 0), location(node.function, 0)];
-                    location_id.extend(&callers);
-                    samples.push(Sample {
+                    let (wait, waiter) = (location(BLOCKED, 0), location(node.function, 0));
+                    let mut location_id = vec![wait, waiter];
+                    location_id.extend(callers);
+                    add(
+                        &mut samples,
+                        (path, wait, waiter),
                         location_id,
-                        value: vec![0, node.cost.blocked as i64, 0, 0],
-                        label: vec![Label {
-                            key: task_key,
-                            str: 0,
-                            num: i64::from(task.task),
-                        }],
-                    });
+                        vec![0, node.cost.blocked as i64, 0, 0],
+                    );
                 }
                 let Some((numbers, pools)) = pools.get_mut(&node.function) else {
                     continue;
@@ -350,17 +379,10 @@ impl Report<'_> {
                     if value.iter().all(|v| *v == 0) {
                         continue;
                     }
-                    let mut location_id = vec![location(node.function, *line)];
-                    location_id.extend(&callers);
-                    samples.push(Sample {
-                        location_id,
-                        value,
-                        label: vec![Label {
-                            key: task_key,
-                            str: 0,
-                            num: i64::from(task.task),
-                        }],
-                    });
+                    let leaf = location(node.function, *line);
+                    let mut location_id = vec![leaf];
+                    location_id.extend(callers);
+                    add(&mut samples, (path, leaf, 0), location_id, value);
                 }
             }
         }
