@@ -22,7 +22,7 @@ fn room<T>(items: &mut Vec<T>, n: usize) -> Faulty<()> {
     if items.capacity() - items.len() < n {
         items.try_reserve(n).map_err(|e| {
             let words = n.saturating_mul(std::mem::size_of::<T>()).div_ceil(8);
-            super::out_of_memory(words, &format!("{e}, copying a value between tasks"))
+            super::out_of_memory(words, format_args!("{e}, copying a value between tasks"))
         })?;
     }
     Ok(())
@@ -35,6 +35,63 @@ fn take_last<T>(done: &mut Vec<T>, n: usize) -> Faulty<Vec<T>> {
     room(&mut items, n)?;
     items.extend(done.drain(done.len() - n..));
     Ok(items)
+}
+
+/// A copy on the host of a string's bytes, its room asked of the host
+/// first (see [`room`]): a message's strings are most of what a flooded
+/// channel holds, and a host at its last megabytes refuses one of them
+/// (13 bytes, under `ulimit -v 250000` in a debug build) before any
+/// vector, which aborted the process.
+fn host_text(bytes: &[u8]) -> Faulty<String> {
+    let mut text = String::new();
+    text.try_reserve_exact(bytes.len()).map_err(|e| {
+        super::out_of_memory(
+            bytes.len().div_ceil(8),
+            format_args!("{e}, copying a string between tasks"),
+        )
+    })?;
+    text.push_str(&String::from_utf8_lossy(bytes));
+    Ok(text)
+}
+
+/// A copy on the host of a name the program gives a struct, an enum, a
+/// variant, a field or a function: every struct of a message carries its
+/// own names, and they are asked of the host like its strings.
+fn host_name(name: &str) -> Faulty<String> {
+    host_text(name.as_bytes())
+}
+
+/// A box on the host for an `Option`'s value, asked of the host first
+/// (see [`room`]): `Box::new` aborts the process when the host refuses,
+/// and a flood of `Some("...")` messages under `ulimit -v 300000` was
+/// refused one of these 72-byte boxes before any vector.
+fn host_box(value: Value) -> Faulty<Box<Value>> {
+    let mut one = Vec::new();
+    room(&mut one, 1)?;
+    one.push(value);
+    // A vector whose length is its capacity becomes a boxed slice without
+    // moving, and a boxed slice of one item a boxed array of one.
+    let Ok(array) = Box::<[Value; 1]>::try_from(one.into_boxed_slice()) else {
+        unreachable!("a vector of one item is a slice of one item")
+    };
+    // SAFETY: `[Value; 1]` has the size and alignment of `Value` (an
+    // array's layout is its item's, repeated), so the allocation the box
+    // owns is one a `Box<Value>` may own and free.
+    Ok(unsafe { Box::from_raw(Box::into_raw(array).cast::<Value>()) })
+}
+
+/// Each value beside its name, in a vector asked of the host (see
+/// [`room`]), as a struct's fields and a closure's captures are copied.
+fn named<'n>(
+    names: impl IntoIterator<Item = &'n str>,
+    values: Vec<Value>,
+) -> Faulty<Vec<(String, Value)>> {
+    let mut pairs = Vec::new();
+    room(&mut pairs, values.len())?;
+    for (name, value) in names.into_iter().zip(values) {
+        pairs.push((host_name(name)?, value));
+    }
+    Ok(pairs)
 }
 
 fn mismatch(program: &Program, ty: TypeId, value: &Value) -> Fault {
@@ -130,21 +187,15 @@ impl Memory {
                 }
                 Out::Some => {
                     let value = done.pop().unwrap_or(Value::Unit);
-                    done.push(Value::Option(Some(Box::new(value))));
+                    done.push(Value::Option(Some(host_box(value)?)));
                     continue;
                 }
                 Out::Struct(s) => {
                     let def = program.struct_def(s);
                     let values = take_last(&mut done, def.fields.len())?;
-                    let fields = def
-                        .fields
-                        .iter()
-                        .map(|f| f.name.clone())
-                        .zip(values)
-                        .collect();
                     done.push(Value::Struct {
-                        name: def.name.clone(),
-                        fields,
+                        name: host_name(&def.name)?,
+                        fields: named(def.fields.iter().map(|f| &f.name[..]), values)?,
                     });
                     continue;
                 }
@@ -157,8 +208,8 @@ impl Memory {
                         .map(|d| &d.fields[..])
                         .unwrap_or(&[]);
                     done.push(Value::Closure {
-                        function: program.function(func).qualified.clone(),
-                        captures: names.iter().map(|f| f.name.clone()).zip(values).collect(),
+                        function: host_name(&program.function(func).qualified)?,
+                        captures: named(names.iter().map(|f| &f.name[..]), values)?,
                     });
                     continue;
                 }
@@ -167,8 +218,8 @@ impl Memory {
                     let variant = &def.variants[index];
                     let fields = take_last(&mut done, variant.fields.len())?;
                     done.push(Value::Variant {
-                        enum_name: def.name.clone(),
-                        variant: variant.name.clone(),
+                        enum_name: host_name(&def.name)?,
+                        variant: host_name(&variant.name)?,
                         fields,
                     });
                     continue;
@@ -202,7 +253,7 @@ impl Memory {
                 Type::Int => Value::Int(bits as i64),
                 Type::Float => Value::Float(f64::from_bits(bits)),
                 Type::Str => {
-                    let text = self.str_text(bits).into_owned();
+                    let text = host_text(self.str_bytes(bits))?;
                     self.did_work(text.len() as u64);
                     Value::Str(text)
                 }
@@ -243,7 +294,7 @@ impl Memory {
                         }
                         Table::Str(m) => {
                             for (key, value) in m.iter() {
-                                keys.push(Value::Str(String::from_utf8_lossy(key).into_owned()));
+                                keys.push(Value::Str(host_text(key)?));
                                 values.push(value);
                             }
                         }
@@ -267,9 +318,13 @@ impl Memory {
                     let n = b_of(header) as usize;
                     if let Some(at) = open.iter().rposition(|&o| o == bits) {
                         let up = open.len() - 1 - at;
+                        // The step's room on `done` holds the capture a
+                        // moment, until it has a vector of its own.
+                        done.push(Value::Int(up as i64));
+                        let up = take_last(&mut done, 1)?;
                         done.push(Value::Closure {
-                            function: program.function(func).qualified.clone(),
-                            captures: vec![(CYCLE.to_string(), Value::Int(up as i64))],
+                            function: host_name(&program.function(func).qualified)?,
+                            captures: named([CYCLE], up)?,
                         });
                         continue;
                     }

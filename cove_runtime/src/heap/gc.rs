@@ -97,7 +97,7 @@ impl Memory {
             if let Err(e) = self.spare.try_reserve_exact(more) {
                 let (space, spare) = (self.space.len(), self.spare.len());
                 self.hold_host(space, spare);
-                return Err(super::out_of_memory(more, &e.to_string()));
+                return Err(super::out_of_memory(more, format_args!("{e}")));
             }
             self.spare.resize(needed, 0);
         }

@@ -100,6 +100,7 @@ mod equal;
 mod gc;
 pub(crate) mod hash;
 mod render;
+pub(crate) mod reserve;
 
 use std::sync::Arc;
 
@@ -558,7 +559,7 @@ impl Memory {
         if self.budget.fails_now() {
             return Err(out_of_memory(
                 words,
-                "the allocation-failure hook failed it",
+                format_args!("the allocation-failure hook failed it"),
             ));
         }
         let at = self.next;
@@ -653,7 +654,7 @@ impl Memory {
                 }
                 if let Err(e) = self.space.try_reserve_exact(end - len) {
                     self.hold_host(len, spare);
-                    return Err(out_of_memory(end - len, &e.to_string()));
+                    return Err(out_of_memory(end - len, format_args!("{e}")));
                 }
                 end
             };
@@ -1442,8 +1443,11 @@ impl Drop for Memory {
     }
 }
 
-/// The host could not give the heap `words` more words.
-pub(crate) fn out_of_memory(words: usize, why: &str) -> Fault {
+/// The host could not give the heap `words` more words. The run's
+/// reserve goes back to the host first, so that there is memory to say
+/// so in (see `reserve.rs`): `why` is formatted only after.
+pub(crate) fn out_of_memory(words: usize, why: std::fmt::Arguments<'_>) -> Fault {
+    reserve::release();
     Fault::new(
         ErrorKind::HeapLimit,
         format!("out of memory: the host could not give the heap {words} more words ({why})"),
@@ -1467,7 +1471,9 @@ pub(crate) fn map_full() -> Fault {
 pub(crate) fn map_refused(refused: entries::Refused) -> Fault {
     match refused {
         entries::Refused::Full => map_full(),
-        entries::Refused::Host(bytes) => out_of_memory(bytes.div_ceil(8), "for a map's entries"),
+        entries::Refused::Host(bytes) => {
+            out_of_memory(bytes.div_ceil(8), format_args!("for a map's entries"))
+        }
     }
 }
 

@@ -124,7 +124,7 @@ impl Memory {
             };
             if out.capacity() - out.len() < want {
                 out.try_reserve(want).map_err(|e| {
-                    super::out_of_memory(want.div_ceil(8), &format!("{e}, for a text form"))
+                    super::out_of_memory(want.div_ceil(8), format_args!("{e}, for a text form"))
                 })?;
             }
             // So does the stack of what is left to write, one step for each
@@ -134,7 +134,7 @@ impl Memory {
             if work.capacity() - work.len() < WORK_ROOM {
                 work.try_reserve(WORK_ROOM).map_err(|e| {
                     let words = (WORK_ROOM * std::mem::size_of::<Step<'_>>()).div_ceil(8);
-                    super::out_of_memory(words, &format!("{e}, for a text form"))
+                    super::out_of_memory(words, format_args!("{e}, for a text form"))
                 })?;
             }
             match step {

@@ -128,7 +128,7 @@ fn host_vec<T>(n: usize, what: &str) -> Faulty<Vec<T>> {
     let mut items = Vec::new();
     items.try_reserve_exact(n).map_err(|e| {
         let words = n.saturating_mul(std::mem::size_of::<T>()).div_ceil(8);
-        crate::heap::out_of_memory(words, &format!("{e}, {what}"))
+        crate::heap::out_of_memory(words, format_args!("{e}, {what}"))
     })?;
     Ok(items)
 }
@@ -144,7 +144,7 @@ fn host_push<T>(items: &mut Vec<T>, item: T, what: &str) -> Faulty<()> {
         let more = items.len().max(4);
         items.try_reserve(more).map_err(|e| {
             let words = more.saturating_mul(std::mem::size_of::<T>()).div_ceil(8);
-            crate::heap::out_of_memory(words, &format!("{e}, {what}"))
+            crate::heap::out_of_memory(words, format_args!("{e}, {what}"))
         })?;
     }
     items.push(item);

@@ -413,7 +413,7 @@ impl<'env> Machine<'env> {
         } else {
             let need = top.saturating_sub(self.stack.len());
             self.stack.try_reserve_exact(need).map_err(|e| {
-                crate::heap::out_of_memory(need, &format!("{e}, for the register stack"))
+                crate::heap::out_of_memory(need, format_args!("{e}, for the register stack"))
             })?;
             top
         };

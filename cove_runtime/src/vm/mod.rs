@@ -50,6 +50,10 @@ use tasks::Scheduler;
 /// idle task costs the pages it touched.
 pub(crate) const TASK_STACK: usize = 64 << 20;
 
+/// The stack the run's first task takes when the host refuses it
+/// [`TASK_STACK`]: a platform's usual main-thread stack.
+const SMALL_TASK_STACK: usize = 8 << 20;
+
 /// A program, ready to run, with what the embedder configured around it.
 ///
 /// ```
@@ -298,6 +302,8 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
                 format!("the program has no function {module}.{function}"),
             ));
         };
+        // Memory to report a refusal of the host's in (see `heap/reserve.rs`).
+        crate::heap::reserve::keep();
         // A host may call what a module exports, and `main`, which is what
         // a command-line runner starts whether or not it is exported.
         if !self.program.function(func).exported && function != "main" {
@@ -341,16 +347,29 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
             fixed_wait: self.fixed_wait,
         };
         let debugger = self.debugger;
+        // The arguments wait here for whichever thread starts: a thread
+        // that could not start dropped what it was given.
+        let args = Mutex::new(Some(args));
         let outcome = std::thread::scope(|scope| {
             let shared = &shared;
-            let main = std::thread::Builder::new()
-                .name("cove-main".to_string())
-                .stack_size(TASK_STACK)
-                .spawn_scoped(scope, move || {
-                    let outcome = run_task(shared, scope, debugger, 0, func, args);
-                    shared.scheduler.end();
-                    outcome
-                });
+            let args = &args;
+            let start = |stack: usize| {
+                std::thread::Builder::new()
+                    .name("cove-main".to_string())
+                    .stack_size(stack)
+                    .spawn_scoped(scope, move || {
+                        let args = args.lock().take();
+                        let outcome =
+                            run_task(shared, scope, debugger, 0, func, args.unwrap_or_default());
+                        shared.scheduler.end();
+                        outcome
+                    })
+            };
+            // A host short of address space (a tight `ulimit -v`, which
+            // counts each thread's malloc arena too) may refuse the full
+            // stack and still have room for a usual one, which is all a
+            // run needs that no debugger's `at` deepens.
+            let main = start(TASK_STACK).or_else(|_| start(SMALL_TASK_STACK));
             match main {
                 Ok(main) => main.join().unwrap_or_else(|_| (Err(internal_error()), 0)),
                 Err(e) => (

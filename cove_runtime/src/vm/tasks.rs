@@ -665,7 +665,7 @@ impl Scheduler {
             dispose(message);
             return Err(crate::heap::out_of_memory(
                 growth,
-                &format!("{e}, queueing a message"),
+                format_args!("{e}, queueing a message"),
             ));
         }
         counted.fetch_add(words, Ordering::Relaxed);
