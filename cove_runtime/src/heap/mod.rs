@@ -393,7 +393,10 @@ pub(crate) const HOST_ALLOWANCE: usize = 4 * FIRST_COLLECTION;
 /// its next collection due when it holds `due` words: twice `len`, but no
 /// more than `due` (and no more than the heap bound `limit`) plus
 /// [`FIRST_COLLECTION`] words of slack while that holds `end`. A need past
-/// that cap is an instruction allocating past its heap's next collection
+/// `due` is the last instruction before a collection: it gets what it
+/// needs or an eighth more than `len`, within the slack (a doubling there
+/// made `append.cove`'s space 4 MiB, half of it written and never used,
+/// for a collection at the instruction's end). A need past that cap is an instruction allocating past its heap's next collection
 /// (a string split into a million characters, a list's array doubling in
 /// a heap that is nearly full); it gets what it needs and the slack again,
 /// or an eighth more than `len` if that is more, so that growth stays
@@ -412,8 +415,13 @@ fn space_growth(len: usize, end: usize, due: usize, limit: Option<u64>) -> usize
         .and_then(|l| usize::try_from(l).ok())
         .map_or(usize::MAX, |l| l.saturating_add(FIRST_COLLECTION));
     let cap = due.saturating_add(FIRST_COLLECTION).min(bound);
-    if end <= cap {
+    if end <= cap && end <= due {
         doubled.min(cap)
+    } else if end <= cap {
+        // The heap collects at the end of the instruction asking: room for
+        // what it allocates, an eighth more each time, and not a doubling
+        // that would be written (zeroed) only to be collected at once.
+        end.max(len.saturating_add(len / 8)).min(cap)
     } else {
         end.saturating_add(FIRST_COLLECTION)
             .max(len.saturating_add(len / 8))
@@ -1609,6 +1617,21 @@ mod tests {
         let due = 4_000_000;
         assert_eq!(
             space_growth(3_000_000, 3_000_001, due, Some(bound)),
+            due + FIRST_COLLECTION
+        );
+        // A need just past the next collection is the instruction before
+        // it: an eighth more, or what it needs, within the slack.
+        let soon = 1_000_000;
+        assert_eq!(
+            space_growth(soon, soon + 1, soon, Some(bound)),
+            soon + soon / 8
+        );
+        assert_eq!(
+            space_growth(soon, soon + 200_000, soon, None),
+            soon + 200_000
+        );
+        assert_eq!(
+            space_growth(due, due + 1, due, Some(bound)),
             due + FIRST_COLLECTION
         );
         let past = due + FIRST_COLLECTION;
