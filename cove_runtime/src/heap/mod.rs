@@ -396,9 +396,10 @@ pub(crate) const HOST_ALLOWANCE: usize = 4 * FIRST_COLLECTION;
 /// `due` is the last instruction before a collection: it gets what it
 /// needs or an eighth more than `len`, within the slack (a doubling there
 /// made `append.cove`'s space 4 MiB, half of it written and never used,
-/// for a collection at the instruction's end). A need past that cap is an instruction allocating past its heap's next collection
-/// (a string split into a million characters, a list's array doubling in
-/// a heap that is nearly full); it gets what it needs and the slack again,
+/// for a collection at the instruction's end). A need past the slack is
+/// an instruction allocating far past its heap's next collection (a
+/// string split into a million characters, a list's array doubling in a
+/// heap that is nearly full); it gets what it needs and the slack again,
 /// or an eighth more than `len` if that is more, so that growth stays
 /// amortised without doubling a space past what the heap was given (see
 /// [`Memory::grow_space`]).
