@@ -11,10 +11,11 @@
 //! So each run keeps [`RESERVE`] bytes back (the room of an empty vector,
 //! never written, so address space and not resident pages), and the
 //! first refusal lets go of them before building its fault, as Emacs keeps
-//! its spare memory for "memory full". One reserve for the process; the
-//! next run takes it again. Costs one allocation and one free per run.
+//! its spare memory for "memory full". One reserve for the process, kept
+//! across runs: it costs one allocation, and one more for the next run
+//! after each refusal, and a lock per run to look.
 
-use std::sync::Mutex;
+use parking_lot::Mutex;
 
 /// How many bytes are kept back: many times what a fault's report needs.
 pub(crate) const RESERVE: usize = 1 << 20;
@@ -46,9 +47,7 @@ impl Reserve {
     /// refuses even that leaves the run without a reserve, which is no
     /// reason not to run.
     fn keep(&self) {
-        let Ok(mut kept) = self.0.lock() else {
-            return;
-        };
+        let mut kept = self.0.lock();
         if kept.is_none() {
             // Room only, never written: the host maps the pages when they
             // are touched, and these never are.
@@ -61,19 +60,13 @@ impl Reserve {
 
     /// Gives the room back to the host.
     fn release(&self) {
-        if let Ok(mut kept) = self.0.lock() {
-            kept.take();
-        }
+        self.0.lock().take();
     }
 
     /// How many bytes are kept back now.
     #[cfg(test)]
     fn kept(&self) -> usize {
-        self.0
-            .lock()
-            .ok()
-            .and_then(|kept| kept.as_ref().map(Vec::capacity))
-            .unwrap_or(0)
+        self.0.lock().as_ref().map_or(0, Vec::capacity)
     }
 }
 
@@ -88,9 +81,9 @@ mod tests {
         reserve.keep();
         assert!(reserve.kept() >= RESERVE);
         // A second run keeps the one reserve, not another beside it.
-        let first = reserve.0.lock().unwrap().as_ref().map(Vec::as_ptr);
+        let first = reserve.0.lock().as_ref().map(Vec::as_ptr);
         reserve.keep();
-        assert_eq!(reserve.0.lock().unwrap().as_ref().map(Vec::as_ptr), first);
+        assert_eq!(reserve.0.lock().as_ref().map(Vec::as_ptr), first);
         reserve.release();
         assert_eq!(reserve.kept(), 0);
         reserve.keep();
