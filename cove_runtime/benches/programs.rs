@@ -35,6 +35,8 @@ const PROGRAMS: &[&str] = &[
     "nqueens",
     "intmap",
     "splitting",
+    "levenshtein",
+    "closures",
     // Tasks and channels, which have no Lua twin.
     "channels",
     // A directory program: the covefmt workload, which has no Lua twin.
