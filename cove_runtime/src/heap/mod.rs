@@ -793,6 +793,65 @@ impl Memory {
         self.space[r as usize]
     }
 
+    /// Word `at` of the space, read without a check of the space's bounds:
+    /// for the reads of the dispatch loop's list and field instructions,
+    /// whose three checked loads (the length, the array, the element) were
+    /// a quarter of `levenshtein`'s time (docs/RUNTIME.md, "Lists: the
+    /// levers"). A debug build checks the bound all the same, so the test
+    /// suite's generated and stressed runs catch a caller's mistake as a
+    /// panic.
+    ///
+    /// # Safety
+    ///
+    /// `at` is inside the space: the caller derives it from a reference the
+    /// verifier's *types* guarantee is an object of the kind it reads, of
+    /// this heap, and from the heap's shape (module documentation): an
+    /// object's words are all inside the space, and a list's array holds at
+    /// least its length of elements.
+    #[inline(always)]
+    unsafe fn typed_word(&self, at: usize) -> u64 {
+        debug_assert!(at < self.space.len(), "a typed read past the heap");
+        // SAFETY: the caller's contract, above.
+        unsafe { *self.space.get_unchecked(at) }
+    }
+
+    /// [`Memory::typed_word`]'s write.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Memory::typed_word`].
+    #[inline(always)]
+    unsafe fn set_typed_word(&mut self, at: usize, value: u64) {
+        debug_assert!(at < self.space.len(), "a typed write past the heap");
+        // SAFETY: the caller's contract, at `typed_word`.
+        unsafe { *self.space.get_unchecked_mut(at) = value }
+    }
+
+    /// Field `field` of the struct, variant payload or `some` object `r`,
+    /// for `get.field`, `get.payload` and `unwrap`.
+    ///
+    /// # Safety
+    ///
+    /// `r` is a non-zero reference to such an object of this heap, with at
+    /// least `field + 1` words of contents: the verifier's *types* and
+    /// *tables* guarantees for the instruction's operands.
+    #[inline(always)]
+    pub(crate) unsafe fn field(&self, r: u64, field: u16) -> u64 {
+        // SAFETY: the object's words are inside the space.
+        unsafe { self.typed_word(r as usize + 1 + usize::from(field)) }
+    }
+
+    /// Writes field `field` of the struct `r`, for `set.field`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Memory::field`].
+    #[inline(always)]
+    pub(crate) unsafe fn set_field(&mut self, r: u64, field: u16, value: u64) {
+        // SAFETY: the object's words are inside the space.
+        unsafe { self.set_typed_word(r as usize + 1 + usize::from(field), value) }
+    }
+
     // ---- strings -----------------------------------------------------
 
     /// The bytes of the string `r`.
@@ -1058,34 +1117,61 @@ impl Memory {
         self.space[list as usize + 1] as usize
     }
 
+    /// [`Memory::list_len`] for `len.list`, unchecked.
+    ///
+    /// # Safety
+    ///
+    /// `list` is a non-zero reference to a list of this heap: the
+    /// verifier's *types* guarantee for the instruction's operand.
+    #[inline(always)]
+    pub(crate) unsafe fn typed_list_len(&self, list: u64) -> u64 {
+        // SAFETY: a list's three words are inside the space.
+        unsafe { self.typed_word(list as usize + 1) }
+    }
+
     /// The element `i` of a list, or `None` when `i` is out of range: one
     /// unsigned comparison with the length (a negative index is past every
-    /// length as a `u64`) and a load, where a slice of the elements cost a
-    /// test for an empty list and a check of the slice's bounds. The loads
-    /// stay bounds-checked: unchecked ones saved only 2–6% of the native
-    /// instructions of sieve and fannkuch (docs/RUNTIME.md), not enough to
-    /// let a heap bug become a wild read instead of a caught panic.
+    /// length as a `u64`) and three loads without a check of the heap's
+    /// bounds (the length, the array, the element), where a slice of the
+    /// elements cost a test for an empty list and a check of the slice's
+    /// bounds, and checked loads three more tests on the load's path.
+    ///
+    /// # Safety
+    ///
+    /// `list` is a non-zero reference to a list of this heap: the
+    /// verifier's *types* guarantee for a `get.list`'s operand.
     #[inline(always)]
-    pub(crate) fn list_get(&self, list: u64, i: i64) -> Option<u64> {
+    pub(crate) unsafe fn list_get(&self, list: u64, i: i64) -> Option<u64> {
         let at = list as usize;
-        if (i as u64) < self.space[at + 1] {
-            let array = self.space[at + 2] as usize;
-            Some(self.space[array + 1 + i as usize])
-        } else {
-            None
+        // SAFETY: a list's three words are inside the space, and an index
+        // under its length is inside its array, which is inside the space.
+        unsafe {
+            if (i as u64) < self.typed_word(at + 1) {
+                let array = self.typed_word(at + 2) as usize;
+                Some(self.typed_word(array + 1 + i as usize))
+            } else {
+                None
+            }
         }
     }
 
     /// Writes element `i` of a list; false when `i` is out of range.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Memory::list_get`], for a `set.list`'s operand.
     #[inline(always)]
-    pub(crate) fn list_set(&mut self, list: u64, i: i64, value: u64) -> bool {
+    pub(crate) unsafe fn list_set(&mut self, list: u64, i: i64, value: u64) -> bool {
         let at = list as usize;
-        if (i as u64) < self.space[at + 1] {
-            let array = self.space[at + 2] as usize;
-            self.space[array + 1 + i as usize] = value;
-            true
-        } else {
-            false
+        // SAFETY: as in `list_get`.
+        unsafe {
+            if (i as u64) < self.typed_word(at + 1) {
+                let array = self.typed_word(at + 2) as usize;
+                self.set_typed_word(array + 1 + i as usize, value);
+                true
+            } else {
+                false
+            }
         }
     }
 

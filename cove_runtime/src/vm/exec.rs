@@ -986,7 +986,8 @@ impl<'env> Machine<'env> {
                     } => {
                         let r = object!(list, "`jump-if.list`");
                         let i = int!(index);
-                        match self.heap.list_get(r, i) {
+                        // SAFETY: *types*: `r`, not 0, is a list of this heap.
+                        match unsafe { self.heap.list_get(r, i) } {
                             Some(v) => {
                                 set!(dst, v);
                                 jump_if!(v != 0, target)
@@ -1002,7 +1003,8 @@ impl<'env> Machine<'env> {
                     } => {
                         let r = object!(list, "`jump-ifnot.list`");
                         let i = int!(index);
-                        match self.heap.list_get(r, i) {
+                        // SAFETY: *types*: `r`, not 0, is a list of this heap.
+                        match unsafe { self.heap.list_get(r, i) } {
                             Some(v) => {
                                 set!(dst, v);
                                 jump_if!(v == 0, target)
@@ -1199,13 +1201,18 @@ impl<'env> Machine<'env> {
                         dst, obj, field, ..
                     } => {
                         let r = object!(obj, "`get.field`");
-                        set!(dst, self.heap.word(r + 1 + u64::from(field)))
+                        // SAFETY: *types* and *tables*: `r`, not 0, is a
+                        // struct of this heap that has field `field`.
+                        set!(dst, unsafe { self.heap.field(r, field) })
                     }
                     Instr::SetField {
                         obj, field, src, ..
                     } => {
                         let r = object!(obj, "`set.field`");
-                        self.heap.set_word(r + 1 + u64::from(field), reg!(src))
+                        let v = reg!(src);
+                        // SAFETY: *types* and *tables*: `r`, not 0, is a
+                        // struct of this heap that has field `field`.
+                        unsafe { self.heap.set_field(r, field, v) }
                     }
                     Instr::NewVariant {
                         dst,
@@ -1253,7 +1260,10 @@ impl<'env> Machine<'env> {
                                 ),
                             ));
                         }
-                        set!(dst, self.heap.word(r + 1 + u64::from(field)))
+                        // SAFETY: *types* and *tables*: `r`, not 0, is a
+                        // value of this heap's enum `ty`, and its header says
+                        // it is variant `variant`, which has payload `field`.
+                        set!(dst, unsafe { self.heap.field(r, field) })
                     }
                     Instr::NewSome { dst, src, ty } => {
                         ends!();
@@ -1274,7 +1284,9 @@ impl<'env> Machine<'env> {
                         if r == 0 {
                             fail!(unwrap_none());
                         }
-                        set!(dst, self.heap.word(r + 1))
+                        // SAFETY: *types*: `r`, not 0, is a `some` of this
+                        // heap, whose value is its one word of contents.
+                        set!(dst, unsafe { self.heap.field(r, 0) })
                     }
 
                     // ---- lists and maps --------------------------------------
@@ -1303,7 +1315,8 @@ impl<'env> Machine<'env> {
                     } => {
                         let r = object!(list, "`get.list`");
                         let i = int!(index);
-                        match self.heap.list_get(r, i) {
+                        // SAFETY: *types*: `r`, not 0, is a list of this heap.
+                        match unsafe { self.heap.list_get(r, i) } {
                             Some(v) => set!(dst, v),
                             None => fail!(index_out_of_range(i, self.heap.list_len(r))),
                         }
@@ -1313,7 +1326,9 @@ impl<'env> Machine<'env> {
                     } => {
                         let r = object!(list, "`set.list`");
                         let i = int!(index);
-                        if !self.heap.list_set(r, i, reg!(src)) {
+                        let v = reg!(src);
+                        // SAFETY: *types*: `r`, not 0, is a list of this heap.
+                        if !unsafe { self.heap.list_set(r, i, v) } {
                             fail!(index_out_of_range(i, self.heap.list_len(r)));
                         }
                     }
@@ -1329,7 +1344,8 @@ impl<'env> Machine<'env> {
                     }
                     Instr::LenList { dst, list } => {
                         let r = object!(list, "`len.list`");
-                        set!(dst, self.heap.list_len(r) as u64)
+                        // SAFETY: *types*: `r`, not 0, is a list of this heap.
+                        set!(dst, unsafe { self.heap.typed_list_len(r) })
                     }
                     Instr::NewMap { dst, key, value } => {
                         ends!();
