@@ -33,6 +33,7 @@
 //! | `dst`/`src` num, ref, any | `r3` | a register read or written, of that class ("any": either, as long as the two sides agree) |
 //! | base + count | `r4, 2` | `count` consecutive registers from `base`, the arguments of a call or the fields of a new object |
 //! | imm | `-7` | a signed 32-bit immediate |
+//! | offset | `-1` | a signed 8-bit immediate, added to an index |
 //! | const | `k2` | an entry of [`Program::constants`](crate::program::Program::constants) |
 //! | target | `@12` | a program counter in the same function |
 //! | func | `m.fib` or `f3` | a [`FunctionId`]: by qualified name when that is unique, else by number |
@@ -84,6 +85,10 @@ pub enum OperandKind {
     Count,
     /// A signed 32-bit immediate.
     Imm,
+    /// A signed 8-bit immediate added to an index: what fits beside an
+    /// instruction's four other operands in its twelve bytes (in the byte
+    /// after the opcode's).
+    Offset,
     /// A constant-pool index.
     Const,
     /// A program counter in the same function.
@@ -127,6 +132,8 @@ pub enum Operand {
     Count(u16),
     /// `-7`
     Imm(i32),
+    /// `-1` (an offset)
+    Offset(i8),
     /// `k2`
     Const(ConstId),
     /// `@12`
@@ -173,6 +180,9 @@ macro_rules! operand_type {
     };
     (Imm) => {
         i32
+    };
+    (Offset) => {
+        i8
     };
     (Const) => {
         ConstId
@@ -229,6 +239,9 @@ macro_rules! operand_of {
     };
     (Imm, $x:tt) => {
         Operand::Imm($x)
+    };
+    (Offset, $x:tt) => {
+        Operand::Offset($x)
     };
     (Const, $x:tt) => {
         Operand::Const($x)
@@ -622,6 +635,12 @@ instruction_set! {
     /// `dst = list[index]`, elements of type `ty`; an index out of range is
     /// a runtime error.
     GetList = "get.list" { dst: DstAny, list: SrcRef, index: SrcNum, ty: Type }
+    /// `dst = list[index + offset]`, elements of type `ty`: a `get.list`
+    /// of an index `i + 1` or `i - 1` in one dispatch, where it was an
+    /// `add.int.imm` into a register read once. The sum's overflow is the
+    /// runtime error of `add.int.imm`, and a sum out of range that of
+    /// `get.list`.
+    GetListImm = "get.list.imm" { dst: DstAny, list: SrcRef, index: SrcNum, ty: Type, offset: Offset }
     /// `list[index] = src`, elements of type `ty`; an index out of range is
     /// a runtime error.
     SetList = "set.list" { list: SrcRef, index: SrcNum, src: SrcAny, ty: Type }

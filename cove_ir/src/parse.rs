@@ -627,6 +627,9 @@ fn instruction(cursor: &mut Cursor) -> Result<Parsed, ParseError> {
             OperandKind::Imm => {
                 Operand::Imm(word.parse().map_err(|_| at("a 32-bit signed immediate"))?)
             }
+            OperandKind::Offset => {
+                Operand::Offset(word.parse().map_err(|_| at("an 8-bit signed offset"))?)
+            }
             OperandKind::Const => Operand::Const(ConstId(
                 prefixed(&word, "k").ok_or_else(|| at("a constant, `k2`"))?,
             )),

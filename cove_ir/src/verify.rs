@@ -749,7 +749,9 @@ impl<'p> Checker<'p> {
             | Instr::PushList { src, ty, .. } => {
                 vec![(src, self.type_class(ty), format!("a value of type {ty}"))]
             }
-            Instr::Unwrap { dst, ty, .. } | Instr::GetList { dst, ty, .. } => {
+            Instr::Unwrap { dst, ty, .. }
+            | Instr::GetList { dst, ty, .. }
+            | Instr::GetListImm { dst, ty, .. } => {
                 vec![(dst, self.type_class(ty), format!("a value of type {ty}"))]
             }
             Instr::NewList {
@@ -1089,6 +1091,7 @@ mod tests {
             .map(|kind| match kind {
                 OperandKind::Count => Operand::Count(0),
                 OperandKind::Imm => Operand::Imm(0),
+                OperandKind::Offset => Operand::Offset(0),
                 OperandKind::Const => Operand::Const(crate::program::ConstId(0)),
                 OperandKind::Target => Operand::Target(0),
                 OperandKind::Func => Operand::Func(FunctionId(0)),

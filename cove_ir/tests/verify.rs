@@ -745,6 +745,7 @@ fn nudge(operand: Operand, pick: u32, builtin: Builtin) -> Operand {
         Operand::Reg(_) => Operand::Reg(Reg(small as u16)),
         Operand::Count(_) => Operand::Count((pick % 4) as u16),
         Operand::Imm(_) => Operand::Imm(pick as i32),
+        Operand::Offset(_) => Operand::Offset(pick as i8),
         Operand::Const(_) => Operand::Const(cove_ir::program::ConstId(pick % 5)),
         Operand::Target(_) => Operand::Target(pick % 26),
         Operand::Func(_) => Operand::Func(FunctionId(pick % 3)),

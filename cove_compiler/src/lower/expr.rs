@@ -151,7 +151,7 @@ impl FnCx<'_> {
             ExprKind::Field(base, field) => self.field(base, field, &e.span, want),
             ExprKind::Index(base, index) => {
                 let b = self.expr(base, None, Want::Any);
-                let i = self.expr(index, Some(Program::INT), Want::Any);
+                let (i, offset) = self.index_operand(index);
                 let elem = self.list_elem(b.ty, &base.span);
                 if elem.is_some() {
                     self.check(Program::INT, i.ty, &index.span);
@@ -161,11 +161,20 @@ impl FnCx<'_> {
                 match (elem, b.reg, i.reg) {
                     (Some(elem), Some(list), Some(index)) if i.ty == Program::INT => {
                         let dst = self.dst(want, self.is_ref(elem));
-                        self.e.emit(Instr::GetList {
-                            dst,
-                            list,
-                            index,
-                            ty: elem,
+                        self.e.emit(match offset {
+                            Some(offset) => Instr::GetListImm {
+                                dst,
+                                list,
+                                index,
+                                ty: elem,
+                                offset,
+                            },
+                            None => Instr::GetList {
+                                dst,
+                                list,
+                                index,
+                                ty: elem,
+                            },
                         });
                         self.done(dst, elem, want)
                     }
@@ -694,6 +703,44 @@ impl FnCx<'_> {
             v = self.finish(v, Want::Any);
             self.e.line = old;
         }
+        v
+    }
+
+    /// The index of a list read: for `x + k` or `x - k`, an `Int` `x` and
+    /// a constant `k` that fits 8 bits, `x` and the offset, which the read
+    /// adds itself (`get.list.imm`); else the index's value and no offset.
+    /// `x` is evaluated where the `add.int.imm` of the sum would read it,
+    /// and the read follows at once, so no fault or effect moves. An `x`
+    /// of another type goes on as the binary expression it is, for its
+    /// diagnostics.
+    fn index_operand(&mut self, index: &Expr) -> (Val, Option<i8>) {
+        let offset = match &index.kind {
+            ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), x, k) if !literal_goes_right(x, k) => {
+                self.small_int(k)
+                    .and_then(|k| i8::try_from(k).ok())
+                    .and_then(|k| {
+                        if *op == BinOp::Sub {
+                            k.checked_neg()
+                        } else {
+                            Some(k)
+                        }
+                    })
+                    .map(|offset| (*op, x, k, offset))
+            }
+            _ => None,
+        };
+        let Some((op, x, k, offset)) = offset else {
+            return (self.expr(index, Some(Program::INT), Want::Any), None);
+        };
+        let old = self.set_line(&index.span);
+        let x = self.chain_operand(x);
+        let v = if x.ty == Program::INT && x.reg.is_some() {
+            (x, Some(offset))
+        } else {
+            let v = self.binary_on(op, x, k, &index.span, Want::Any);
+            (self.finish(v, Want::Any), None)
+        };
+        self.e.line = old;
         v
     }
 

@@ -790,11 +790,11 @@ impl<'p> Flow<'p> {
                 let t = self.types.intern(Shape::List(element));
                 e.writes.push((dst, known(t)));
             }
-            Instr::GetList { dst, list, ty, .. } => {
+            Instr::GetList { dst, list, ty, .. } | Instr::GetListImm { dst, list, ty, .. } => {
                 let element = self.types.of(ty);
                 let t = self.types.intern(Shape::List(element));
                 e.needs
-                    .push((list, Want::Exactly(t), "`get.list`".to_string()));
+                    .push((list, Want::Exactly(t), format!("`{}`", instr.opcode())));
                 e.writes.push((dst, known(element)));
             }
             Instr::SetList { list, src, ty, .. } => {
@@ -1089,6 +1089,7 @@ mod tests {
                 .map(|(i, kind)| match kind {
                     OperandKind::Count => Operand::Count(1),
                     OperandKind::Imm => Operand::Imm(0),
+                    OperandKind::Offset => Operand::Offset(0),
                     OperandKind::Const => Operand::Const(ConstId(0)),
                     OperandKind::Target => Operand::Target(0),
                     OperandKind::Func => Operand::Func(FunctionId(0)),

@@ -1321,6 +1321,27 @@ impl<'env> Machine<'env> {
                             None => fail!(index_out_of_range(i, self.heap.list_len(r))),
                         }
                     }
+                    Instr::GetListImm {
+                        dst,
+                        list,
+                        index,
+                        offset,
+                        ..
+                    } => {
+                        // The sum first: its overflow is the fault of the
+                        // `add.int.imm` this instruction stands for.
+                        let i = match int!(index).checked_add(i64::from(offset)) {
+                            Some(i) => i,
+                            None if offset < 0 => fail!(overflow("subtraction")),
+                            None => fail!(overflow("addition")),
+                        };
+                        let r = object!(list, "`get.list.imm`");
+                        // SAFETY: *types*: `r`, not 0, is a list of this heap.
+                        match unsafe { self.heap.list_get(r, i) } {
+                            Some(v) => set!(dst, v),
+                            None => fail!(index_out_of_range(i, self.heap.list_len(r))),
+                        }
+                    }
                     Instr::SetList {
                         list, index, src, ..
                     } => {
