@@ -394,6 +394,10 @@ instruction_set! {
     SubInt = "sub.int" { dst: DstNum, a: SrcNum, b: SrcNum }
     /// `dst = a * b`; overflow is a runtime error.
     MulInt = "mul.int" { dst: DstNum, a: SrcNum, b: SrcNum }
+    /// `dst = a * value`; overflow is a runtime error. What `x * 3` is,
+    /// where it was a `load.int` of the constant and a `mul.int`: the
+    /// generators of the benchmark suite multiply by a constant every turn.
+    MulIntImm = "mul.int.imm" { dst: DstNum, a: SrcNum, value: Imm }
     /// `dst = a / b`, truncated toward zero; division by zero and
     /// `Int.MIN / -1` are runtime errors.
     DivInt = "div.int" { dst: DstNum, a: SrcNum, b: SrcNum }

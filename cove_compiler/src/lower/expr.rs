@@ -123,19 +123,27 @@ impl FnCx<'_> {
             ExprKind::Binary(op, a, b) => {
                 // A literal on the left is evaluated after the right, whose
                 // type it takes (`2 * x` on a Float) and whose immediate it
-                // can be (`1 + i`).
+                // can be (`1 + i`, `3 * i`).
                 if literal_goes_right(a, b) {
                     let r = self.operand(b, None);
-                    if *op == BinOp::Add
+                    if matches!(op, BinOp::Add | BinOp::Mul)
                         && r.ty == Program::INT
                         && let (Some(n), Some(reg)) = (self.small_int(a), r.reg)
                     {
                         self.release(r);
                         let dst = self.dst(want, false);
-                        self.e.emit(Instr::AddIntImm {
-                            dst,
-                            a: reg,
-                            value: n,
+                        self.e.emit(if *op == BinOp::Add {
+                            Instr::AddIntImm {
+                                dst,
+                                a: reg,
+                                value: n,
+                            }
+                        } else {
+                            Instr::MulIntImm {
+                                dst,
+                                a: reg,
+                                value: n,
+                            }
                         });
                         return self.done(dst, Program::INT, want);
                     }
@@ -768,6 +776,15 @@ impl FnCx<'_> {
                 self.e.emit(Instr::AddIntImm { dst, a, value: n });
                 return self.done(dst, Program::INT, want);
             }
+        }
+        if l.ty == Program::INT
+            && op == BinOp::Mul
+            && let (Some(n), Some(a)) = (self.small_int(b), l.reg)
+        {
+            self.release(l);
+            let dst = self.dst(want, false);
+            self.e.emit(Instr::MulIntImm { dst, a, value: n });
+            return self.done(dst, Program::INT, want);
         }
         // A constant divisor other than 0 and -1 cannot fail, so its
         // instruction carries no check (the verifier holds it to that).

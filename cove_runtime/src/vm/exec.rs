@@ -774,6 +774,12 @@ impl<'env> Machine<'env> {
                         Some(v) => set!(dst, v as u64),
                         None => fail!(overflow("multiplication")),
                     },
+                    Instr::MulIntImm { dst, a, value } => {
+                        match int!(a).checked_mul(i64::from(value)) {
+                            Some(v) => set!(dst, v as u64),
+                            None => fail!(overflow("multiplication")),
+                        }
+                    }
                     Instr::DivInt { dst, a, b } => {
                         let d = int!(b);
                         if d == 0 {
