@@ -13,19 +13,13 @@ use super::{INT_ENTRY_WORDS, Memory, Table, b_of, kind, str_entry_words, words_f
 use crate::error::{ErrorKind, Fault, Faulty};
 use crate::value::Value;
 
-/// Room for `n` more items in a vector of a copy's walk, asked of the host
-/// with `try_reserve`: a copy's tree is the host's memory, list by list,
-/// and a host that refused one list's vector (72,000 bytes, under
+/// Room for `n` more items in a vector of a copy's walk
+/// ([`super::host_room`]): a copy's tree is the host's memory, list by
+/// list, and a host that refused one list's vector (72,000 bytes, under
 /// `ulimit -v 1000000`, for a value sharing one list a million times)
-/// aborted the process. Refused, it is the heap's out-of-memory fault.
+/// aborted the process.
 fn room<T>(items: &mut Vec<T>, n: usize) -> Faulty<()> {
-    if items.capacity() - items.len() < n {
-        items.try_reserve(n).map_err(|e| {
-            let words = n.saturating_mul(std::mem::size_of::<T>()).div_ceil(8);
-            super::out_of_memory(words, format_args!("{e}, copying a value between tasks"))
-        })?;
-    }
-    Ok(())
+    super::host_room(items, n, format_args!("copying a value between tasks"))
 }
 
 /// The last `n` items of `done`, taken off it into a vector of their own

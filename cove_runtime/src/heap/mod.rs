@@ -1549,6 +1549,27 @@ pub(crate) fn out_of_memory(words: usize, why: std::fmt::Arguments<'_>) -> Fault
     )
 }
 
+/// Room for `n` more items in a vector of the host's, asked with
+/// `try_reserve`, or the heap's out-of-memory fault saying what it was
+/// for. A builtin's scratch space, a copy's walk between tasks, a text
+/// form and the input read are as much the run's memory as its heap; a
+/// host that refuses them (under `ulimit -v`) aborted the process and lost
+/// the output not yet written, when they were taken with `Vec::push` or
+/// `with_capacity`. The one place such a refusal becomes a fault.
+pub(crate) fn host_room<T>(
+    items: &mut Vec<T>,
+    n: usize,
+    what: std::fmt::Arguments<'_>,
+) -> Faulty<()> {
+    if items.capacity() - items.len() >= n {
+        return Ok(());
+    }
+    items.try_reserve(n).map_err(|e| {
+        let words = n.saturating_mul(std::mem::size_of::<T>()).div_ceil(8);
+        out_of_memory(words, format_args!("{e}, {what}"))
+    })
+}
+
 /// A map that holds as many entries as a map may was asked to take a new
 /// key: a bound of the heap's shape (a position is 32 bits), as a string's
 /// length is, and not one a program under the default heap limit can meet.

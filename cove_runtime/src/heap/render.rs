@@ -122,21 +122,12 @@ impl Memory {
                 }
                 _ => 64,
             };
-            if out.capacity() - out.len() < want {
-                out.try_reserve(want).map_err(|e| {
-                    super::out_of_memory(want.div_ceil(8), format_args!("{e}, for a text form"))
-                })?;
-            }
+            super::host_room(out, want, format_args!("for a text form"))?;
             // So does the stack of what is left to write, one step for each
             // level of a deep value (a list of twenty million cons cells
             // doubled it to 58 MB and aborted under `ulimit -v`): room for
             // the few steps one step pushes.
-            if work.capacity() - work.len() < WORK_ROOM {
-                work.try_reserve(WORK_ROOM).map_err(|e| {
-                    let words = (WORK_ROOM * std::mem::size_of::<Step<'_>>()).div_ceil(8);
-                    super::out_of_memory(words, format_args!("{e}, for a text form"))
-                })?;
-            }
+            super::host_room(&mut work, WORK_ROOM, format_args!("for a text form"))?;
             match step {
                 Step::Value { ty, bits, nested } => {
                     self.render_one(program, ty, bits, nested, out, &mut work)

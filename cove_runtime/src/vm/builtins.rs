@@ -126,10 +126,7 @@ impl Poll {
 /// not yet written. `what` says what it was for.
 fn host_vec<T>(n: usize, what: &str) -> Faulty<Vec<T>> {
     let mut items = Vec::new();
-    items.try_reserve_exact(n).map_err(|e| {
-        let words = n.saturating_mul(std::mem::size_of::<T>()).div_ceil(8);
-        crate::heap::out_of_memory(words, format_args!("{e}, {what}"))
-    })?;
+    crate::heap::host_room(&mut items, n, format_args!("{what}"))?;
     Ok(items)
 }
 
@@ -141,11 +138,7 @@ fn host_vec<T>(n: usize, what: &str) -> Faulty<Vec<T>> {
 /// aborted under `ulimit -v`.
 fn host_push<T>(items: &mut Vec<T>, item: T, what: &str) -> Faulty<()> {
     if items.len() == items.capacity() {
-        let more = items.len().max(4);
-        items.try_reserve(more).map_err(|e| {
-            let words = more.saturating_mul(std::mem::size_of::<T>()).div_ceil(8);
-            crate::heap::out_of_memory(words, format_args!("{e}, {what}"))
-        })?;
+        crate::heap::host_room(items, items.len().max(4), format_args!("{what}"))?;
     }
     items.push(item);
     Ok(())

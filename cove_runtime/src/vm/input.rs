@@ -71,9 +71,7 @@ fn read_some(reader: &mut dyn BufRead, buf: &mut [u8]) -> std::io::Result<usize>
 
 /// Makes room for `more` bytes, or fails as a host out of memory does.
 fn reserve(out: &mut Vec<u8>, more: usize) -> Faulty<()> {
-    out.try_reserve(more).map_err(|e| {
-        crate::heap::out_of_memory(more.div_ceil(8), format_args!("{e}, reading input"))
-    })
+    crate::heap::host_room(out, more, format_args!("reading input"))
 }
 
 /// Reads the file at `path` whole, as [`read_bounded`] does.
