@@ -114,7 +114,10 @@ impl Memory {
                 if let Err(e) = self.spare.try_reserve_exact(more) {
                     let (space, spare) = (self.space.len(), self.spare.len());
                     self.hold_host(space, spare);
-                    return Err(super::out_of_memory(more, format_args!("{e}")));
+                    return Err(super::out_of_memory(
+                        more,
+                        format_args!("{e}, growing the collector's copy of the space"),
+                    ));
                 }
                 self.spare.resize(needed, 0);
             }

@@ -663,7 +663,10 @@ impl Memory {
                 }
                 if let Err(e) = self.space.try_reserve_exact(end - len) {
                     self.hold_host(len, spare);
-                    return Err(out_of_memory(end - len, format_args!("{e}")));
+                    return Err(out_of_memory(
+                        end - len,
+                        format_args!("{e}, growing the heap's space"),
+                    ));
                 }
                 end
             };
