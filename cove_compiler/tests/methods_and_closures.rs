@@ -102,3 +102,37 @@ fn main() {
         ]
     );
 }
+
+#[test]
+fn a_function_expression_ending_in_a_statement_returns_unit_without_loading_it() {
+    // `{ total += x }` has no result type written: it is inferred `()`,
+    // and the body's last statement leaves nothing to load for the return.
+    let source = "\
+fn main() {
+  var total = 0
+  let count = fn(x: Int) { total += x }
+  let shout = fn() { println(\"hi\") }
+  count(2)
+  shout()
+  println(\"{total}\")
+}
+";
+    let program = cove_compiler::compile_module("m", source).unwrap();
+    let count = program
+        .functions
+        .iter()
+        .find(|f| f.qualified == "m.main.<closure@3>")
+        .expect("the closure is compiled");
+    assert!(
+        !count
+            .code
+            .iter()
+            .any(|i| matches!(i, cove_ir::op::Instr::LoadInt { .. })),
+        "{:?}",
+        count.code
+    );
+    assert!(matches!(
+        count.code.last(),
+        Some(cove_ir::op::Instr::ReturnUnit {})
+    ));
+}

@@ -610,7 +610,15 @@ impl FnCx<'_> {
         }
         let expected = declared.filter(|t| *t != Program::UNIT);
         let unit = declared == Some(Program::UNIT);
-        let want = if unit { Want::Discard } else { Want::Any };
+        // A body that ends in a statement (`{ total += x }`) has the value
+        // `()` whatever its result type is inferred to be: nothing to load
+        // for a `return.unit`.
+        let ends_in_statement = !matches!(fe.body.stmts.last(), Some(Stmt::Expr(_)));
+        let want = if unit || (declared.is_none() && ends_in_statement) {
+            Want::Discard
+        } else {
+            Want::Any
+        };
         // `fn(x) { if x > 0 { return Some(x) } None }`: a `None` ending a
         // body whose result is inferred waits for the returns to type it.
         let tail_none = declared.is_none()
