@@ -210,6 +210,15 @@ fn overflow(what: &str) -> Fault {
     Fault::new(ErrorKind::Overflow, format!("integer overflow in {what}"))
 }
 
+/// The overflow of adding the constant `value`: the compiler turns
+/// `x - 1` into an add of -1 (`add.int.imm`, `get.list.imm`), and the sign
+/// of the constant tells which the program wrote.
+#[cold]
+#[inline(never)]
+fn sum_overflow(value: i64) -> Fault {
+    overflow(if value < 0 { "subtraction" } else { "addition" })
+}
+
 #[cold]
 #[inline(never)]
 fn division_by_zero() -> Fault {
@@ -760,10 +769,7 @@ impl<'env> Machine<'env> {
                     Instr::AddIntImm { dst, a, value } => {
                         match int!(a).checked_add(i64::from(value)) {
                             Some(v) => set!(dst, v as u64),
-                            // The compiler turns `x - 1` into an add of -1: the
-                            // sign of the constant tells which the program wrote.
-                            None if value < 0 => fail!(overflow("subtraction")),
-                            None => fail!(overflow("addition")),
+                            None => fail!(sum_overflow(i64::from(value))),
                         }
                     }
                     Instr::SubInt { dst, a, b } => match int!(a).checked_sub(int!(b)) {
@@ -1338,8 +1344,7 @@ impl<'env> Machine<'env> {
                         // `add.int.imm` this instruction stands for.
                         let i = match int!(index).checked_add(i64::from(offset)) {
                             Some(i) => i,
-                            None if offset < 0 => fail!(overflow("subtraction")),
-                            None => fail!(overflow("addition")),
+                            None => fail!(sum_overflow(i64::from(offset))),
                         };
                         let r = object!(list, "`get.list.imm`");
                         // SAFETY: *types*: `r`, not 0, is a list of this heap.
