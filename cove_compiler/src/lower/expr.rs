@@ -126,26 +126,12 @@ impl FnCx<'_> {
                 // can be (`1 + i`, `3 * i`).
                 if literal_goes_right(a, b) {
                     let r = self.operand(b, None);
+                    // Only where the order of the operands does not matter.
                     if matches!(op, BinOp::Add | BinOp::Mul)
-                        && r.ty == Program::INT
-                        && let (Some(n), Some(reg)) = (self.small_int(a), r.reg)
+                        && let Some(n) = self.small_int(a)
+                        && let Some(v) = self.int_with_constant(*op, r, n, want)
                     {
-                        self.release(r);
-                        let dst = self.dst(want, false);
-                        self.e.emit(if *op == BinOp::Add {
-                            Instr::AddIntImm {
-                                dst,
-                                a: reg,
-                                value: n,
-                            }
-                        } else {
-                            Instr::MulIntImm {
-                                dst,
-                                a: reg,
-                                value: n,
-                            }
-                        });
-                        return self.done(dst, Program::INT, want);
+                        return v;
                     }
                     let hint = (r.ty == Program::FLOAT).then_some(Program::FLOAT);
                     let l = self.operand(a, hint);
@@ -752,6 +738,32 @@ impl FnCx<'_> {
         v
     }
 
+    /// `l op n` of an `Int` `l` and a constant `n` as one instruction with
+    /// an immediate, or `None` (nothing emitted, `l` untouched) where there
+    /// is none: `+`, `-` and `*` (`add.int.imm`, of `-n` for a `-`, and
+    /// `mul.int.imm`), and `/` and `%` by a divisor that cannot fail (its
+    /// instruction carries no check, and the verifier holds it to that).
+    fn int_with_constant(&mut self, op: BinOp, l: Val, n: i32, want: Want) -> Option<Val> {
+        let a = l.reg.filter(|_| l.ty == Program::INT)?;
+        let add: fn(Reg, Reg, i32) -> Instr = |dst, a, value| Instr::AddIntImm { dst, a, value };
+        let (make, value): (fn(Reg, Reg, i32) -> Instr, i32) = match op {
+            BinOp::Add => (add, n),
+            BinOp::Sub => (add, n.checked_neg()?),
+            BinOp::Mul => (|dst, a, value| Instr::MulIntImm { dst, a, value }, n),
+            BinOp::Div if cove_ir::op::can_divide_unchecked(n) => {
+                (|dst, a, value| Instr::DivIntImm { dst, a, value }, n)
+            }
+            BinOp::Rem if cove_ir::op::can_divide_unchecked(n) => {
+                (|dst, a, value| Instr::RemIntImm { dst, a, value }, n)
+            }
+            _ => return None,
+        };
+        self.release(l);
+        let dst = self.dst(want, false);
+        self.e.emit(make(dst, a, value));
+        Some(self.done(dst, Program::INT, want))
+    }
+
     /// `l op b`, where `l` is already evaluated.
     pub(crate) fn binary_on(
         &mut self,
@@ -761,46 +773,10 @@ impl FnCx<'_> {
         span: &Span,
         want: Want,
     ) -> Val {
-        if l.ty == Program::INT
-            && matches!(op, BinOp::Add | BinOp::Sub)
-            && let (Some(n), Some(a)) = (self.small_int(b), l.reg)
+        if let Some(n) = self.small_int(b)
+            && let Some(v) = self.int_with_constant(op, l, n, want)
         {
-            let n = if op == BinOp::Sub {
-                n.checked_neg()
-            } else {
-                Some(n)
-            };
-            if let Some(n) = n {
-                self.release(l);
-                let dst = self.dst(want, false);
-                self.e.emit(Instr::AddIntImm { dst, a, value: n });
-                return self.done(dst, Program::INT, want);
-            }
-        }
-        if l.ty == Program::INT
-            && op == BinOp::Mul
-            && let (Some(n), Some(a)) = (self.small_int(b), l.reg)
-        {
-            self.release(l);
-            let dst = self.dst(want, false);
-            self.e.emit(Instr::MulIntImm { dst, a, value: n });
-            return self.done(dst, Program::INT, want);
-        }
-        // A constant divisor other than 0 and -1 cannot fail, so its
-        // instruction carries no check (the verifier holds it to that).
-        if l.ty == Program::INT
-            && matches!(op, BinOp::Div | BinOp::Rem)
-            && let (Some(n), Some(a)) = (self.small_int(b), l.reg)
-            && cove_ir::op::can_divide_unchecked(n)
-        {
-            self.release(l);
-            let dst = self.dst(want, false);
-            self.e.emit(if op == BinOp::Div {
-                Instr::DivIntImm { dst, a, value: n }
-            } else {
-                Instr::RemIntImm { dst, a, value: n }
-            });
-            return self.done(dst, Program::INT, want);
+            return v;
         }
         let hint = (l.ty != ERROR && l.ty != NEVER).then_some(l.ty);
         let r = self.operand(b, hint);
