@@ -720,17 +720,19 @@ impl Instr {
         }
     }
 
+    /// The constant divisor of a `div.int.imm` or `rem.int.imm`.
+    pub fn constant_divisor(&self) -> Option<i32> {
+        match *self {
+            Instr::DivIntImm { value, .. } | Instr::RemIntImm { value, .. } => Some(value),
+            _ => None,
+        }
+    }
+
     /// The divisor of a `div.int.imm` or `rem.int.imm` that could fail,
     /// which the verifier refuses: see [`can_divide_unchecked`].
     pub fn failing_divisor(&self) -> Option<i32> {
-        match *self {
-            Instr::DivIntImm { value, .. } | Instr::RemIntImm { value, .. }
-                if !can_divide_unchecked(value) =>
-            {
-                Some(value)
-            }
-            _ => None,
-        }
+        self.constant_divisor()
+            .filter(|value| !can_divide_unchecked(*value))
     }
 }
 

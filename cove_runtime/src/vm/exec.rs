@@ -807,16 +807,16 @@ impl<'env> Machine<'env> {
                             None => fail!(overflow("remainder")),
                         }
                     }
+                    // By the divisor's reciprocal (see `divide.rs`).
                     Instr::DivIntImm { dst, a, value } => {
-                        let q = int!(a).checked_div(i64::from(value));
-                        // SAFETY: *divisor*: it is neither 0 nor -1, the only
-                        // two for which this is `None`.
-                        set!(dst, unsafe { q.unwrap_unchecked() } as u64)
+                        let a = int!(a);
+                        // SAFETY: *divisor*: it is neither 0 nor -1.
+                        set!(dst, unsafe { self.divisors.div(a, value) } as u64)
                     }
                     Instr::RemIntImm { dst, a, value } => {
-                        let r = int!(a).checked_rem(i64::from(value));
+                        let a = int!(a);
                         // SAFETY: *divisor*, as for `div.int.imm`.
-                        set!(dst, unsafe { r.unwrap_unchecked() } as u64)
+                        set!(dst, unsafe { self.divisors.rem(a, value) } as u64)
                     }
                     Instr::NegInt { dst, a } => match int!(a).checked_neg() {
                         Some(v) => set!(dst, v as u64),

@@ -35,6 +35,7 @@ use crate::error::{BacktraceFrame, ErrorKind, Fault, RunError};
 use crate::heap::{Layouts, Memory};
 use crate::limits::{FuelTank, HeapBudget, InterruptHandle, Limits, WORK_PER_FUEL};
 use crate::value::Value;
+use crate::vm::divide::Divisors;
 use crate::vm::tasks::{Scheduler, Waited};
 
 /// One frame of a task's stack: 32 bytes, everything a return needs of the
@@ -121,6 +122,8 @@ pub(crate) struct Digest {
     pub(crate) type_is_ref: Vec<bool>,
     /// Per function, what a call or a return needs of it.
     pub(crate) callees: Vec<Callee>,
+    /// The reciprocals of the program's constant divisors.
+    pub(crate) divisors: Divisors,
     /// Per builtin, whether its receiver is read as a list, map, task or
     /// channel, and so must not be 0. (A string at 0 reads as empty, and an
     /// `Option` at 0 is `None`.) No builtin reads another argument so: see
@@ -192,6 +195,7 @@ impl Digest {
                         .map_or(0, |last| last as u32 + 1),
                 })
                 .collect(),
+            divisors: Divisors::of(program),
             object_receivers: Builtin::ALL
                 .iter()
                 .map(|b| reads_receiver_as_object(*b))
@@ -295,6 +299,9 @@ pub(crate) struct Machine<'env> {
     /// Per function, what a call or a return needs of it: the run's
     /// table, in the digest.
     pub(crate) callees: &'env [Callee],
+    /// The reciprocals `div.int.imm` and `rem.int.imm` divide by: the
+    /// run's table, in the digest.
+    pub(crate) divisors: &'env Divisors,
     /// Per builtin, whether its receiver must not be 0: the run's table,
     /// in the digest.
     pub(crate) object_receivers: &'env [bool],
@@ -349,6 +356,7 @@ impl<'env> Machine<'env> {
             max_depth: limits.max_call_depth,
             room: 0,
             callees: &shared.digest.callees,
+            divisors: &shared.digest.divisors,
             object_receivers: &shared.digest.object_receivers,
             #[cfg(feature = "sampled-profile")]
             sampled: None,

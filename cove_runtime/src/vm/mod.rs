@@ -19,6 +19,7 @@
 
 mod builtins;
 pub mod debug;
+mod divide;
 pub mod exec;
 mod input;
 pub(crate) mod machine;
