@@ -139,8 +139,14 @@ impl Divisors {
         }
         // The quotient's magnitude is at most 2^62 (the divisor is at
         // least 2), so it and its negation fit.
-        let q = r.quotient(a.unsigned_abs()) as i64;
-        if (a < 0) != (divisor < 0) { -q } else { q }
+        // A branch on the dividend's sign, not a select: a loop's dividends
+        // mostly keep theirs, and the select lay on the result's path.
+        let q = if a >= 0 {
+            r.quotient(a as u64) as i64
+        } else {
+            -(r.quotient(a.unsigned_abs()) as i64)
+        };
+        if divisor < 0 { -q } else { q }
     }
 
     /// `a % divisor`, with the sign of `a`.
@@ -155,11 +161,15 @@ impl Divisors {
             // SAFETY: as for `div`.
             return unsafe { a.checked_rem(i64::from(divisor)).unwrap_unchecked() };
         }
-        let n = a.unsigned_abs();
         let d = u64::from(divisor.unsigned_abs());
-        // Below the divisor, so it fits, and so does its negation.
-        let m = (n - r.quotient(n) * d) as i64;
-        if a < 0 { -m } else { m }
+        // Below the divisor, so it fits, and so does its negation. A
+        // branch on the dividend's sign, as in `div`.
+        let m = |n: u64| (n - r.quotient(n) * d) as i64;
+        if a >= 0 {
+            m(a as u64)
+        } else {
+            -m(a.unsigned_abs())
+        }
     }
 }
 
