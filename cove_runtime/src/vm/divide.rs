@@ -32,9 +32,10 @@
 //! multiplier `m = ⌈2^(63+l) / d⌉` is below 2^64 (since `d > 2^(l−1)`) and
 //! satisfies `2^(63+l) ≤ m·d < 2^(63+l) + 2^l`, so that `⌊n·m / 2^(63+l)⌋ =
 //! ⌊n / d⌋` for every `n < 2^63` (the paper's theorem 4.2, for 63-bit
-//! numbers). It holds for `n = 2^63` too: `m / 2^l` lies in `[2^63/d,
-//! 2^63/d + 2^−l)`, and when `d` is not a power of two no integer does,
-//! since the fraction of `2^63/d` is at most `(d−1)/d` and `2^−l < 1/d`.
+//! numbers). It holds for `n = 2^63` too, where the quotient is `⌊m /
+//! 2^l⌋`: for a power of two `m / 2^l` is `2^63/d` itself, and otherwise it
+//! lies in `[2^63/d, 2^63/d + 2^−l)`, which holds no integer, since the
+//! fraction of `2^63/d` is at most `(d−1)/d` and `2^−l < 1/d`.
 //! So a quotient is one multiplication's high half and one shift. The
 //! tests compare every path against the hardware's answer.
 //!
