@@ -28,7 +28,7 @@
 //! path: they are rarer, and their shards are found through a table.
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use cove_ir::op::StretchEnd;
 use cove_ir::program::{FunctionId, Program};
@@ -42,8 +42,10 @@ use cove_ir::program::{FunctionId, Program};
 /// every instruction's exact count.
 #[derive(Debug)]
 struct Counts {
-    /// Where each function's cells start.
-    offsets: Box<[usize]>,
+    /// Each function's cells, in `cells`.
+    functions: Box<[Cells]>,
+    /// Every function's cells, one after another. Never resized once made,
+    /// so the pointers in `functions` stay valid as long as the table.
     cells: Box<[Cell]>,
 }
 
@@ -60,13 +62,77 @@ struct Cell {
     end: StretchEnd,
 }
 
-/// A cell of the flat table and where its function's cells start: what
-/// [`Hot::find`] gives a slow stop, so that the stretch it starts is
-/// looked up once.
+/// A cell of the flat table and its function's cells: what [`Hot::find`]
+/// gives a slow stop, so that the stretch it starts is looked up once.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Found<'h> {
-    base: usize,
+    cells: Cells,
     cell: &'h Cell,
+}
+
+/// One function's cells in the flat table: where they start and how many
+/// there are, or nowhere and none where the table has no such function.
+///
+/// A raw pointer and a length rather than an index into the table, so that
+/// a stop finds its cell by one comparison and one addition, with no look
+/// at whether the table is there yet and no second bounds check.
+#[derive(Debug, Clone, Copy)]
+struct Cells {
+    first: *const Cell,
+    len: u32,
+}
+
+// SAFETY: a `Cells` points into the boxed table of the `Counts` that holds
+// it, or of the `Hot` whose front it is; that table is only ever read
+// through it, its counters are atomics, and it outlives every `Cells` of it.
+unsafe impl Send for Cells {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for Cells {}
+
+impl Cells {
+    /// No cells: every stop that would find one here is a slow one.
+    const NONE: Cells = Cells {
+        first: std::ptr::null(),
+        len: 0,
+    };
+
+    /// The cell at `pc`, if there is one, of `table`, which these cells
+    /// are of.
+    #[inline(always)]
+    fn get<'t>(&self, table: &'t Counts, pc: u32) -> Option<&'t Cell> {
+        debug_assert!(self.first.is_null() || table.cells.as_ptr_range().contains(&self.first));
+        // SAFETY: `first` and `len` describe cells of `table` (see
+        // `Counts::new`), which lives for `'t`, and `pc` is below `len`.
+        (pc < self.len).then(|| unsafe { &*self.first.add(pc as usize) })
+    }
+}
+
+impl Counts {
+    /// The table of `cells`, of which each function has the number
+    /// `lengths` gives, in order.
+    fn new(cells: Vec<Cell>, lengths: impl Iterator<Item = usize>) -> Counts {
+        let cells = cells.into_boxed_slice();
+        let mut start = 0;
+        let functions = lengths
+            .map(|length| {
+                let mine = &cells[start..start + length];
+                start += length;
+                Cells {
+                    first: mine.as_ptr(),
+                    // The verifier bounds a function's code far below
+                    // `u32::MAX`.
+                    len: u32::try_from(mine.len()).unwrap_or(0),
+                }
+            })
+            .collect();
+        Counts { functions, cells }
+    }
+
+    /// `function`'s cells, if the table has that function.
+    #[inline(always)]
+    fn of(&self, function: FunctionId) -> Option<Cells> {
+        self.functions.get(function.index()).copied()
+    }
 }
 
 /// Task 0's last stop and its fast-path counts.
@@ -81,8 +147,11 @@ pub(crate) struct Hot {
     words: AtomicU64,
     /// The calling-context node the last stop ran in, for the sampler.
     node: AtomicU32,
-    /// Where the last stop's function's cells start in the flat table.
-    base: AtomicUsize,
+    /// The last stop's function's cells in the flat table ([`Cells`]),
+    /// kept as two atomics that only task 0's thread writes and only it
+    /// reads as a pair: a reader elsewhere never looks at them.
+    cells_first: AtomicPtr<Cell>,
+    cells_len: AtomicU32,
     /// The length of the stretch the last stop started.
     length: AtomicU32,
     /// Whether task 0 is inside a slow stop, and of which kind (an
@@ -124,7 +193,8 @@ impl Default for Hot {
             depth: AtomicUsize::new(usize::MAX),
             words: AtomicU64::new(0),
             node: AtomicU32::new(0),
-            base: AtomicUsize::new(0),
+            cells_first: AtomicPtr::new(std::ptr::null_mut()),
+            cells_len: AtomicU32::new(0),
             length: AtomicU32::new(1),
             busy: std::sync::atomic::AtomicU8::new(Inside::Program as u8),
             pending: AtomicU64::new(0),
@@ -166,31 +236,41 @@ impl Hot {
     /// Records a stop after a branch: in the function, at the depth and with
     /// the heap counter of the stop before, which the loop knows without
     /// looking, so only the count moves. False, with nothing recorded, when
-    /// there is no table yet.
+    /// there is no table yet, or `pc` is past the function's cells.
     #[inline(always)]
     pub(crate) fn branched(&self, pc: u32) -> bool {
-        let Some(counts) = self.counts.get() else {
+        // The function's cells were found at the slow stop that entered it
+        // (none before the table is made, so the test fails then).
+        if pc >= self.cells_len.load(Relaxed) {
             return false;
-        };
-        // The function's first cell was found at the slow stop that entered
-        // it; a pc past the function's end finds another function's cell or
-        // none, never a wrong count, since the verifier keeps pcs in range.
-        let Some(cell) = counts.cells.get(self.base.load(Relaxed) + pc as usize) else {
-            return false;
-        };
+        }
+        // SAFETY: `cells_first` and `cells_len` are stored together, by this thread
+        // (`Hot::enter`), from a `Cells` of the table in `self.counts`,
+        // which once made is neither moved nor freed while `self` lives;
+        // `pc` is below its length, so the cell is one of that function's.
+        let cell = unsafe { &*self.cells_first.load(Relaxed).add(pc as usize) };
         self.start(pc, cell, self.pending.load(Relaxed));
         true
+    }
+
+    /// Makes `cells` the function the next branch's stop looks in.
+    #[inline(always)]
+    fn enter(&self, cells: Cells) {
+        self.cells_first.store(cells.first.cast_mut(), Relaxed);
+        self.cells_len.store(cells.len, Relaxed);
     }
 
     /// Counts a stretch starting at `pc`, whose cell is `cell`, on top of
     /// `pending` fast stops, and makes it the position.
     #[inline(always)]
     fn start(&self, pc: u32, cell: &Cell, pending: u64) {
+        // Read once: after the atomic stores below the optimiser would
+        // load it again.
+        let length = cell.length;
         bump(&cell.starts);
-        self.pending
-            .store(pending + u64::from(cell.length), Relaxed);
+        self.pending.store(pending + u64::from(length), Relaxed);
         self.pc.store(pc, Relaxed);
-        self.length.store(cell.length, Relaxed);
+        self.length.store(length, Relaxed);
     }
 
     /// The length of the stretch that starts at `function`'s `pc`: 1 where
@@ -215,13 +295,7 @@ impl Hot {
 
     fn cell(&self, function: FunctionId, pc: u32) -> Option<&Cell> {
         let counts = self.counts.get()?;
-        let start = counts.offsets.get(function.index())?;
-        let end = counts
-            .offsets
-            .get(function.index() + 1)
-            .copied()
-            .unwrap_or(counts.cells.len());
-        counts.cells[..end].get(start + pc as usize)
+        counts.of(function)?.get(counts, pc)
     }
 
     /// Makes the count table for `program`, once.
@@ -230,10 +304,8 @@ impl Hot {
             return;
         }
         self.counts.get_or_init(|| {
-            let mut offsets = Vec::with_capacity(program.functions.len());
             let mut cells: Vec<Cell> = Vec::new();
             for function in &program.functions {
-                offsets.push(cells.len());
                 let code = &function.code;
                 let lengths = cove_ir::op::stretch_lengths(code);
                 cells.extend(lengths.iter().enumerate().map(|(pc, &length)| Cell {
@@ -242,10 +314,7 @@ impl Hot {
                     end: code[pc + length as usize - 1].opcode().stretch_end(),
                 }));
             }
-            Counts {
-                offsets: offsets.into_boxed_slice(),
-                cells: cells.into_boxed_slice(),
-            }
+            Counts::new(cells, program.functions.iter().map(|f| f.code.len()))
         });
     }
 
@@ -253,22 +322,15 @@ impl Hot {
     /// these lengths, once: for calibration, which has no program.
     pub(crate) fn prepare_cells(&self, lengths: &[usize]) {
         self.counts.get_or_init(|| {
-            let mut offsets = Vec::with_capacity(lengths.len());
-            let mut total = 0;
-            for length in lengths {
-                offsets.push(total);
-                total += length;
-            }
-            Counts {
-                offsets: offsets.into_boxed_slice(),
-                cells: (0..total)
-                    .map(|_| Cell {
-                        starts: AtomicU64::new(0),
-                        length: 1,
-                        end: StretchEnd::No,
-                    })
-                    .collect(),
-            }
+            let total = lengths.iter().sum();
+            let cells = (0..total)
+                .map(|_| Cell {
+                    starts: AtomicU64::new(0),
+                    length: 1,
+                    end: StretchEnd::No,
+                })
+                .collect();
+            Counts::new(cells, lengths.iter().copied())
         });
     }
 
@@ -310,25 +372,18 @@ impl Hot {
     /// and gives the length of the stretch it starts (1 where no program
     /// has been seen).
     pub(crate) fn point(&self, function: FunctionId, pc: u32) -> u32 {
-        let (base, length) = self.locate(function, pc);
-        self.point_at(function, pc, base, length);
-        length
-    }
-
-    /// Where `function`'s cells start and the length of the stretch at its
-    /// `pc`, as [`Hot::point`] finds them, without moving the position.
-    #[inline]
-    pub(crate) fn locate(&self, function: FunctionId, pc: u32) -> (usize, u32) {
-        match self.counts.get() {
+        let (cells, length) = match self.counts.get() {
             Some(counts) => {
-                let base = counts.offsets.get(function.index()).copied();
-                let length = base
-                    .and_then(|base| counts.cells.get(base + pc as usize))
-                    .map_or(1, |cell| cell.length);
-                (base.unwrap_or(usize::MAX / 2), length)
+                let cells = counts.of(function).unwrap_or(Cells::NONE);
+                (cells, cells.get(counts, pc).map_or(1, |cell| cell.length))
             }
-            None => (usize::MAX / 2, 1),
-        }
+            None => (Cells::NONE, 1),
+        };
+        self.function.store(function.0, Relaxed);
+        self.pc.store(pc, Relaxed);
+        self.length.store(length, Relaxed);
+        self.enter(cells);
+        length
     }
 
     /// The cell of the stretch starting at `function`'s `pc`, and where
@@ -338,9 +393,9 @@ impl Hot {
     #[inline]
     pub(crate) fn find(&self, function: FunctionId, pc: u32) -> Option<Found<'_>> {
         let counts = self.counts.get()?;
-        let base = *counts.offsets.get(function.index())?;
-        let cell = counts.cells.get(base + pc as usize)?;
-        Some(Found { base, cell })
+        let cells = counts.of(function)?;
+        let cell = cells.get(counts, pc)?;
+        Some(Found { cells, cell })
     }
 
     /// The second half of a call's or a return's glanced stop, once the
@@ -357,7 +412,7 @@ impl Hot {
         node: u32,
     ) {
         self.function.store(function.0, Relaxed);
-        self.base.store(found.base, Relaxed);
+        self.enter(found.cells);
         self.depth.store(depth, Relaxed);
         self.node.store(node, Relaxed);
         self.start(pc, found.cell, 0);
@@ -372,15 +427,6 @@ impl Hot {
     pub(crate) fn moved(&self, pc: u32, found: Found<'_>, depth: usize, words: u64, node: u32) {
         self.settle(depth, words, node);
         self.start(pc, found.cell, 0);
-    }
-
-    /// Moves the position to what [`Hot::locate`] found.
-    #[inline]
-    pub(crate) fn point_at(&self, function: FunctionId, pc: u32, base: usize, length: u32) {
-        self.function.store(function.0, Relaxed);
-        self.pc.store(pc, Relaxed);
-        self.base.store(base, Relaxed);
-        self.length.store(length, Relaxed);
     }
 
     /// The second half of a slow stop: what the next stop must match to be
@@ -446,16 +492,14 @@ impl Hot {
             return Vec::new();
         };
         let mut rows = Vec::new();
-        for (f, start) in counts.offsets.iter().enumerate() {
-            let end = counts
-                .offsets
-                .get(f + 1)
-                .copied()
-                .unwrap_or(counts.cells.len());
-            for (pc, cell) in counts.cells[*start..end].iter().enumerate() {
+        for (f, cells) in counts.functions.iter().enumerate() {
+            for pc in 0..cells.len {
+                let Some(cell) = cells.get(counts, pc) else {
+                    continue;
+                };
                 let n = cell.starts.load(Relaxed);
                 if n > 0 {
-                    rows.push(((FunctionId(f as u32), pc as u32), n));
+                    rows.push(((FunctionId(f as u32), pc), n));
                 }
             }
         }

@@ -367,11 +367,14 @@ impl Shard {
         let last = self.last.as_ref()?;
         let (last_depth, last_node) = (last.depth, last.node);
         let n = self.stack.len();
-        let top = self.stack.last()?;
-        if top.depth != last_depth || top.function != function {
-            return None;
-        }
-        let top_node = top.node;
+        // Every stop leaves the top frame the last stop's (`frame_for`, and
+        // each short way keeps it so): not tested again here.
+        debug_assert!(
+            self.stack
+                .last()
+                .is_some_and(|top| top.depth == last_depth && top.function == function)
+        );
+        let top_node = last_node;
         let caller_node = if CALL {
             if depth != last_depth + 1 {
                 return None;
@@ -400,12 +403,12 @@ impl Shard {
             self.pop();
             caller_node
         };
-        if let Some(last) = self.last.as_mut() {
-            last.function = at_function;
-            last.pc = at_pc;
-            last.depth = depth;
-            last.node = node;
-        }
+        // The last stop was there at the start, and nothing since took it.
+        let last = self.last.as_mut()?;
+        last.function = at_function;
+        last.pc = at_pc;
+        last.depth = depth;
+        last.node = node;
         Some(node)
     }
 

@@ -512,7 +512,7 @@ impl<'env> Machine<'env> {
             }
             macro_rules! jump_if {
                 ($cond:expr, $target:expr) => {{
-                    ends!();
+                    ends!(Branch);
                     if $cond {
                         // SAFETY: *targets*: every jump target is a pc of this
                         // function.
@@ -600,7 +600,7 @@ impl<'env> Machine<'env> {
             // arguments holds the closure itself).
             macro_rules! enter {
                 ($dst:expr, $callee:expr, $args:expr, $count:expr, $extra:expr) => {{
-                    ends!();
+                    ends!(Call);
                     let (dst, callee, args): (Reg, FunctionId, Reg) = ($dst, $callee, $args);
                     // The depth limit is checked only when the frame stack
                     // has no room: see `Machine::room`.
@@ -706,12 +706,15 @@ impl<'env> Machine<'env> {
                 // Marks the stretch as ended by the instruction being run, as the
                 // one table of `cove_ir` says it ends (`Opcode::stretch_end`): the
                 // first thing of every handler whose opcode ends a stretch, and of
-                // no other. The handler's opcode is known where this expands, so
-                // the table's entry is a constant there.
+                // no other. The handler names the end as a constant rather than
+                // reading the table, because the optimiser merges the tails of
+                // handlers that share a macro and then no longer knows the
+                // opcode; every debug run the profiler watches checks the name
+                // against the table at the stretch's start (`marked_as_ended`).
                 macro_rules! ends {
-                    () => {{
+                    ($end:ident) => {{
                         if W::ON && !W::EVERY {
-                            fresh = instr.opcode().stretch_end();
+                            fresh = StretchEnd::$end;
                         }
                     }};
                 }
@@ -885,7 +888,7 @@ impl<'env> Machine<'env> {
 
                     // ---- String ---------------------------------------------
                     Instr::ConcatStr { dst, a, b } => {
-                        ends!();
+                        ends!(Other);
                         let r = attempt!(self.heap.concat(reg!(a), reg!(b)));
                         set!(dst, r);
                         gc_point!();
@@ -912,7 +915,7 @@ impl<'env> Machine<'env> {
                         set!(dst, u64::from(v))
                     }
                     Instr::ToStrInt { dst, src } => {
-                        ends!();
+                        ends!(Other);
                         let mut buf = itoa::Buffer::new();
                         let text = buf.format(int!(src));
                         let r = attempt!(self.heap.alloc_str(text.as_bytes()));
@@ -921,7 +924,7 @@ impl<'env> Machine<'env> {
                         stretch_end!();
                     }
                     Instr::ToStrFloat { dst, src } => {
-                        ends!();
+                        ends!(Other);
                         let text = float!(src).to_string();
                         let r = attempt!(self.heap.alloc_str(text.as_bytes()));
                         set!(dst, r);
@@ -929,7 +932,7 @@ impl<'env> Machine<'env> {
                         stretch_end!();
                     }
                     Instr::ToStr { dst, src, ty } => {
-                        ends!();
+                        ends!(Other);
                         let mut text = Vec::new();
                         attempt!(self.heap.render(program, ty, reg!(src), &mut text, false));
                         let r = attempt!(self.heap.alloc_str(&text));
@@ -1072,7 +1075,7 @@ impl<'env> Machine<'env> {
                         base: captures,
                         count,
                     } => {
-                        ends!();
+                        ends!(Other);
                         let captures = window!(captures, count);
                         let r = attempt!(self.heap.alloc_object(
                             kind::CLOSURE,
@@ -1090,7 +1093,7 @@ impl<'env> Machine<'env> {
                         base: args,
                         count,
                     } => {
-                        ends!();
+                        ends!(Other);
                         use cove_ir::builtins::Builtin as B;
                         // A map lookup, inline and on the registers themselves:
                         // the fused `get(k).unwrap_or(d)` of a counting loop and
@@ -1197,7 +1200,7 @@ impl<'env> Machine<'env> {
                         base: fields,
                         count,
                     } => {
-                        ends!();
+                        ends!(Other);
                         let fields = window!(fields, count);
                         let r = attempt!(self.heap.alloc_object(
                             kind::STRUCT,
@@ -1233,7 +1236,7 @@ impl<'env> Machine<'env> {
                         base: fields,
                         count,
                     } => {
-                        ends!();
+                        ends!(Other);
                         let fields = window!(fields, count);
                         let r = attempt!(self.heap.alloc_object(
                             kind::VARIANT,
@@ -1278,7 +1281,7 @@ impl<'env> Machine<'env> {
                         set!(dst, unsafe { self.heap.field(r, field) })
                     }
                     Instr::NewSome { dst, src, ty } => {
-                        ends!();
+                        ends!(Other);
                         let is_ref = self
                             .shared
                             .digest
@@ -1308,7 +1311,7 @@ impl<'env> Machine<'env> {
                         base: items,
                         count,
                     } => {
-                        ends!();
+                        ends!(Other);
                         let is_ref = self
                             .shared
                             .digest
@@ -1365,7 +1368,7 @@ impl<'env> Machine<'env> {
                         }
                     }
                     Instr::PushList { list, src, .. } => {
-                        ends!();
+                        ends!(Other);
                         let r = object!(list, "`push.list`");
                         // Into room the list has: no allocation, no collection.
                         if !self.heap.list_push_in_place(r, reg!(src)) {
@@ -1380,7 +1383,7 @@ impl<'env> Machine<'env> {
                         set!(dst, unsafe { self.heap.typed_list_len(r) })
                     }
                     Instr::NewMap { dst, key, value } => {
-                        ends!();
+                        ends!(Other);
                         let str_keys = matches!(
                             program.types.get(key.0 as usize),
                             Some(cove_ir::types::Type::Str)
@@ -1405,7 +1408,7 @@ impl<'env> Machine<'env> {
                         base: args,
                         count,
                     } => {
-                        ends!();
+                        ends!(Other);
                         let args: Vec<u64> = window!(args, count).to_vec();
                         sync_past!();
                         let r = attempt!(self.spawn(scope, watch.child(), callee, &args));
@@ -1414,7 +1417,7 @@ impl<'env> Machine<'env> {
                         stretch_end!();
                     }
                     Instr::NewChannel { dst, ty } => {
-                        ends!();
+                        ends!(Other);
                         let r = attempt!(self.heap.alloc_channel(ChannelHandle::fresh(), ty.0));
                         set!(dst, r);
                         gc_point!();
