@@ -543,8 +543,20 @@ impl Profiler {
             return false;
         };
         self.with_main(Reach::Lease, |shard| {
-            let (last_function, start, last_length, pending) = self.hot.peek();
-            let end = start + last_length.saturating_sub(1);
+            // A return needs only the pending stops of the last stop's
+            // place: the call site it closes is on the shard's frame. The
+            // front's fields are atomics, which the optimiser does not
+            // drop unread, so they are read only where they are used.
+            let (last_function, end, pending) = if CALL {
+                let (last_function, start, last_length, pending) = self.hot.peek();
+                (
+                    last_function,
+                    start + last_length.saturating_sub(1),
+                    pending,
+                )
+            } else {
+                (FunctionId(u32::MAX), 0, self.hot.pending())
+            };
             let Some(node) =
                 shard.hop_glanced::<CALL>(pending, last_function, end, function, pc, depth)
             else {

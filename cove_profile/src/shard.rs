@@ -348,7 +348,8 @@ impl Shard {
     /// the shape; the caller then makes it an ordinary stop.
     ///
     /// `at_function`, `at_pc` and `depth` are where the stop is; the rest
-    /// is what [`Shard::hop`] takes. Unlike [`Shard::hop`], this counts
+    /// is what [`Shard::hop`] takes, of which a return reads only `pending`
+    /// (its call site is on the frame it pops). Unlike [`Shard::hop`], this counts
     /// nothing of the stretch the stop starts: the lock-free front counts
     /// it as one of its own, in the frame this returns.
     #[allow(clippy::too_many_arguments)] // The stop's fields, unpacked.
@@ -369,11 +370,9 @@ impl Shard {
         let n = self.stack.len();
         // Every stop leaves the top frame the last stop's (`frame_for`, and
         // each short way keeps it so): not tested again here.
-        debug_assert!(
-            self.stack
-                .last()
-                .is_some_and(|top| top.depth == last_depth && top.function == function)
-        );
+        debug_assert!(self.stack.last().is_some_and(|top| top.depth == last_depth
+            && top.function == last.function
+            && (!CALL || top.function == function)));
         let top_node = last_node;
         let caller_node = if CALL {
             if depth != last_depth + 1 {
