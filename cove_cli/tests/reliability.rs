@@ -1082,6 +1082,24 @@ fn a_channel_flooded_with_variants_under_small_address_spaces_ends_with_the_heap
     floods_cleanly("channel_flood_of_variants");
 }
 
+/// A heap's table of its maps' tables grew with `push`, on the host: a
+/// program that keeps making maps aborted with 134 under each of these
+/// limits ("memory allocation of 109051904 bytes failed" under 250,000 KB,
+/// 218,103,808 under the other two, the line printed before lost) before
+/// the table asked for its room with `try_reserve`.
+#[test]
+fn a_list_flooded_with_maps_under_small_address_spaces_ends_with_the_heap_status() {
+    for kilobytes in [250000, 350000, 460000] {
+        eprintln!("flood_of_maps under {kilobytes} KB of address space");
+        refused_cleanly(
+            kilobytes,
+            "flood_of_maps",
+            "before the flood",
+            "a map's table",
+        );
+    }
+}
+
 /// Runs the flood `name` under address spaces where, unmended, it aborted,
 /// and asserts each ends as [`refused_cleanly`] says. Which allocation the
 /// host refuses first moves with the limit, so what is asserted of the

@@ -333,17 +333,34 @@ impl<T> Default for Side<T> {
 }
 
 impl<T> Side<T> {
-    fn insert(&mut self, item: T) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = Some(item);
-                i
-            }
-            None => {
-                self.slots.push(Some(item));
-                self.slots.len() as u32 - 1
-            }
+    /// Puts `item` in a free slot, or a new one, and gives its index; the
+    /// heap's out-of-memory fault, saying the slot was for `what`, when
+    /// the host refuses the room for a new one.
+    ///
+    /// A new slot's room is asked of the host with `try_reserve`, and so is
+    /// the room the collector will need for it — a mark and a place on the
+    /// free list — so that a collection never asks the host for anything:
+    /// a table that outgrew the host aborted the process before.
+    fn insert(&mut self, item: T, what: std::fmt::Arguments<'_>) -> Faulty<u32> {
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = Some(item);
+            return Ok(i);
         }
+        let i = u32::try_from(self.slots.len()).map_err(|_| {
+            Fault::new(
+                ErrorKind::HeapLimit,
+                format!("{what}: a heap holds at most {} of them", u32::MAX),
+            )
+        })?;
+        let n = self.slots.len() + 1;
+        host_room(&mut self.slots, 1, what)?;
+        // The free list is empty here, and the marks are cleared and
+        // resized to the slots' number at each collection.
+        let marks = self.marks.len();
+        host_room(&mut self.free, n, what)?;
+        host_room(&mut self.marks, n.saturating_sub(marks), what)?;
+        self.slots.push(Some(item));
+        Ok(i)
     }
 
     pub(crate) fn get(&self, i: u64) -> Option<&T> {
@@ -1344,7 +1361,9 @@ impl Memory {
         } else {
             Table::Int(Entries::default())
         };
-        let index = self.maps.insert((table, values_ref));
+        let index = self
+            .maps
+            .insert((table, values_ref), format_args!("a map's table"))?;
         self.alloc_object(
             kind::MAP,
             u32::from(values_ref) | (key << 1),
@@ -1482,7 +1501,7 @@ impl Memory {
 
     /// A new task object for a handle to a task whose result is of type `result`.
     pub(crate) fn alloc_task(&mut self, handle: TaskHandle, result: u32) -> Faulty<u64> {
-        let index = self.tasks.insert(handle);
+        let index = self.tasks.insert(handle, format_args!("a task's handle"))?;
         self.alloc_object(kind::TASK, 0, result, &[u64::from(index)])
     }
 
@@ -1503,7 +1522,14 @@ impl Memory {
         let index = match self.channel_slots.get(&key) {
             Some(&i) => i,
             None => {
-                let i = self.channels.insert(handle);
+                // Room in both tables before either changes, so that a
+                // refusal leaves them agreeing.
+                self.channel_slots
+                    .try_reserve(1)
+                    .map_err(|e| out_of_memory(1, format_args!("{e}, a channel's slot")))?;
+                let i = self
+                    .channels
+                    .insert(handle, format_args!("a channel's handle"))?;
                 self.channel_slots.insert(key, i);
                 i
             }
