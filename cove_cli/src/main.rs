@@ -8,6 +8,7 @@
 //! ([`status`]). No language or VM logic: a question about what a program
 //! means is the compiler's, and about what a run did is the runtime's.
 
+mod alloc;
 mod bench;
 #[cfg(feature = "profiler")]
 mod calibrate;
@@ -37,6 +38,10 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::{Cli, Command};
+
+/// The system's allocator, with one more try after a refusal (`alloc.rs`).
+#[global_allocator]
+static ALLOCATOR: alloc::Rescuing = alloc::Rescuing;
 
 fn main() -> ExitCode {
     // First, so that a Ctrl-C during the parse of a large file, `cove

@@ -81,6 +81,7 @@ pub use error::{
     BacktraceFrame, BacktraceLine, ErrorKind, PROGRAM_STATUSES, RunError, STATUS_OUT_OF_RANGE,
     program_status,
 };
+pub use heap::reserve::rescue as rescue_memory;
 pub use limits::{DEFAULT_MAX_HEAP_WORDS, InterruptHandle, Limits, SPAWN_FUEL, WORK_PER_FUEL};
 pub use value::{ChannelHandle, TaskHandle, Value};
 pub use vm::Vm;

@@ -1578,6 +1578,18 @@ pub(crate) fn out_of_memory(words: usize, why: std::fmt::Arguments<'_>) -> Fault
     )
 }
 
+/// The fault of a run whose host refused memory that could not be asked
+/// for fallibly, and that the reserve let through
+/// ([`reserve::rescue`]): the run ends at its next safepoint.
+pub(crate) fn rescued() -> Fault {
+    Fault::new(
+        ErrorKind::HeapLimit,
+        "out of memory: the host refused a small allocation that the runtime cannot ask \
+         for fallibly, and the run ends here, on the memory kept back to say so"
+            .to_string(),
+    )
+}
+
 /// Room for `n` more items in a vector of the host's, asked with
 /// `try_reserve`, or the heap's out-of-memory fault saying what it was
 /// for. A builtin's scratch space, a copy's walk between tasks, a text

@@ -1648,6 +1648,9 @@ impl<'env> Machine<'env> {
         if self.shared.interrupt.is_interrupted() || self.shared.scheduler.is_ending() {
             return Err(crate::vm::tasks::stopped(&self.shared.interrupt));
         }
+        if crate::heap::reserve::rescues() != self.shared.rescues {
+            return Err(crate::heap::rescued());
+        }
         self.pay_for_work()
     }
 

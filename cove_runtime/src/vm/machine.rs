@@ -239,6 +239,10 @@ pub(crate) struct Shared<'env> {
     /// What every park counts instead of the clock, if set
     /// ([`Vm::with_fixed_wait_time`](crate::Vm::with_fixed_wait_time)).
     pub(crate) fixed_wait: Option<u64>,
+    /// How many times the host's memory had been rescued
+    /// ([`reserve::rescue`](crate::heap::reserve::rescue)) when the run
+    /// began: a later rescue ends it at its next safepoint.
+    pub(crate) rescues: u64,
 }
 
 impl std::fmt::Debug for Shared<'_> {

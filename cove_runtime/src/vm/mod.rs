@@ -346,6 +346,7 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
             args: self.args.clone(),
             scheduler: Scheduler::default(),
             fixed_wait: self.fixed_wait,
+            rescues: crate::heap::reserve::rescues(),
         };
         let debugger = self.debugger;
         // The arguments wait here for whichever thread starts: a thread

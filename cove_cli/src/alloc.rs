@@ -1,0 +1,71 @@
+//! The `cove` command's global allocator: the system's, with one more try.
+//!
+//! The runtime asks the host for its memory with `try_reserve` wherever
+//! stable Rust lets it, and a refusal there is a clean out-of-memory fault.
+//! Where it cannot ask so — an `Arc` (a channel's shared state), the
+//! strings of a fault's backtrace — a refusal aborts the process and loses
+//! the output not yet written. So when the system's allocator refuses, this
+//! one lets go of the memory the runtime keeps back
+//! ([`cove_runtime::rescue_memory`]) and asks once more, for an allocation
+//! small enough for that to help; the run that was saved so ends at its
+//! next safepoint with the heap's status, 125.
+//!
+//! It costs nothing while the host says yes: the test is on the null that
+//! only a refusal returns. Its methods are out of line, as the standard
+//! library's default allocator is to the code that calls it: inlined by
+//! the link-time optimiser into every allocation of the dispatch loop,
+//! they changed how the loop was compiled (`fib 25`'s run 1.8% more
+//! native instructions, none of them allocating). Why not in the runtime: a library must not
+//! choose its embedder's global allocator; an embedder who wants the same
+//! can install this shape of allocator in its own program.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+
+/// The system's allocator, which asks once more after a rescue.
+pub(crate) struct Rescuing;
+
+// SAFETY: every method hands its arguments to the system's allocator
+// unchanged, once or twice; a second call is made only after the first
+// returned null, so nothing is allocated twice or freed that was not.
+unsafe impl GlobalAlloc for Rescuing {
+    #[inline(never)]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's promises for `layout` are passed on.
+        let p = unsafe { System.alloc(layout) };
+        if p.is_null() && cove_runtime::rescue_memory(layout.size()) {
+            // SAFETY: as above.
+            return unsafe { System.alloc(layout) };
+        }
+        p
+    }
+
+    #[inline(never)]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's promises for `layout` are passed on.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if p.is_null() && cove_runtime::rescue_memory(layout.size()) {
+            // SAFETY: as above.
+            return unsafe { System.alloc_zeroed(layout) };
+        }
+        p
+    }
+
+    #[inline(never)]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from this allocator, which is the system's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    #[inline(never)]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller's promises for `ptr`, `layout` and `new_size`
+        // are passed on; a refused `realloc` leaves `ptr` as it was, so it
+        // may be asked again.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if p.is_null() && cove_runtime::rescue_memory(new_size) {
+            // SAFETY: as above.
+            return unsafe { System.realloc(ptr, layout, new_size) };
+        }
+        p
+    }
+}
