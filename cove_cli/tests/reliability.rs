@@ -1120,6 +1120,25 @@ fn a_list_flooded_with_channels_under_small_address_spaces_ends_with_the_heap_st
     }
 }
 
+/// A deep recursion whose frames each hold a list, until the host refuses:
+/// the fault's backtrace, a frame and two strings each, asked the host
+/// for what the released reserve could not cover, and aborted with 134
+/// under these limits ("memory allocation of 23 bytes failed": a frame's
+/// path; the line printed before lost). It is built fallibly now, and
+/// keeps the innermost frames it has room for.
+#[test]
+fn a_deep_recursion_that_hoards_under_small_address_spaces_ends_with_the_heap_status() {
+    for kilobytes in [200000, 250000] {
+        eprintln!("deep_recursion_that_hoards under {kilobytes} KB of address space");
+        refused_cleanly(
+            kilobytes,
+            "deep_recursion_that_hoards",
+            "before the descent",
+            "out of memory",
+        );
+    }
+}
+
 /// Runs the flood `name` under address spaces where, unmended, it aborted,
 /// and asserts each ends as [`refused_cleanly`] says. Which allocation the
 /// host refuses first moves with the limit, so what is asserted of the

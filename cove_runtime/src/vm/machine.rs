@@ -456,31 +456,66 @@ impl<'env> Machine<'env> {
 
     /// The Cove backtrace, innermost first, with the innermost frame at `pc`
     /// (the index after the instruction that faulted).
-    pub(crate) fn backtrace(&self, pc: usize) -> Vec<BacktraceFrame> {
+    ///
+    /// Its memory is asked of the host fallibly: a fault of a deep stack is
+    /// often the host's refusal of memory, and a backtrace of 90,000 frames
+    /// is some ten megabytes of names, more than the reserve kept back to
+    /// report the refusal in (`heap/reserve.rs`). Refused, it keeps the
+    /// innermost frames it had room for and says how many it left out.
+    pub(crate) fn backtrace(&self, pc: usize) -> (Vec<BacktraceFrame>, usize) {
         let last = self.frames.len().saturating_sub(1);
-        self.frames
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(i, frame)| {
-                let resume = if i == last { pc } else { frame.pc() as usize };
-                frame_at(
-                    self.program,
-                    frame.func,
-                    resume.saturating_sub(1) as u32,
-                    self.task,
-                )
-            })
-            .collect()
+        let mut frames = Vec::new();
+        if frames.try_reserve_exact(self.frames.len()).is_err() {
+            // Room for a few at least, if the host has that.
+            let _ = frames.try_reserve_exact(self.frames.len().min(KEPT_ON_REFUSAL));
+        }
+        for (i, frame) in self.frames.iter().enumerate().rev() {
+            let resume = if i == last { pc } else { frame.pc() as usize };
+            let kept = (frames.len() < frames.capacity())
+                .then(|| {
+                    try_frame_at(
+                        self.program,
+                        frame.func,
+                        resume.saturating_sub(1) as u32,
+                        self.task,
+                    )
+                })
+                .flatten();
+            match kept {
+                Some(kept) => frames.push(kept),
+                None => break,
+            }
+        }
+        let left_out = self.frames.len() - frames.len();
+        (frames, left_out)
     }
 
     /// The fault as a run error located at `pc`.
     pub(crate) fn error(&self, fault: Fault, pc: usize) -> RunError {
         let mut backtrace = fault.inner;
-        backtrace.extend(self.backtrace(pc));
+        let (frames, left_out) = self.backtrace(pc);
+        let mut message = fault.message;
+        if left_out > 0 {
+            // Appended only if the host has room for it too: the note is
+            // written into room asked for first, which it fits in.
+            let mut note = String::new();
+            if note.try_reserve_exact(128).is_ok() {
+                use std::fmt::Write as _;
+                let _ = write!(
+                    note,
+                    " ({left_out} outer frames of the backtrace left out: the host had no memory for them)"
+                );
+                if message.try_reserve_exact(note.len()).is_ok() {
+                    message.push_str(&note);
+                }
+            }
+        }
+        if backtrace.try_reserve_exact(frames.len()).is_ok() {
+            backtrace.extend(frames);
+        }
         RunError {
             kind: fault.kind,
-            message: fault.message,
+            message,
             backtrace,
         }
     }
@@ -527,17 +562,45 @@ impl Drop for Machine<'_> {
 }
 
 /// The backtrace frame of `func` at the instruction `pc`, in `task`.
-pub(crate) fn frame_at(program: &Program, func: FunctionId, pc: u32, task: u32) -> BacktraceFrame {
+/// How many frames a backtrace asks room for when the host refuses room
+/// for all of them.
+const KEPT_ON_REFUSAL: usize = 64;
+
+/// [`frame_at`], its two strings asked of the host fallibly: `None` if
+/// it refuses them.
+fn try_frame_at(program: &Program, func: FunctionId, pc: u32, task: u32) -> Option<BacktraceFrame> {
     let function = program.function(func);
-    let path = program
-        .module(&function.module)
-        .map_or_else(|| format!("{}.cove", function.module), |m| m.path.clone());
-    BacktraceFrame {
-        function: function.qualified.clone(),
+    let copy = |text: &str| {
+        let mut copy = String::new();
+        copy.try_reserve_exact(text.len()).ok()?;
+        copy.push_str(text);
+        Some(copy)
+    };
+    let path = match program.module(&function.module) {
+        Some(module) => copy(&module.path)?,
+        None => {
+            let mut path = copy(&function.module)?;
+            path.try_reserve_exact(".cove".len()).ok()?;
+            path.push_str(".cove");
+            path
+        }
+    };
+    Some(BacktraceFrame {
+        function: copy(&function.qualified)?,
         path,
         line: program.line_of(func, pc),
         task,
-    }
+    })
+}
+
+pub(crate) fn frame_at(program: &Program, func: FunctionId, pc: u32, task: u32) -> BacktraceFrame {
+    // A frame with no names, where the host had no room for them.
+    try_frame_at(program, func, pc, task).unwrap_or(BacktraceFrame {
+        function: String::new(),
+        path: String::new(),
+        line: program.line_of(func, pc),
+        task,
+    })
 }
 
 /// A fault met entering or leaving a task's entry function, outside every
