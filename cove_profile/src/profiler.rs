@@ -537,9 +537,12 @@ impl Profiler {
         pc: u32,
         depth: usize,
     ) -> bool {
+        // The front, reached once: its fields are atomics, and after each
+        // store to one the optimiser would read the `Arc`'s pointer again.
+        let hot: &Hot = &self.hot;
         // The stretch the stop starts is counted as a fast stop counts one,
         // in the flat table, so its cell must be there.
-        let Some(found) = self.hot.find(function, pc) else {
+        let Some(found) = hot.find(function, pc) else {
             return false;
         };
         self.with_main(Reach::Lease, |shard| {
@@ -548,22 +551,22 @@ impl Profiler {
             // front's fields are atomics, which the optimiser does not
             // drop unread, so they are read only where they are used.
             let (last_function, end, pending) = if CALL {
-                let (last_function, start, last_length, pending) = self.hot.peek();
+                let (last_function, start, last_length, pending) = hot.peek();
                 (
                     last_function,
                     start + last_length.saturating_sub(1),
                     pending,
                 )
             } else {
-                (FunctionId(u32::MAX), 0, self.hot.pending())
+                (FunctionId(u32::MAX), 0, hot.pending())
             };
             let Some(node) =
                 shard.hop_glanced::<CALL>(pending, last_function, end, function, pc, depth)
             else {
                 return false;
             };
-            self.hot.hopped(function, pc, found, depth, node);
-            self.hot.publish(shard.total().ran);
+            hot.hopped(function, pc, found, depth, node);
+            hot.publish(shard.total().ran);
             true
         })
     }

@@ -116,9 +116,11 @@ impl Profiler {
     /// the shard cannot take it by its shape.
     #[inline(never)]
     fn untimed_hop<const CALL: bool>(&self, function: FunctionId, pc: u32, depth: usize) -> bool {
-        self.hot.busy(Inside::Slow);
+        // Reached once, as in `glanced_stop`.
+        let hot: &crate::hot::Hot = &self.hot;
+        hot.busy(Inside::Slow);
         let taken = self.glanced_stop::<CALL>(function, pc, depth);
-        self.hot.busy(Inside::Program);
+        hot.busy(Inside::Program);
         taken
     }
 
