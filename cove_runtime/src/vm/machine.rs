@@ -561,7 +561,6 @@ impl Drop for Machine<'_> {
     }
 }
 
-/// The backtrace frame of `func` at the instruction `pc`, in `task`.
 /// How many frames a backtrace asks room for when the host refuses room
 /// for all of them.
 const KEPT_ON_REFUSAL: usize = 64;
@@ -593,6 +592,7 @@ fn try_frame_at(program: &Program, func: FunctionId, pc: u32, task: u32) -> Opti
     })
 }
 
+/// The backtrace frame of `func` at the instruction `pc`, in `task`.
 pub(crate) fn frame_at(program: &Program, func: FunctionId, pc: u32, task: u32) -> BacktraceFrame {
     // A frame with no names, where the host had no room for them.
     try_frame_at(program, func, pc, task).unwrap_or(BacktraceFrame {
