@@ -454,46 +454,43 @@ impl<'env> Machine<'env> {
         }
     }
 
-    /// The Cove backtrace, innermost first, with the innermost frame at `pc`
-    /// (the index after the instruction that faulted).
+    /// Appends the Cove backtrace to `out`, innermost first, with the
+    /// innermost frame at `pc` (the index after the instruction that
+    /// faulted), and gives how many frames it left out.
     ///
     /// Its memory is asked of the host fallibly: a fault of a deep stack is
     /// often the host's refusal of memory, and a backtrace of 90,000 frames
     /// is some ten megabytes of names, more than the reserve kept back to
     /// report the refusal in (`heap/reserve.rs`). Refused, it keeps the
-    /// innermost frames it had room for and says how many it left out.
-    pub(crate) fn backtrace(&self, pc: usize) -> (Vec<BacktraceFrame>, usize) {
-        let last = self.frames.len().saturating_sub(1);
-        let mut frames = Vec::new();
-        if frames.try_reserve_exact(self.frames.len()).is_err() {
+    /// innermost frames it had room for and counts the rest as left out.
+    fn backtrace_into(&self, pc: usize, out: &mut Vec<BacktraceFrame>) -> usize {
+        let total = self.frames.len();
+        if out.try_reserve_exact(total).is_err() {
             // Room for a few at least, if the host has that.
-            let _ = frames.try_reserve_exact(self.frames.len().min(KEPT_ON_REFUSAL));
+            let _ = out.try_reserve_exact(total.min(KEPT_ON_REFUSAL));
         }
+        let room = out.capacity() - out.len();
+        let last = total.saturating_sub(1);
+        let mut kept = 0;
         for (i, frame) in self.frames.iter().enumerate().rev() {
-            let resume = if i == last { pc } else { frame.pc() as usize };
-            let kept = (frames.len() < frames.capacity())
-                .then(|| {
-                    try_frame_at(
-                        self.program,
-                        frame.func,
-                        resume.saturating_sub(1) as u32,
-                        self.task,
-                    )
-                })
-                .flatten();
-            match kept {
-                Some(kept) => frames.push(kept),
-                None => break,
+            if kept == room {
+                break;
             }
+            let resume = if i == last { pc } else { frame.pc() as usize };
+            let at = resume.saturating_sub(1) as u32;
+            let Some(frame) = try_frame_at(self.program, frame.func, at, self.task) else {
+                break;
+            };
+            out.push(frame);
+            kept += 1;
         }
-        let left_out = self.frames.len() - frames.len();
-        (frames, left_out)
+        total - kept
     }
 
     /// The fault as a run error located at `pc`.
     pub(crate) fn error(&self, fault: Fault, pc: usize) -> RunError {
         let mut backtrace = fault.inner;
-        let (frames, left_out) = self.backtrace(pc);
+        let left_out = self.backtrace_into(pc, &mut backtrace);
         let mut message = fault.message;
         if left_out > 0 {
             // Appended only if the host has room for it too: the note is
@@ -509,9 +506,6 @@ impl<'env> Machine<'env> {
                     message.push_str(&note);
                 }
             }
-        }
-        if backtrace.try_reserve_exact(frames.len()).is_ok() {
-            backtrace.extend(frames);
         }
         RunError {
             kind: fault.kind,
