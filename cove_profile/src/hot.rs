@@ -90,20 +90,28 @@ unsafe impl Send for Cells {}
 unsafe impl Sync for Cells {}
 
 impl Cells {
-    /// No cells: every stop that would find one here is a slow one.
+    /// No cells: every stop that would find one here is a slow one. Its
+    /// pointer is dangling, not null, so that it is an empty slice too.
     const NONE: Cells = Cells {
-        first: std::ptr::null(),
+        first: std::ptr::NonNull::dangling().as_ptr(),
         len: 0,
     };
+
+    /// These cells, of `table`, which they are of.
+    #[inline(always)]
+    fn all<'t>(&self, table: &'t Counts) -> &'t [Cell] {
+        debug_assert!(self.len == 0 || table.cells.as_ptr_range().contains(&self.first));
+        // SAFETY: `first` and `len` describe cells of `table` (see
+        // `Counts::new`), which lives for `'t`, or are `Cells::NONE`'s
+        // aligned, non-null pointer and no cells.
+        unsafe { std::slice::from_raw_parts(self.first, self.len as usize) }
+    }
 
     /// The cell at `pc`, if there is one, of `table`, which these cells
     /// are of.
     #[inline(always)]
     fn get<'t>(&self, table: &'t Counts, pc: u32) -> Option<&'t Cell> {
-        debug_assert!(self.first.is_null() || table.cells.as_ptr_range().contains(&self.first));
-        // SAFETY: `first` and `len` describe cells of `table` (see
-        // `Counts::new`), which lives for `'t`, and `pc` is below `len`.
-        (pc < self.len).then(|| unsafe { &*self.first.add(pc as usize) })
+        self.all(table).get(pc as usize)
     }
 }
 
@@ -493,13 +501,10 @@ impl Hot {
         };
         let mut rows = Vec::new();
         for (f, cells) in counts.functions.iter().enumerate() {
-            for pc in 0..cells.len {
-                let Some(cell) = cells.get(counts, pc) else {
-                    continue;
-                };
+            for (pc, cell) in cells.all(counts).iter().enumerate() {
                 let n = cell.starts.load(Relaxed);
                 if n > 0 {
-                    rows.push(((FunctionId(f as u32), pc), n));
+                    rows.push(((FunctionId(f as u32), pc as u32), n));
                 }
             }
         }
