@@ -785,13 +785,18 @@ impl Opcode {
 /// what the loop already knows. Everything else that ends a stretch (an
 /// allocation, a builtin, a spawn) may move the heap, and a conditional
 /// return either returns or falls through, which only the run knows: the
-/// dispatch loop tells those two apart as it runs them.
+/// dispatch loop tells those two apart as it runs them. It also tells an
+/// instruction that may allocate from one that, as it ran, did not: a
+/// builtin answered on the spot (a string's length, a byte, a map lookup,
+/// a push into room the list has) leaves the frame and the heap as a
+/// branch does, and the loop marks its end as one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum StretchEnd {
     /// The instruction does not end a stretch.
     No,
-    /// It jumps, or may, within its frame without allocating.
+    /// It jumps, or may, within its frame without allocating. The dispatch
+    /// loop also marks so an `Other` that, as it ran, moved nothing.
     Branch,
     /// It calls a Cove function (`call`, `call.closure`).
     Call,
@@ -801,7 +806,8 @@ pub enum StretchEnd {
     /// when it returns, a `Branch` when it does not, and only the run knows
     /// which; the dispatch loop tells them apart as it runs them.
     Conditional,
-    /// It may allocate.
+    /// It may allocate (and when, as it ran, it did not, the dispatch loop
+    /// marks it a `Branch`).
     Other,
 }
 

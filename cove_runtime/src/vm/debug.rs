@@ -123,7 +123,10 @@ pub trait Debugger: Sync {
 /// previous stop; after a call, one frame deeper, at the callee's first
 /// instruction; after a return, one frame shallower, just past the call
 /// in the caller. None of the three allocates, so the heap's counters are
-/// where they were at the previous stop.
+/// where they were at the previous stop. A builtin that, as it ran,
+/// neither allocated nor waited (a string's length, a byte, a map lookup,
+/// a push into room the list already has) is offered as a branch: it left
+/// the frame and the heap just as one does.
 #[derive(Debug, Clone, Copy)]
 pub struct Glance<'a> {
     pub(crate) task: u32,
@@ -138,8 +141,9 @@ impl Glance<'_> {
         self.task
     }
 
-    /// How the stretch before ended: [`StretchEnd::Branch`],
-    /// [`StretchEnd::Call`] or [`StretchEnd::Return`].
+    /// How the stretch before ended: [`StretchEnd::Branch`] (a jump, or a
+    /// builtin that moved nothing), [`StretchEnd::Call`] or
+    /// [`StretchEnd::Return`].
     pub fn after(&self) -> StretchEnd {
         self.after
     }
