@@ -1,5 +1,6 @@
 //! The glances of the debugger seam (`Debugger::glance`): the stops after a
-//! branch, a call or a return are what the glance says they are, and a
+//! branch, a call, a return or a builtin answered on the spot are what the
+//! glance says they are, and a
 //! debugger that takes them sees the same stops, in the same places, as one
 //! that declines them and looks at every `Stop`.
 
@@ -105,7 +106,11 @@ impl Debugger for Recorder {
 }
 
 fn run(recorder: &Recorder) -> (Result<Value, cove_runtime::RunError>, u64) {
-    let program = cove_compiler::compile_module("m", PROGRAM).unwrap_or_else(|d| panic!("{d}"));
+    run_source(PROGRAM, recorder)
+}
+
+fn run_source(source: &str, recorder: &Recorder) -> (Result<Value, cove_runtime::RunError>, u64) {
+    let program = cove_compiler::compile_module("m", source).unwrap_or_else(|d| panic!("{d}"));
     let mut vm = Vm::new(&program).with_debugger(recorder);
     let result = vm.run_entry("m", "main", vec![]);
     (result, vm.instructions())
@@ -129,4 +134,36 @@ fn a_debugger_that_takes_glances_sees_the_stops_one_that_declines_them_sees() {
         assert!(glances.contains(&kind), "no glance after {kind:?}");
     }
     assert!(declining.glances.lock().unwrap().is_empty());
+}
+
+#[test]
+fn a_builtin_answered_on_the_spot_is_offered_as_a_branch_and_one_that_allocates_is_not() {
+    // No jump, call or return before the end: every stretch but the last
+    // ends in a builtin or an allocation. `length` and `byte_at` neither
+    // allocate nor wait; the concatenation allocates.
+    let source = "export fn main() -> Int {
+  let s = \"hello\"
+  let a = s.length()
+  let b = s.byte_at(1)
+  let t = s + \"!\"
+  a + b + t.length()
+}
+";
+    let taking = Recorder::new(true);
+    let declining = Recorder::new(false);
+    let (a, count_a) = run_source(source, &taking);
+    let (b, count_b) = run_source(source, &declining);
+    assert_eq!(a, Ok(Value::Int(5 + 101 + 6)));
+    assert_eq!(a, b);
+    assert_eq!(count_a, count_b);
+    let stops = taking.stops.lock().unwrap();
+    assert_eq!(*stops, *declining.stops.lock().unwrap());
+    // The first stop, one after each of the three builtins, one after the
+    // concatenation.
+    assert_eq!(stops.len(), 5);
+    assert_eq!(
+        *taking.glances.lock().unwrap(),
+        [StretchEnd::Branch; 3],
+        "the stops after the three quick builtins are glances, the one after the allocation is not"
+    );
 }
