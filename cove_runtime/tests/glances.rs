@@ -1,8 +1,8 @@
 //! The glances of the debugger seam (`Debugger::glance`): the stops after a
 //! branch, a call, a return or a builtin answered on the spot are what the
-//! glance says they are, and a
-//! debugger that takes them sees the same stops, in the same places, as one
-//! that declines them and looks at every `Stop`.
+//! glance says they are, and a debugger that takes them sees the same
+//! stops, in the same places, as one that declines them and looks at every
+//! `Stop`.
 
 use std::sync::Mutex;
 
@@ -105,23 +105,21 @@ impl Debugger for Recorder {
     }
 }
 
-fn run(recorder: &Recorder) -> (Result<Value, cove_runtime::RunError>, u64) {
-    run_source(PROGRAM, recorder)
-}
-
-fn run_source(source: &str, recorder: &Recorder) -> (Result<Value, cove_runtime::RunError>, u64) {
+fn run(source: &str, recorder: &Recorder) -> (Result<Value, cove_runtime::RunError>, u64) {
     let program = cove_compiler::compile_module("m", source).unwrap_or_else(|d| panic!("{d}"));
     let mut vm = Vm::new(&program).with_debugger(recorder);
     let result = vm.run_entry("m", "main", vec![]);
     (result, vm.instructions())
 }
 
-#[test]
-fn a_debugger_that_takes_glances_sees_the_stops_one_that_declines_them_sees() {
+/// Runs `source` under a debugger that takes glances and one that
+/// declines them, checks that both saw the same result, count and stops,
+/// and hands back the two and the result.
+fn run_both(source: &str) -> (Recorder, Recorder, Result<Value, cove_runtime::RunError>) {
     let taking = Recorder::new(true);
     let declining = Recorder::new(false);
-    let (a, count_a) = run(&taking);
-    let (b, count_b) = run(&declining);
+    let (a, count_a) = run(source, &taking);
+    let (b, count_b) = run(source, &declining);
     assert_eq!(a, b);
     assert_eq!(count_a, count_b);
     assert_eq!(
@@ -129,6 +127,12 @@ fn a_debugger_that_takes_glances_sees_the_stops_one_that_declines_them_sees() {
         *declining.stops.lock().unwrap(),
         "the same stops in the same places, with the heap where the Stop says"
     );
+    (taking, declining, a)
+}
+
+#[test]
+fn a_debugger_that_takes_glances_sees_the_stops_one_that_declines_them_sees() {
+    let (taking, declining, _) = run_both(PROGRAM);
     let glances = taking.glances.lock().unwrap();
     for kind in [StretchEnd::Branch, StretchEnd::Call, StretchEnd::Return] {
         assert!(glances.contains(&kind), "no glance after {kind:?}");
@@ -149,18 +153,11 @@ fn a_builtin_answered_on_the_spot_is_offered_as_a_branch_and_one_that_allocates_
   a + b + t.length()
 }
 ";
-    let taking = Recorder::new(true);
-    let declining = Recorder::new(false);
-    let (a, count_a) = run_source(source, &taking);
-    let (b, count_b) = run_source(source, &declining);
-    assert_eq!(a, Ok(Value::Int(5 + 101 + 6)));
-    assert_eq!(a, b);
-    assert_eq!(count_a, count_b);
-    let stops = taking.stops.lock().unwrap();
-    assert_eq!(*stops, *declining.stops.lock().unwrap());
+    let (taking, _, result) = run_both(source);
+    assert_eq!(result, Ok(Value::Int(5 + 101 + 6)));
     // The first stop, one after each of the three builtins, one after the
     // concatenation.
-    assert_eq!(stops.len(), 5);
+    assert_eq!(taking.stops.lock().unwrap().len(), 5);
     assert_eq!(
         *taking.glances.lock().unwrap(),
         [StretchEnd::Branch; 3],
