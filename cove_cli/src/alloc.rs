@@ -21,6 +21,32 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
+/// How many arenas the C library's allocator may make, where it is glibc's.
+///
+/// glibc gives a thread that allocates an arena of its own, up to eight a
+/// core, and each reserves 64 MiB of address space as it is made. A run's
+/// tasks and a profile's sampler are threads, so under a tight `ulimit -v`
+/// (which counts reserved address space, used or not) those reservations
+/// alone could refuse the run's thread its stack: `cove profile` of a
+/// hello-world under `ulimit -v` of 130–200 MB failed to start 3 times in
+/// 24, with exit 70, and never with two arenas. Two, not one: the runtime
+/// allocates little through `malloc` (each task's heap is one growing
+/// block), so threads rarely meet on an arena's lock, and the main
+/// thread's arena, which grows the process's break rather than reserving,
+/// is one of them.
+const ARENAS: i32 = 2;
+
+/// Caps the C allocator's arenas at [`ARENAS`]; nothing where the C
+/// library is not glibc. Called first thing in `main`, before any thread.
+pub(crate) fn cap_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` only sets a parameter of the allocator, and is
+    // called before any other thread could allocate.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, ARENAS);
+    }
+}
+
 /// The system's allocator, which asks once more after a rescue.
 pub(crate) struct Rescuing;
 

@@ -44,7 +44,10 @@ use crate::cli::{Cli, Command};
 static ALLOCATOR: alloc::Rescuing = alloc::Rescuing;
 
 fn main() -> ExitCode {
-    // First, so that a Ctrl-C during the parse of a large file, `cove
+    // Before any thread is started, which is when the C allocator settles
+    // how many arenas it may make.
+    alloc::cap_arenas();
+    // Then, so that a Ctrl-C during the parse of a large file, `cove
     // fmt` or `cove check` ends with the interrupted status too.
     interrupt::install();
     let cli = Cli::parse();

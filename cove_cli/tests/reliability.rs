@@ -854,6 +854,24 @@ fn a_host_that_refuses_a_tasks_thread_ends_the_run_with_too_many_tasks() {
     );
 }
 
+#[test]
+fn sixteen_waiting_tasks_start_where_their_stacks_fit_but_an_arena_each_would_not() {
+    // Found by the eighteenth session: glibc gave each thread that
+    // allocated a malloc arena of its own, 64 MiB of address space
+    // reserved as it was made, so under `ulimit -v` a run's tasks met the
+    // limit at about half the threads their stacks had room for (under
+    // this limit 12 such tasks could not all start in a debug build, nor
+    // 14 in a release one; with the cap 20 can), and a profile's run,
+    // after the sampler's thread took one, sometimes could not start at
+    // all. `cove` caps the arenas at two (`cove_cli/src/alloc.rs`).
+    let out = run_in_address_space(
+        1500000,
+        "run cove_cli/tests/fixtures/rel/sixteen_tasks_that_wait.cove",
+    );
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out), "16 tasks ended\n");
+}
+
 /// Waits until the process `child` has installed a handler for SIGINT
 /// (Linux's `/proc/PID/status`, the `SigCgt` mask, bit 2), or fails if it
 /// ended first: then a SIGINT sent to it is `cove`'s to answer, not the
