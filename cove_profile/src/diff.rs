@@ -20,6 +20,16 @@
 //! callee, opcode, line), the rows whose estimated time moved most, with
 //! `!` on each row that ran fewer instructions and took more time.
 //!
+//! A sampled profile's estimate is its sampled time less what its stops
+//! are calibrated to cost, and the calibration is measured on the machine
+//! around the profile (`cove profile` keeps a few measurements for some
+//! minutes), so two profiles can rest on different figures. The verdict
+//! weighs both at one set of costs, the mean of the two profiles', when
+//! both record what their estimate was worked out from
+//! ([`Estimate::net_nanos_at`](crate::Estimate::net_nanos_at)): a change
+//! of calibration between the two is then not read as a change of the
+//! program. The rows below it keep each profile's own figures.
+//!
 //! Rows are matched by name (`m.fib`, `String.contains`, `add.int`,
 //! `m.cove:12`), which survive most edits. Two versions of one program are
 //! often kept side by side in two files (`words_v1.cove`, `words_v2.cove`),
@@ -39,6 +49,7 @@ use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 
 use crate::cost::Cost;
+use crate::profiler::{Estimate, StopCosts};
 use crate::report::json::Group;
 use crate::report::{Profile, ProfileError};
 
@@ -138,6 +149,10 @@ pub struct Summary {
     pub uncertainty: f64,
     /// Instructions after over before, when the first ran any.
     pub instruction_ratio: Option<f64>,
+    /// The two estimated totals the ratio was taken of, before and after,
+    /// when they were worked out again at one calibration (the mean of
+    /// the two profiles' costs) because the profiles' own differed.
+    pub recalibrated: Option<(f64, f64)>,
 }
 
 impl Summary {
@@ -162,6 +177,35 @@ impl Summary {
             ),
         }
     }
+}
+
+/// The estimated totals of `before` and `after` at one calibration, the
+/// mean of their costs, where both are sampled profiles that rest on
+/// different costs and record what their estimates were worked out from;
+/// `None` otherwise, when each profile's own total is the one to compare.
+///
+/// Each total is scaled by how its estimate moves from its own costs to
+/// the common ones, so a profile whose own costs were the common ones
+/// keeps its total exactly.
+fn at_one_calibration(before: &Profile, after: &Profile) -> Option<(f64, f64)> {
+    let (b, a) = (before.estimate?, after.estimate?);
+    if b.costs == a.costs {
+        return None;
+    }
+    let mean = |x: f64, y: f64| (x + y) / 2.0;
+    let common = StopCosts {
+        fast: mean(b.costs.fast, a.costs.fast),
+        instruction: mean(b.costs.instruction, a.costs.instruction),
+        heavy: mean(b.costs.heavy, a.costs.heavy),
+        quick: mean(b.costs.quick, a.costs.quick),
+        call: mean(b.costs.call, a.costs.call),
+    };
+    let moved = |profile: &Profile, estimate: &Estimate| -> Option<f64> {
+        let own = estimate.net_nanos_at(&estimate.costs)?;
+        let there = estimate.net_nanos_at(&common)?;
+        Some(profile.estimated_nanos(&profile.total) * there / own)
+    };
+    Some((moved(before, &b)?, moved(after, &a)?))
 }
 
 /// Why two profiles are taken to be of different programs (see
@@ -403,10 +447,12 @@ impl Diff {
                 time_ratio: None,
                 uncertainty,
                 instruction_ratio,
+                recalibrated: None,
             };
         }
-        let before = b.estimated_nanos(&b.total);
-        let after = a.estimated_nanos(&a.total);
+        let recalibrated = at_one_calibration(b, a);
+        let (before, after) = recalibrated
+            .unwrap_or_else(|| (b.estimated_nanos(&b.total), a.estimated_nanos(&a.total)));
         let time_ratio = (before > 0.0).then(|| after / before);
         let verdict = match time_ratio {
             Some(r) if r > 1.0 + uncertainty => Verdict::Slower,
@@ -418,6 +464,7 @@ impl Diff {
             time_ratio,
             uncertainty,
             instruction_ratio,
+            recalibrated,
         }
     }
 
@@ -455,6 +502,13 @@ impl Diff {
                 self.before.time_uncertainty() * 100.0,
                 self.after.time_uncertainty() * 100.0
             );
+            if let Some((before, after)) = self.summary().recalibrated {
+                let _ = writeln!(
+                    out,
+                    "              the verdict's, both at one calibration (the mean of the two profiles' costs): {}",
+                    change(before.round() as u64, after.round() as u64)
+                );
+            }
         }
         let _ = writeln!(out, "words         {}", change(b.words, a.words));
         let _ = writeln!(

@@ -84,6 +84,51 @@ pub struct Estimate {
     /// profile written before they were kept).
     #[cfg_attr(feature = "reports", serde(default))]
     pub costs: StopCosts,
+    /// The part of `measured_nanos` the sampler found inside the stops
+    /// after an allocation or a builtin; the rest it found in the other
+    /// slow stops (0 in a profile written before it was kept apart).
+    #[cfg_attr(feature = "reports", serde(default))]
+    pub measured_heavy_nanos: u64,
+    /// Instructions task 0 ran, each charged [`StopCosts::instruction`];
+    /// `None` in a profile written before it was kept, whose estimate
+    /// cannot be worked out again at other costs.
+    #[cfg_attr(feature = "reports", serde(default))]
+    pub instructions: Option<u64>,
+}
+
+impl Estimate {
+    /// What the profiler's stops cost at `costs`, the part of the sampled
+    /// time the samples could not see: every fast stop and instruction at
+    /// its calibrated cost, and each stop built out of line at its
+    /// calibrated cost or what the samples saw inside such stops,
+    /// whichever is more ([`beyond_fast`]).
+    fn calibrated_nanos(&self, costs: &StopCosts, instructions: u64) -> f64 {
+        let (fast, moved, heavy, calls) = (
+            self.stops.1,
+            self.moved_stops,
+            self.heavy_stops,
+            self.call_stops,
+        );
+        let seen_heavy = self.measured_heavy_nanos;
+        let seen_slow = self.measured_nanos.saturating_sub(seen_heavy);
+        fast as f64 * costs.fast
+            + moved as f64 * beyond_fast(moved, costs.fast, costs.heavy, seen_heavy)
+            + heavy.saturating_sub(moved) as f64 * costs.quick
+            + calls as f64 * beyond_fast(calls, costs.fast, costs.call, seen_slow)
+            + instructions as f64 * costs.instruction
+    }
+
+    /// The estimate of the unprofiled run's time had the profile rested
+    /// on `costs` instead of its own: the sampled time less what the
+    /// samples saw of the profiler and what `costs` say the rest cost.
+    /// `None` for a profile written before it kept what this needs. Two
+    /// profiles compared at one set of costs differ only by what their
+    /// runs did, not by which calibration each was made after.
+    pub fn net_nanos_at(&self, costs: &StopCosts) -> Option<f64> {
+        let instructions = self.instructions?;
+        let overhead = self.measured_nanos as f64 + self.calibrated_nanos(costs, instructions);
+        Some((self.sampled_nanos as f64 - overhead).max(1.0))
+    }
 }
 
 /// What one stop tells the profiler: plain data, no machine.
@@ -468,11 +513,22 @@ impl Profiler {
         let calls = self.call_stops();
         let instructions = self.main_total_ran();
         let costs = self.stop_costs();
-        let calibrated = fast as f64 * costs.fast
-            + moved as f64 * beyond_fast(moved, costs.fast, costs.heavy, taken.profiler_heavy)
-            + (heavy - moved) as f64 * costs.quick
-            + calls as f64 * beyond_fast(calls, costs.fast, costs.call, taken.profiler_slow())
-            + instructions as f64 * costs.instruction;
+        let mut estimate = Estimate {
+            samples: taken.samples,
+            sampled_nanos: sampled,
+            overhead_nanos: 0,
+            stops: (slow, fast),
+            uncertainty: 0.0,
+            spawned_samples: taken.spawned.values().map(|t| t.samples).sum(),
+            heavy_stops: heavy,
+            moved_stops: moved,
+            measured_nanos: taken.profiler,
+            call_stops: calls,
+            costs,
+            measured_heavy_nanos: taken.profiler_heavy,
+            instructions: Some(instructions),
+        };
+        let calibrated = estimate.calibrated_nanos(&costs, instructions);
         let overhead = taken.profiler as f64 + calibrated;
         let net = (sampled as f64 - overhead).max(1.0);
         // Two sources of error: the samples (about one over the square
@@ -490,19 +546,9 @@ impl Profiler {
         let by_host = costs.heavy > 0.0 || costs.call > 0.0 || costs.instruction > 0.0;
         let spread = if by_host { 0.25 } else { 0.5 };
         let calibration = spread * calibrated / net;
-        Some(Estimate {
-            samples: taken.samples,
-            sampled_nanos: sampled,
-            overhead_nanos: overhead as u64,
-            stops: (slow, fast),
-            uncertainty: (counting * counting + calibration * calibration).sqrt(),
-            spawned_samples: taken.spawned.values().map(|t| t.samples).sum(),
-            heavy_stops: heavy,
-            moved_stops: moved,
-            measured_nanos: taken.profiler,
-            call_stops: calls,
-            costs,
-        })
+        estimate.overhead_nanos = overhead as u64;
+        estimate.uncertainty = (counting * counting + calibration * calibration).sqrt();
+        Some(estimate)
     }
 
     /// Instructions task 0 ran so far, by the lock-free front and the shard.

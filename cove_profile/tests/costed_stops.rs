@@ -83,3 +83,30 @@ fn every_call_made_counts_two_stops_one_for_the_call_and_one_for_its_return() {
     let calls = 1_000 + 1_000 + 31;
     assert_eq!(profiler.call_stops(), 2 * calls);
 }
+
+#[test]
+fn a_sampled_estimate_worked_out_again_at_its_own_costs_is_the_estimate_it_states() {
+    // `cove diff` works two profiles' estimates out again at one set of
+    // costs (`Estimate::net_nanos_at`); at a profile's own costs that must
+    // be the estimate the profile states, and dearer costs a smaller one.
+    let program = cove_compiler::compile_module("turns", TURNS).expect("it compiles");
+    let profiler = Profiler::sampling();
+    let mut vm = Vm::new(&program).with_debugger(&profiler);
+    vm.run_entry("turns", "main", Vec::new()).expect("it runs");
+    let Some(estimate) = profiler.estimate() else {
+        // No sampler thread on this host: nothing sampled to work out.
+        return;
+    };
+    let net = (estimate.sampled_nanos as f64 - estimate.overhead_nanos as f64).max(1.0);
+    let again = estimate
+        .net_nanos_at(&estimate.costs)
+        .expect("a new profile keeps the pieces");
+    assert!((again - net).abs() <= 1.0, "{again} against {net}");
+    assert_eq!(estimate.instructions, Some(vm.instructions()));
+    let dearer = cove_profile::StopCosts {
+        fast: estimate.costs.fast + 1.0,
+        ..estimate.costs
+    };
+    let cheaper = estimate.net_nanos_at(&dearer).expect("the pieces");
+    assert!(cheaper < again || again <= 1.0, "{cheaper} against {again}");
+}

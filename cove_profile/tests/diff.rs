@@ -10,6 +10,7 @@ use cove_profile::diff::{DEFAULT_UNCERTAINTY, Diff, DifferentPrograms, Verdict};
 use cove_profile::report::{
     FunctionEntry, Group, Profile, ProfileError, SCHEMA_VERSION, Subject, TaskEntry,
 };
+use cove_profile::{Estimate, StopCosts};
 
 fn cost(ran: u64, nanos: u64, allocations: u64) -> Cost {
     Cost {
@@ -229,6 +230,75 @@ fn a_fall_in_estimated_time_beyond_the_uncertainty_is_faster() {
         diff.summary().line(),
         "verdict: faster — time ×0.70 (±0.11), instructions ×2"
     );
+}
+
+/// A sampled profile of one run: 10 ms of processor time sampled, 1 ms of
+/// it seen inside the profiler's slow stops, 2,000,000 fast stops and
+/// 4,000,000 instructions, estimated after a calibration that put a fast
+/// stop at `fast` ns and an instruction at 0.1 ns.
+fn sampled_after_a_calibration(fast: f64) -> Profile {
+    let costs = StopCosts {
+        fast,
+        instruction: 0.1,
+        ..StopCosts::default()
+    };
+    let mut estimate = Estimate {
+        samples: 100,
+        sampled_nanos: 10_000_000,
+        overhead_nanos: 0,
+        stops: (1_000, 2_000_000),
+        uncertainty: 0.08,
+        spawned_samples: 0,
+        heavy_stops: 0,
+        moved_stops: 0,
+        measured_nanos: 1_000_000,
+        call_stops: 0,
+        costs,
+        measured_heavy_nanos: 0,
+        instructions: Some(4_000_000),
+    };
+    let net = estimate.net_nanos_at(&costs).expect("the pieces are there");
+    estimate.overhead_nanos = (10_000_000.0 - net) as u64;
+    let mut p = timed(4_000_000, net.round() as u64, 0.0, Some(0.08));
+    p.clock = "sampled".to_string();
+    p.estimate = Some(estimate);
+    p
+}
+
+#[test]
+fn two_profiles_of_one_run_made_after_different_calibrations_are_no_clear_change() {
+    // 1 ns a fast stop puts the run at 6.6 ms, 2 ns at 4.6 ms: read as
+    // made, the second profile would be 30% faster. At the mean of the two
+    // calibrations both are 5.6 ms.
+    let before = sampled_after_a_calibration(1.0);
+    let after = sampled_after_a_calibration(2.0);
+    assert_eq!(before.total.nanos, 6_600_000);
+    assert_eq!(after.total.nanos, 4_600_000);
+    let diff = Diff::new(&before, &after);
+    let summary = diff.summary();
+    assert_eq!(summary.recalibrated, Some((5_600_000.0, 5_600_000.0)));
+    assert_eq!(
+        summary.line(),
+        "verdict: no clear change — time ×1.00 (±0.11), instructions ×1"
+    );
+    assert!(
+        diff.table(0).contains(
+            "the verdict's, both at one calibration (the mean of the two profiles' costs): \
+             5,600,000 -> 5,600,000"
+        ),
+        "{}",
+        diff.table(0)
+    );
+}
+
+#[test]
+fn two_profiles_made_after_one_calibration_are_compared_as_made() {
+    let before = sampled_after_a_calibration(1.5);
+    let mut after = sampled_after_a_calibration(1.5);
+    after.total.nanos = 4_000_000;
+    let summary = Diff::new(&before, &after).summary();
+    assert_eq!(summary.recalibrated, None);
+    assert_eq!(summary.verdict, Verdict::Faster);
 }
 
 #[test]
