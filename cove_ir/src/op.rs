@@ -787,9 +787,10 @@ impl Opcode {
 /// return either returns or falls through, which only the run knows: the
 /// dispatch loop tells those two apart as it runs them. It also tells an
 /// instruction that may allocate from one that, as it ran, did not: a
-/// builtin answered on the spot (a string's length, a byte, a map lookup,
-/// a push into room the list has) leaves the frame and the heap as a
-/// branch does, and the loop marks its end as one.
+/// builtin that handed out no heap words and waited for nothing (a
+/// string's length, a byte, a map lookup, a push into room the list has,
+/// a set of a key the map has, a print) leaves the frame and the heap as
+/// a branch does, and the loop marks its end as one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum StretchEnd {

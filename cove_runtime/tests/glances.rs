@@ -164,3 +164,31 @@ fn a_builtin_answered_on_the_spot_is_offered_as_a_branch_and_one_that_allocates_
         "the stops after the three quick builtins are glances, the one after the allocation is not"
     );
 }
+
+#[test]
+fn a_builtin_that_moved_neither_the_heap_nor_the_wait_is_offered_as_a_branch() {
+    // `Map.set` and `List.sort` take the builtins' general way, out of line;
+    // a set of a key the map has, and a sort in place, hand out no heap
+    // words and wait for nothing, so the stops after them are glances after
+    // a branch. `to_upper` makes a string: the stop after it is not.
+    let source = "export fn main() -> Int {
+  let m = Map[Int, Int]()
+  m.set(1, 10)
+  m.set(1, 20)
+  let xs = [3, 1, 2]
+  xs.sort()
+  let u = \"ab\".to_upper()
+  m.get(1).unwrap_or(0) + xs[0] + u.length()
+}
+";
+    let (taking, declining, result) = run_both(source);
+    assert_eq!(result, Ok(Value::Int(20 + 1 + 2)));
+    let glances = taking.glances.lock().unwrap();
+    let stops = declining.stops.lock().unwrap();
+    assert!(glances.iter().all(|&g| g == StretchEnd::Branch));
+    // Every stop but the first and those after the three allocations (the
+    // map, the list, the upper-cased string) is a glance: nine stops, five
+    // glances, where the loop that offered only its quick builtins' stops
+    // offered two.
+    assert_eq!(glances.len(), stops.len() - 4, "{stops:?}");
+}

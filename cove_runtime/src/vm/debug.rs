@@ -125,8 +125,9 @@ pub trait Debugger: Sync {
 /// in the caller. None of the three allocates, so the heap's counters are
 /// where they were at the previous stop. A builtin that, as it ran,
 /// neither allocated nor waited (a string's length, a byte, a map lookup,
-/// a push into room the list already has) is offered as a branch: it left
-/// the frame and the heap just as one does.
+/// a push into room the list already has, a set of a key the map has, a
+/// sort in place, a print) is offered as a branch: it left the frame and
+/// the heap just as one does.
 #[derive(Debug, Clone, Copy)]
 pub struct Glance<'a> {
     pub(crate) task: u32,

@@ -679,7 +679,8 @@ impl<'env> Machine<'env> {
             // Goes on with the next instruction after one that may allocate
             // (it ends its stretch as `Other`) but, as it ran, neither
             // allocated, nor waited, nor left its frame: a builtin answered
-            // on the spot. Marked as a branch, whose next stop is in the
+            // on the spot, or one of the general way that the heap's and the
+            // wait's counters say moved nothing. Marked as a branch, whose next stop is in the
             // frame of the stop before with the heap where it was, so a
             // debugger stopped at stretches may take it as a glance
             // (`Debugger::glance`) instead of an ordinary stop: for a
@@ -1166,6 +1167,18 @@ impl<'env> Machine<'env> {
                         // function; the others enter the builtin function.
                         // One tail for all, where one each cost fib and the
                         // integer loop machine registers in every handler.
+                        //
+                        // Where the debugger is stopped at stretches, what the
+                        // heap had handed out and how long the task had waited
+                        // are read before: a builtin that moved neither (a map
+                        // set of a key it has, a print, a sort in place)
+                        // leaves the frame and the heap as a branch does, and
+                        // its stop is offered as a branch's glance.
+                        let still = if W::ON && !W::EVERY {
+                            (self.heap.allocated_words(), self.waited.nanos)
+                        } else {
+                            (0, 0)
+                        };
                         let r = match builtin {
                             B::ListPop => self.heap.list_pop(buf[0]),
                             B::MapSet => {
@@ -1183,6 +1196,12 @@ impl<'env> Machine<'env> {
                         let r = attempt!(r);
                         set!(dst, r);
                         gc_point!();
+                        if W::ON
+                            && !W::EVERY
+                            && still == (self.heap.allocated_words(), self.waited.nanos)
+                        {
+                            stretch_quiet!();
+                        }
                         stretch_end!();
                     }
                     Instr::Return { src } => ret!(reg!(src)),
