@@ -1122,6 +1122,9 @@ impl Profiler {
     /// of a spawned task's thread: the task ended.
     pub(crate) fn task_ended(&self, task: u32) {
         if task == 0 {
+            if let Some(sampler) = &self.sampler {
+                sampler.last_look();
+            }
             self.main.release();
         } else if let Some(sampler) = &self.sampler {
             sampler.unwatch(task);
