@@ -76,9 +76,11 @@ impl Profile {
     }
 
     /// Whether the profile recorded any time at all: not one made with
-    /// `--clock none`, and not one whose every `nanos` is 0.
+    /// `--clock none`, and not one whose every `nanos` is 0, unless it is
+    /// sampled (`estimate`): a sampled profile whose estimate came out at
+    /// nothing timed the run, and is too short to compare, not untimed.
     pub fn has_time(&self) -> bool {
-        self.clock != "none" && self.total.nanos > 0
+        self.clock != "none" && (self.total.nanos > 0 || self.estimate.is_some())
     }
 
     /// The relative uncertainty of its estimated time: the one it states,
@@ -115,8 +117,8 @@ pub enum Verdict {
     /// The estimated time rose by more than the uncertainty:
     /// `after / before > 1 + u`.
     Slower,
-    /// The ratio is within the uncertainty, or one side's estimate is 0
-    /// (too little time to tell).
+    /// The ratio is within the uncertainty, or one side's estimate is a
+    /// nanosecond or less (too little time to tell).
     NoClearChange,
     /// One profile or both recorded no time (`--clock none`): only counts
     /// and heap figures compare.
@@ -142,7 +144,7 @@ pub struct Summary {
     /// What the figures say.
     pub verdict: Verdict,
     /// Estimated time after over before, when both profiles have time and
-    /// the first a nonzero estimate.
+    /// both estimates are above a nanosecond.
     pub time_ratio: Option<f64>,
     /// The combined relative uncertainty of the ratio:
     /// `sqrt(u_before² + u_after²)`.
@@ -172,7 +174,7 @@ impl Summary {
                 self.uncertainty
             ),
             (verdict, None) => format!(
-                "verdict: {} — too little time before the change to compare, instructions {instructions}",
+                "verdict: {} — too little time in one profile or both to compare, instructions {instructions}",
                 verdict.words()
             ),
         }
@@ -453,7 +455,10 @@ impl Diff {
         let recalibrated = at_one_calibration(b, a);
         let (before, after) = recalibrated
             .unwrap_or_else(|| (b.estimated_nanos(&b.total), a.estimated_nanos(&a.total)));
-        let time_ratio = (before > 0.0).then(|| after / before);
+        // An estimate of a nanosecond or less is the floor a sampled
+        // estimate is held at when the profiler's cost was all the run's
+        // time: nothing to compare, on either side.
+        let time_ratio = (before > 1.0 && after > 1.0).then(|| after / before);
         let verdict = match time_ratio {
             Some(r) if r > 1.0 + uncertainty => Verdict::Slower,
             Some(r) if r < 1.0 / (1.0 + uncertainty) => Verdict::Faster,

@@ -491,3 +491,21 @@ fn two_profiles_with_one_ir_hash_and_one_argument_list_are_one_program_whatever_
         Err(DifferentPrograms::Arguments { .. })
     ));
 }
+
+#[test]
+fn a_sampled_profile_estimated_at_nothing_is_too_short_to_compare_not_untimed() {
+    // A sampled run so short that the profiler's own cost took all of it
+    // is estimated at nothing; it had a clock, so the verdict says there
+    // was too little time, not that none was recorded, and calls it no
+    // change rather than infinitely faster.
+    let before = sampled_after_a_calibration(1.0);
+    let mut after = sampled_after_a_calibration(1.0);
+    after.total.nanos = 0;
+    let summary = Diff::new(&before, &after).summary();
+    assert_eq!(summary.verdict, Verdict::NoClearChange);
+    assert_eq!(summary.time_ratio, None);
+    assert_eq!(
+        summary.line(),
+        "verdict: no clear change — too little time in one profile or both to compare, instructions ×1"
+    );
+}
