@@ -37,8 +37,8 @@
 //! pair gave 2.6 to 3.2 ns a stop where its fastest runs gave 0.6 to 2.9
 //! (docs/PROFILING.md has the figures, and what still strays).
 //!
-//! It runs after the program, and five measurements are kept for ten
-//! minutes and their median used (see [`stop_costs`]); it is the reason the estimate of an unprofiled
+//! It runs after the program, and its measurement is kept for ten minutes
+//! (see [`stop_costs`]); it is the reason the estimate of an unprofiled
 //! run's time lands near it rather than a third above (`cargo xtask
 //! profile-accuracy` prints both). The profiler crate alone cannot do this:
 //! it may not run programs (it sees runs only through the debugger seam).
@@ -87,13 +87,13 @@ const TRIES: usize = 21;
 
 /// How many measurements are kept at most, and for how long: a profile
 /// takes the median of those kept, and measures anew only while fewer
-/// than this many are younger than [`KEPT_FOR`].
-const KEPT: usize = 5;
+/// than this many are younger than [`KEPT_FOR`]. One: see [`stop_costs`].
+const KEPT: usize = 1;
 const KEPT_FOR: u64 = 600;
 
 /// The costs of being watched on this machine: the median, cost by cost,
-/// of the measurements made in the last ten minutes, after making one more
-/// if fewer than five were; `None` if none could be made (a measurement
+/// of the [`KEPT`] measurements made in the last ten minutes, after making
+/// one more if fewer were; `None` if none could be made (a measurement
 /// that came out meaningless, as a loaded machine can make the watched run
 /// look faster, is not kept).
 ///
@@ -101,13 +101,19 @@ const KEPT_FOR: u64 = 600;
 /// directory, for this build of `cove` (its version and the executable's
 /// modification time), one line each with the time it was made. One
 /// measurement runs each of five programs for about 300,000 instructions,
-/// plainly and watched, 22 times (the first a warm-up), some 250 ms in
-/// all, so the first five profiles in ten minutes pay for one each and the
-/// rest for none. Why five and a median: one measurement's cost of a stop
-/// wanders by half of itself from one to the next on a shared machine,
-/// and every time a profile reports rests on it; the median of five wanders
-/// far less, and a run of profiles compared with each other (`cove diff`,
-/// `cargo xtask profile-accuracy`) then rests on the same figures.
+/// plainly and watched, 22 times (the first a warm-up), some 150 to
+/// 250 ms of processor time in all, so the first profile in ten minutes
+/// pays for it and the rest for nothing, and every profile made in those
+/// minutes rests on the same figures (`cove diff` weighs two made on
+/// different ones at their mean).
+///
+/// Why one and not the median of five, as from 2 December 2026 to the
+/// eighteenth session: five measurements made within a few minutes share
+/// those minutes' speed of the machine, and runs of `cargo xtask
+/// profile-accuracy` with the median of five agreed no better than runs
+/// with one (docs/PROFILING.md), while each of the first five profiles
+/// paid for a measurement: on a 30 ms run, some eight times its own cost,
+/// five times over.
 pub fn stop_costs() -> Option<StopCosts> {
     let cache = cache_path();
     let now = unix_seconds();
@@ -345,16 +351,16 @@ mod tests {
         let mut text = write_kept(&kept);
         text.push_str(&format!("{} 9 9 9 9 9\n", now - KEPT_FOR));
         text.push_str(&format!("{} 3 0.3", now - 2));
-        assert_eq!(read_kept(&text, now), kept);
+        assert_eq!(read_kept(&text, now), kept[kept.len() - KEPT..]);
     }
 
     #[test]
-    fn only_the_newest_five_are_kept() {
+    fn only_the_newest_are_kept() {
         let now = 10_000;
         let many: Vec<_> = (0..8).map(|i| (now - 8 + i, costs(i as f64))).collect();
         let kept = read_kept(&write_kept(&many), now);
         assert_eq!(kept.len(), KEPT);
-        assert_eq!(kept[0], many[3]);
+        assert_eq!(kept[0], many[many.len() - KEPT]);
     }
 
     #[test]

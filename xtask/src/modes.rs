@@ -16,7 +16,7 @@
 //! the rotation of configurations at a different place, and the report is
 //! the ratio of each run to the `cove run` of its repetition (see
 //! [`crate::ratios`]), CPU time and wall time. The sampled profile's
-//! calibration, made by the first five profiles in ten minutes, is kept
+//! calibration, made by the first profile in ten minutes, is kept
 //! out of the timed runs (see [`fresh_calibration`]). A full run of the suite
 //! costs about forty times the suite's own time a repetition, most of it in
 //! the two interval clocks.
@@ -160,12 +160,11 @@ const NOTHING: &str = "export fn main() {\n}\n";
 /// Makes sure `cove profile`'s kept calibration is whole, by profiling a
 /// program that does nothing, untimed, as many times as it keeps
 /// measurements. A sampled profile measures what being watched costs the
-/// loop (about 200 ms) while fewer than five measurements of the last ten
-/// minutes are kept for its build, and takes their median; left alone,
-/// those measurements would land in whichever timed runs found too few,
-/// and so in some programs' figures at random. With this, no timed run
-/// includes one; a user's first five sampled profiles in ten minutes pay
-/// for one each.
+/// loop (about 200 ms) while fewer measurements of the last ten minutes
+/// are kept for its build than it keeps; left alone, a measurement would
+/// land in whichever timed run found too few, and so in some program's
+/// figures at random. With this, no timed run includes one; a user's
+/// first sampled profile in ten minutes pays for it.
 fn fresh_calibration(cove: &Path, nothing: &Path) -> Result<(), String> {
     for _ in 0..KEPT_MEASUREMENTS {
         cputime::timed(&mut Runner::Profile(None).command(cove, nothing, &[]))?;
@@ -174,7 +173,7 @@ fn fresh_calibration(cove: &Path, nothing: &Path) -> Result<(), String> {
 }
 
 /// How many calibrations `cove profile` keeps (`cove_cli/src/calibrate.rs`).
-const KEPT_MEASUREMENTS: usize = 5;
+const KEPT_MEASUREMENTS: usize = 1;
 
 /// Times `cove run` and each of `modes` (every configuration after the
 /// base, when `None`) on every program of `suite`, `reps` repetitions
