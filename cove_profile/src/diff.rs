@@ -482,8 +482,9 @@ impl Diff {
     /// each cut to `top` rows (0 prints every row).
     pub fn table(&self, top: usize) -> String {
         let total = self.total();
+        let summary = self.summary();
         let mut out = String::new();
-        out.push_str(&self.summary().line());
+        out.push_str(&summary.line());
         out.push('\n');
         if let Some((b, a)) = self.paired() {
             let _ = writeln!(
@@ -507,7 +508,7 @@ impl Diff {
                 self.before.time_uncertainty() * 100.0,
                 self.after.time_uncertainty() * 100.0
             );
-            if let Some((before, after)) = self.summary().recalibrated {
+            if let Some((before, after)) = summary.recalibrated {
                 let _ = writeln!(
                     out,
                     "              the verdict's, both at one calibration (the mean of the two profiles' costs): {}",

@@ -101,8 +101,10 @@ impl Estimate {
     /// time the samples could not see: every fast stop and instruction at
     /// its calibrated cost, and each stop built out of line at its
     /// calibrated cost or what the samples saw inside such stops,
-    /// whichever is more ([`beyond_fast`]).
-    fn calibrated_nanos(&self, costs: &StopCosts, instructions: u64) -> f64 {
+    /// whichever is more ([`beyond_fast`]). No instruction is charged in
+    /// a profile that did not keep how many ran.
+    fn calibrated_nanos(&self, costs: &StopCosts) -> f64 {
+        let instructions = self.instructions.unwrap_or(0);
         let (fast, moved, heavy, calls) = (
             self.stops.1,
             self.moved_stops,
@@ -125,8 +127,9 @@ impl Estimate {
     /// profiles compared at one set of costs differ only by what their
     /// runs did, not by which calibration each was made after.
     pub fn net_nanos_at(&self, costs: &StopCosts) -> Option<f64> {
-        let instructions = self.instructions?;
-        let overhead = self.measured_nanos as f64 + self.calibrated_nanos(costs, instructions);
+        // Without the count, the instructions' share cannot be worked out.
+        self.instructions?;
+        let overhead = self.measured_nanos as f64 + self.calibrated_nanos(costs);
         Some((self.sampled_nanos as f64 - overhead).max(1.0))
     }
 }
@@ -528,9 +531,10 @@ impl Profiler {
             measured_heavy_nanos: taken.profiler_heavy,
             instructions: Some(instructions),
         };
-        let calibrated = estimate.calibrated_nanos(&costs, instructions);
+        let calibrated = estimate.calibrated_nanos(&costs);
         let overhead = taken.profiler as f64 + calibrated;
-        let net = (sampled as f64 - overhead).max(1.0);
+        // The estimate at its own costs, as `cove diff` works it out again.
+        let net = estimate.net_nanos_at(&costs).unwrap_or(1.0);
         // Two sources of error: the samples (about one over the square
         // root of their number) and the calibrated cost of the fast stops.
         // Measured by this crate alone (the profiler's part of a stop, not

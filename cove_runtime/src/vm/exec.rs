@@ -680,11 +680,11 @@ impl<'env> Machine<'env> {
             // (it ends its stretch as `Other`) but, as it ran, neither
             // allocated, nor waited, nor left its frame: a builtin answered
             // on the spot, or one of the general way that the heap's and the
-            // wait's counters say moved nothing. Marked as a branch, whose next stop is in the
-            // frame of the stop before with the heap where it was, so a
-            // debugger stopped at stretches may take it as a glance
-            // (`Debugger::glance`) instead of an ordinary stop: for a
-            // counting profiler, a counter instead of a `Stop` built out of
+            // wait's counters say moved nothing. Marked as a branch, whose
+            // next stop is in the frame of the stop before with the heap
+            // where it was, so a debugger stopped at stretches may take it as
+            // a glance (`Debugger::glance`) instead of an ordinary stop: for
+            // a counting profiler, a counter instead of a `Stop` built out of
             // line, about a fifth of the native instructions.
             macro_rules! stretch_quiet {
                 () => {{
