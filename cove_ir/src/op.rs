@@ -785,7 +785,10 @@ impl Opcode {
 /// what the loop already knows. Everything else that ends a stretch (an
 /// allocation, a builtin, a spawn) may move the heap, and a conditional
 /// return either returns or falls through, which only the run knows: the
-/// dispatch loop tells those two apart as it runs them. It also tells an
+/// dispatch loop tells those two apart as it runs them. An instruction
+/// that may allocate stays in its frame too: the stop after it is in the
+/// frame of the stop before, with the heap's counters wherever the
+/// instruction left them. The loop also tells an
 /// instruction that may allocate from one that, as it ran, did not: a
 /// builtin that handed out no heap words and waited for nothing (a
 /// string's length, a byte, a map lookup, a push into room the list has,

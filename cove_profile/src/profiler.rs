@@ -464,7 +464,12 @@ impl Profiler {
     /// sometimes does (it counts an instruction that made two objects one
     /// time and none the next as moved both times).
     pub fn moved_stops(&self) -> u64 {
-        let starts = stretch_starts(&self.main.lock(), &self.hot.counted(), &self.hot);
+        let starts = stretch_starts(
+            &self.main.lock(),
+            &self.hot.counted(),
+            &self.hot.heap_counted(),
+            &self.hot,
+        );
         starts.values().map(|start| start.moved).sum()
     }
 
@@ -480,7 +485,7 @@ impl Profiler {
     /// How often task 0 started a stretch that ends `end`, by the slow
     /// stops and the fast ones together.
     fn starts_ending(&self, end: StretchEnd) -> u64 {
-        let starts = stretch_starts(&self.main.lock(), &self.hot.counted(), &self.hot);
+        let starts = stretch_starts(&self.main.lock(), &self.hot.counted(), &[], &self.hot);
         starts
             .iter()
             .filter(|((function, pc), _)| self.hot.end(*function, *pc) == end)
@@ -596,6 +601,7 @@ impl Profiler {
             return false;
         };
         self.with_main(Reach::Lease, |shard| {
+            hot.hand_heap_to(shard);
             // A return needs only the pending stops of the last stop's
             // place: the call site it closes is on the shard's frame. The
             // front's fields are atomics, which the optimiser does not
@@ -638,18 +644,13 @@ impl Profiler {
             return false;
         };
         self.with_main(Reach::Lease, |shard| {
+            self.hot.hand_heap_to(shard);
             let (last_function, start, last_length, pending) = self.hot.peek();
             let end = start + last_length.saturating_sub(1);
             let Some(node) = shard.moved_glanced(pending, last_function, end, at) else {
                 return false;
             };
-            self.hot.moved(
-                at.pc,
-                found,
-                at.depth,
-                Sample::movement(at.allocated_words, at.blocked_nanos),
-                node,
-            );
+            self.hot.moved(at.pc, found, at, node);
             self.hot.publish(shard.total().ran);
             true
         })
@@ -657,6 +658,7 @@ impl Profiler {
 
     #[inline(always)]
     fn slow_stop_in(&self, shard: &mut Shard, at: &Sample) {
+        self.hot.hand_heap_to(shard);
         let (function, start, last_length, pending) = self.hot.take();
         let length = self.hot.point(at.function, at.pc);
         // What moved since the last stop belongs to the last instruction of
@@ -672,11 +674,7 @@ impl Profiler {
                 shard.node()
             }
         };
-        self.hot.settle(
-            at.depth,
-            Sample::movement(at.allocated_words, at.blocked_nanos),
-            node,
-        );
+        self.hot.settle(at, node);
         self.hot.publish(shard.total().ran);
     }
 
@@ -981,7 +979,7 @@ impl Profiler {
     /// taken back here, as task 0's is.
     fn merged_spawned(&self, task: u32, shard: &Shard) -> Shard {
         let mut shard = shard.clone();
-        let mut starts = stretch_starts(&shard, &[], &self.hot);
+        let mut starts = stretch_starts(&shard, &[], &[], &self.hot);
         let mut rows = heap_rows(&shard);
         let taken = self
             .sampler
@@ -1046,7 +1044,16 @@ impl Profiler {
         let function = FunctionId(function);
         let end = pc + self.hot.length(function, pc).saturating_sub(1);
         shard.absorb(self.hot.pending(), function, end);
-        let mut starts = stretch_starts(&shard, &self.hot.counted(), &self.hot);
+        let (words, allocations) = self.hot.pending_heap();
+        shard.absorb_heap(words, allocations);
+        // What the allocations' glances charged, on each stretch's last
+        // instruction, where the shard charges what it takes itself.
+        for ((function, pc), (words, allocations)) in self.hot.heap_counted() {
+            let end = pc + self.hot.length(function, pc).saturating_sub(1);
+            shard.charge_heap(function, end, words, allocations);
+        }
+        // The glances' heap figures are on `shard`'s rows now.
+        let mut starts = stretch_starts(&shard, &self.hot.counted(), &[], &self.hot);
         let mut rows = heap_rows(&shard);
         let taken = self.sampler.as_ref().map(Sampler::taken);
         if let Some(taken) = &taken {
@@ -1270,10 +1277,13 @@ struct Spread {
 /// start), its fast ones (from `front`, task 0's lock-free counts) and,
 /// for a stretch ending in an allocation or a builtin, those of its stops
 /// after which the heap had moved (see [`Profiler::moved_stops`]), from
-/// the heap figures its last instruction holds. No time yet.
+/// the heap figures its last instruction holds on `shard` and those the
+/// front's allocation glances keep by the stretch's start (`front_heap`,
+/// empty where `shard` has them already). No time yet.
 fn stretch_starts(
     shard: &Shard,
     front: &[((FunctionId, u32), u64)],
+    front_heap: &[crate::hot::HeapRow],
     hot: &Hot,
 ) -> BTreeMap<(FunctionId, u32), Start> {
     let mut starts: BTreeMap<(FunctionId, u32), Start> = BTreeMap::new();
@@ -1288,6 +1298,10 @@ fn stretch_starts(
     }
     for &(at, n) in front {
         starts.entry(at).or_default().fast += n;
+    }
+    for &((function, pc), (_, allocations)) in front_heap {
+        let end = pc + hot.length(function, pc).saturating_sub(1);
+        *made.entry((function, end)).or_default() += allocations;
     }
     for (&(function, pc), start) in starts.iter_mut() {
         if hot.end(function, pc) == StretchEnd::Other {

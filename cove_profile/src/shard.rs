@@ -510,6 +510,48 @@ impl Shard {
         }
     }
 
+    /// Takes in the heap's `words` and `allocations` the lock-free front's
+    /// allocation glances ([`crate::hot`]) took since this shard last
+    /// recorded: all in the frame of the last stop, so its calling context
+    /// and the totals have them, and the next stop's movement is measured
+    /// from past them. Their instructions are not charged here: the front
+    /// keeps them, and a report adds them in ([`Shard::charge_heap`]).
+    #[inline]
+    pub(crate) fn absorb_heap(&mut self, words: u64, allocations: u64) {
+        if words == 0 && allocations == 0 {
+            return;
+        }
+        if let Some(last) = self.last.as_mut() {
+            let moved = Moved {
+                words,
+                allocations,
+                blocked: 0,
+            };
+            moved.add_to(&mut self.total);
+            moved.add_to(&mut self.tree.nodes[last.node as usize].cost);
+            last.words += words;
+            last.allocations += allocations;
+        }
+    }
+
+    /// Adds heap figures to `function`'s `pc` alone, not to its calling
+    /// context or the totals: for a report, the instruction's share of
+    /// what [`Shard::absorb_heap`] took in.
+    pub(crate) fn charge_heap(
+        &mut self,
+        function: FunctionId,
+        pc: u32,
+        words: u64,
+        allocations: u64,
+    ) {
+        Moved {
+            words,
+            allocations,
+            blocked: 0,
+        }
+        .add_to(self.cell(function, pc));
+    }
+
     /// Where the last stop was: its function and pc.
     pub(crate) fn last_stop(&self) -> Option<(FunctionId, u32)> {
         self.last.map(|last| (last.function, last.pc))

@@ -47,10 +47,13 @@ impl Debugger for Profiler {
         Resume::Go
     }
 
-    /// The stops after a branch, a call or a return, for the untimed
-    /// profilers on task 0: after a branch only the count moves; after a
-    /// call or a return the slow stop runs as `at` would run it, without
-    /// the `Stop` being built or looked at, since the heap is where it was.
+    /// The stops after a branch, a call, a return or an instruction that
+    /// may allocate, for the untimed profilers on task 0: after a branch
+    /// only the count moves; after a call or a return the slow stop runs as
+    /// `at` would run it, without the `Stop` being built or looked at,
+    /// since the heap is where it was; after an allocation in the frame of
+    /// the stop before, the heap's movement and the count go to the
+    /// lock-free front ([`Hot::moved_glance`](crate::hot::Hot::moved_glance)).
     #[inline(always)]
     fn glance(&self, glance: &Glance<'_>) -> bool {
         // Only the untimed modes stop at stretches, so only they are
@@ -70,6 +73,14 @@ impl Debugger for Profiler {
             StretchEnd::Return => {
                 self.untimed_hop::<false>(glance.function_id(), glance.pc(), glance.depth())
             }
+            StretchEnd::Other => self.untimed_moved(
+                glance.function_id(),
+                glance.pc(),
+                glance.depth(),
+                glance.allocated_words(),
+                glance.allocations(),
+                glance.blocked_nanos(),
+            ),
             _ => false,
         }
     }
@@ -122,6 +133,25 @@ impl Profiler {
         let taken = self.glanced_stop::<CALL>(function, pc, depth);
         hot.busy(Inside::Program);
         taken
+    }
+
+    /// The stop of the untimed modes after an instruction that may have
+    /// allocated, taken by the lock-free front when it is in the frame of
+    /// the stop before and the task waited for nothing. Out of line, as
+    /// the hops are: inline, its loads and stores took machine registers
+    /// from the loop's every handler.
+    #[inline(never)]
+    fn untimed_moved(
+        &self,
+        function: FunctionId,
+        pc: u32,
+        depth: usize,
+        words: u64,
+        allocations: u64,
+        blocked: u64,
+    ) -> bool {
+        self.hot
+            .moved_glance(function, pc, depth, words, allocations, blocked)
     }
 
     /// The slow stop of the untimed modes, out of the loop's way.

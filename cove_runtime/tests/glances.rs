@@ -1,8 +1,8 @@
 //! The glances of the debugger seam (`Debugger::glance`): the stops after a
-//! branch, a call, a return or a builtin answered on the spot are what the
-//! glance says they are, and a debugger that takes them sees the same
-//! stops, in the same places, as one that declines them and looks at every
-//! `Stop`.
+//! branch, a call, a return, a builtin answered on the spot or an
+//! allocation are what the glance says they are, and a debugger that takes
+//! them sees the same stops, in the same places, with the heap where it
+//! is, as one that declines them and looks at every `Stop`.
 
 use std::sync::Mutex;
 
@@ -84,11 +84,14 @@ impl Debugger for Recorder {
             function: glance.function_id(),
             pc: glance.pc(),
             depth: glance.depth(),
-            // A glance promises the heap has not moved.
-            words: before.words,
+            words: glance.allocated_words(),
         };
         match glance.after() {
             StretchEnd::Branch => {
+                assert_eq!((now.function, now.depth), (before.function, before.depth));
+                assert_eq!(now.words, before.words, "a branch moves no heap");
+            }
+            StretchEnd::Other => {
                 assert_eq!((now.function, now.depth), (before.function, before.depth));
             }
             StretchEnd::Call => {
@@ -97,6 +100,9 @@ impl Debugger for Recorder {
             }
             StretchEnd::Return => assert_eq!(now.depth + 1, before.depth),
             other => panic!("a glance after {other:?}"),
+        }
+        if glance.after() != StretchEnd::Other {
+            assert_eq!(now.words, before.words, "only an allocation moves the heap");
         }
         assert_eq!(glance.task(), 0);
         stops.push(now);
@@ -134,14 +140,19 @@ fn run_both(source: &str) -> (Recorder, Recorder, Result<Value, cove_runtime::Ru
 fn a_debugger_that_takes_glances_sees_the_stops_one_that_declines_them_sees() {
     let (taking, declining, _) = run_both(PROGRAM);
     let glances = taking.glances.lock().unwrap();
-    for kind in [StretchEnd::Branch, StretchEnd::Call, StretchEnd::Return] {
+    for kind in [
+        StretchEnd::Branch,
+        StretchEnd::Call,
+        StretchEnd::Return,
+        StretchEnd::Other,
+    ] {
         assert!(glances.contains(&kind), "no glance after {kind:?}");
     }
     assert!(declining.glances.lock().unwrap().is_empty());
 }
 
 #[test]
-fn a_builtin_answered_on_the_spot_is_offered_as_a_branch_and_one_that_allocates_is_not() {
+fn a_builtin_answered_on_the_spot_is_offered_as_a_branch_and_an_allocation_as_one() {
     // No jump, call or return before the end: every stretch but the last
     // ends in a builtin or an allocation. `length` and `byte_at` neither
     // allocate nor wait; the concatenation allocates.
@@ -160,8 +171,14 @@ fn a_builtin_answered_on_the_spot_is_offered_as_a_branch_and_one_that_allocates_
     assert_eq!(taking.stops.lock().unwrap().len(), 5);
     assert_eq!(
         *taking.glances.lock().unwrap(),
-        [StretchEnd::Branch; 3],
-        "the stops after the three quick builtins are glances, the one after the allocation is not"
+        [
+            StretchEnd::Branch,
+            StretchEnd::Branch,
+            StretchEnd::Other,
+            StretchEnd::Branch
+        ],
+        "the stops after the three quick builtins are a branch's glances, the one after the \
+         concatenation an allocation's"
     );
 }
 
@@ -185,10 +202,11 @@ fn a_builtin_that_moved_neither_the_heap_nor_the_wait_is_offered_as_a_branch() {
     assert_eq!(result, Ok(Value::Int(20 + 1 + 2)));
     let glances = taking.glances.lock().unwrap();
     let stops = declining.stops.lock().unwrap();
-    assert!(glances.iter().all(|&g| g == StretchEnd::Branch));
-    // Every stop but the first and those after the three allocations (the
-    // map, the list, the upper-cased string) is a glance: nine stops, five
-    // glances, where the loop that offered only its quick builtins' stops
-    // offered two.
-    assert_eq!(glances.len(), stops.len() - 4, "{stops:?}");
+    // Every stop but the first is a glance: those after the three
+    // allocations (the map, the list, the upper-cased string) an
+    // allocation's, the five others a branch's, where the loop that offered
+    // only its quick builtins' stops offered two.
+    assert_eq!(glances.len(), stops.len() - 1, "{stops:?}");
+    let branches = glances.iter().filter(|&&g| g == StretchEnd::Branch).count();
+    assert_eq!(branches, stops.len() - 4, "{glances:?}");
 }

@@ -2,7 +2,8 @@
 //! spread each stretch's count over its instructions. These tests hold that
 //! to the profiler that is stopped before every instruction, row by row, on
 //! every program of the conformance suite: the counts and the heap figures
-//! must be the same numbers, not close ones.
+//! must be the same numbers, not close ones, on every instruction and in
+//! every calling context, function and call site.
 //!
 //! It lives in `cove_tests` rather than in `cove_profile` because it reads
 //! the runtime's conformance suite, which is outside the profiler's package.
@@ -11,7 +12,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use cove_ir::program::FunctionId;
-use cove_profile::{Cost, Profiler, SteppingClock};
+use cove_profile::report::Report;
+use cove_profile::{Charge, Cost, Profiler, SteppingClock};
 use cove_runtime::vm::debug::Debugger;
 use cove_runtime::{Limits, Vm};
 
@@ -91,6 +93,52 @@ fn run<D: Debugger>(
     (outcome.is_ok(), vm.instructions())
 }
 
+/// A charge's count and heap figures, without time.
+fn figures(charge: &Charge) -> (u64, u64, u64) {
+    (charge.cost.ran, charge.cost.words, charge.cost.allocations)
+}
+
+/// What a profile says of its functions, call sites and calling contexts,
+/// without time: each as one line, sorted.
+fn contexts(program: &cove_ir::program::Program, profiler: &Profiler) -> Vec<String> {
+    let profile = Report::new(program, profiler).profile();
+    let mut lines: Vec<String> = Vec::new();
+    for f in &profile.functions {
+        lines.push(format!(
+            "function {} calls {} own {:?} inclusive {:?}",
+            f.name,
+            f.calls,
+            figures(&f.own),
+            figures(&f.inclusive)
+        ));
+    }
+    for c in &profile.calls {
+        lines.push(format!(
+            "call {} -> {} calls {} inclusive {:?}",
+            c.caller,
+            c.callee,
+            c.calls,
+            figures(&c.inclusive)
+        ));
+    }
+    // Each calling context by its id and its parent's: both profilers make
+    // a context when its first call is made, so in the same order. (Its
+    // whole path would take the square of a deep recursion's depth.)
+    for s in &profile.stacks {
+        lines.push(format!(
+            "stack {} {} under {} {} calls {} {:?}",
+            s.task,
+            s.id,
+            s.parent,
+            s.function,
+            s.calls,
+            figures(&s.cost)
+        ));
+    }
+    lines.sort();
+    lines
+}
+
 /// Every row's count and heap figures, without time.
 fn untimed(rows: Vec<((FunctionId, u32), Cost)>) -> BTreeMap<(FunctionId, u32), (u64, u64, u64)> {
     rows.into_iter()
@@ -128,6 +176,12 @@ fn a_profile_stopped_at_stretches_counts_every_instruction_and_word_as_one_stopp
         );
         assert_eq!(stretches.total().words, every.total().words);
         assert_eq!(stretches.total().allocations, every.total().allocations);
+        assert_eq!(
+            contexts(&program, &stretches),
+            contexts(&program, &every),
+            "{}",
+            entry.display()
+        );
         if ok {
             compared += 1;
         } else {

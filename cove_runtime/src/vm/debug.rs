@@ -81,12 +81,12 @@ pub trait Debugger: Sync {
 
     /// A stop the loop already knows the shape of, offered before it builds
     /// the [`Stop`], to a debugger stopped at stretches
-    /// ([`Stops::Stretches`]): the first stop after a branch, a call or a
-    /// return ([`Glance`] says which and where). A debugger that takes it
-    /// answers true and the instruction runs, as after [`Resume::Go`];
-    /// false (the default) makes it an ordinary stop at [`Debugger::at`].
-    /// Never offered to a debugger stopped at every instruction, nor at a
-    /// task's first stop.
+    /// ([`Stops::Stretches`]): the first stop after a branch, a call, a
+    /// return or an instruction that may allocate ([`Glance`] says which
+    /// and where). A debugger that takes it answers true and the
+    /// instruction runs, as after [`Resume::Go`]; false (the default) makes
+    /// it an ordinary stop at [`Debugger::at`]. Never offered to a debugger
+    /// stopped at every instruction, nor at a task's first stop.
     ///
     /// It exists for cost: a counting profiler's common stop is a counter
     /// or two, and building the `Stop` and writing the frame's position for
@@ -128,12 +128,21 @@ pub trait Debugger: Sync {
 /// a push into room the list already has, a set of a key the map has, a
 /// sort in place, a print) is offered as a branch: it left the frame and
 /// the heap just as one does.
+///
+/// After any other instruction that may allocate ([`StretchEnd::Other`]:
+/// an allocation, a spawn, a builtin that allocated or waited) the task is
+/// in the frame and function of its previous stop too, but the heap's
+/// counters and the blocked time may have moved: [`Glance::allocated_words`],
+/// [`Glance::allocations`] and [`Glance::blocked_nanos`] say where they
+/// are, as a [`Stop`]'s do.
 #[derive(Debug, Clone, Copy)]
 pub struct Glance<'a> {
     pub(crate) task: u32,
     pub(crate) after: StretchEnd,
     pub(crate) pc: u32,
     pub(crate) frames: &'a [CallFrame],
+    pub(crate) heap: &'a Memory,
+    pub(crate) blocked: u64,
 }
 
 impl Glance<'_> {
@@ -143,8 +152,9 @@ impl Glance<'_> {
     }
 
     /// How the stretch before ended: [`StretchEnd::Branch`] (a jump, or a
-    /// builtin that moved nothing), [`StretchEnd::Call`] or
-    /// [`StretchEnd::Return`].
+    /// builtin that moved nothing), [`StretchEnd::Call`],
+    /// [`StretchEnd::Return`] or [`StretchEnd::Other`] (an instruction
+    /// that may have allocated or waited).
     pub fn after(&self) -> StretchEnd {
         self.after
     }
@@ -162,6 +172,24 @@ impl Glance<'_> {
     /// How many frames the task's stack holds, as [`Stop::depth`].
     pub fn depth(&self) -> usize {
         self.frames.len()
+    }
+
+    /// Words the task's heap has handed out so far, as
+    /// [`Stop::allocated_words`].
+    pub fn allocated_words(&self) -> u64 {
+        self.heap.allocated_words()
+    }
+
+    /// Objects the task's heap has handed out so far, as
+    /// [`Stop::allocations`].
+    pub fn allocations(&self) -> u64 {
+        self.heap.allocations()
+    }
+
+    /// Nanoseconds the task has spent parked so far, as
+    /// [`Stop::blocked_nanos`].
+    pub fn blocked_nanos(&self) -> u64 {
+        self.blocked
     }
 }
 

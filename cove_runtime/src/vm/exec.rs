@@ -311,16 +311,16 @@ impl<'env> Machine<'env> {
         let mut remaining = i64::from(self.chunk);
 
         // Whether the next instruction starts a stretch, and how the one
-        // before ended it: the first of a run starts one (an ordinary stop),
-        // and so does every one after an instruction that ends one. After a
-        // branch the debugger is first offered the stop by its pc alone
-        // (`Debugger::branched`). Only a loop that stops at stretches keeps
+        // before ended it: the first of a run starts one (`No`: an ordinary
+        // stop), and so does every one after an instruction that ends one,
+        // whose stop the debugger is first offered as a glance
+        // (`Debugger::glance`). Only a loop that stops at stretches keeps
         // it.
-        let mut fresh = StretchEnd::Other;
+        let mut fresh = StretchEnd::No;
         // How the table says the instruction before ended its stretch, for
         // the check that the handlers' marks agree with it.
         #[cfg(debug_assertions)]
-        let mut ended = StretchEnd::Other;
+        let mut ended = StretchEnd::No;
         #[cfg(debug_assertions)]
         let mut came_round = true;
 
@@ -484,12 +484,16 @@ impl<'env> Machine<'env> {
                     );
                     came_round = true;
                 }
-                if fresh == StretchEnd::Other
+                // `No` only before the run's first stop, which is never
+                // offered.
+                if fresh == StretchEnd::No
                     || !watch.glance(&Glance {
                         task: self.task,
                         after: fresh,
                         pc: pc!() as u32,
                         frames: &self.frames,
+                        heap: &self.heap,
+                        blocked: self.waited.nanos,
                     })
                 {
                     // Out of line, where most stops are glances.
