@@ -210,3 +210,26 @@ fn a_builtin_that_moved_neither_the_heap_nor_the_wait_is_offered_as_a_branch() {
     let branches = glances.iter().filter(|&&g| g == StretchEnd::Branch).count();
     assert_eq!(branches, stops.len() - 4, "{glances:?}");
 }
+
+#[test]
+fn a_push_into_room_the_list_has_is_offered_as_a_branch_and_one_that_grows_it_as_an_allocation() {
+    // `push.list` is an instruction, not a builtin: the first push grows
+    // the empty list, and at least the last of the three finds room.
+    let source = "export fn main() -> Int {
+  let xs = List[Int]()
+  xs.push(1)
+  xs.push(2)
+  xs.push(3)
+  xs.length()
+}
+";
+    let (taking, _, result) = run_both(source);
+    assert_eq!(result, Ok(Value::Int(3)));
+    let glances = taking.glances.lock().unwrap();
+    // After the new list, an allocation's; after each push, the one that
+    // grew the list an allocation's and the ones into room a branch's.
+    assert_eq!(glances.len(), 4, "{glances:?}");
+    assert_eq!(glances[0], StretchEnd::Other, "{glances:?}");
+    assert_eq!(glances[1], StretchEnd::Other, "{glances:?}");
+    assert_eq!(glances[3], StretchEnd::Branch, "{glances:?}");
+}

@@ -1406,8 +1406,14 @@ impl<'env> Machine<'env> {
                     Instr::PushList { list, src, .. } => {
                         ends!(Other);
                         let r = object!(list, "`push.list`");
-                        // Into room the list has: no allocation, no collection.
-                        if !self.heap.list_push_in_place(r, reg!(src)) {
+                        // Into room the list has: no allocation, no
+                        // collection, and where the debugger is stopped at
+                        // stretches, a stop offered as a branch's.
+                        if self.heap.list_push_in_place(r, reg!(src)) {
+                            if W::ON && !W::EVERY {
+                                stretch_quiet!();
+                            }
+                        } else {
                             attempt!(self.heap.list_push(r, reg!(src)));
                             gc_point!();
                         }
