@@ -53,7 +53,7 @@ impl Debugger for Profiler {
     /// `at` would run it, without the `Stop` being built or looked at,
     /// since the heap is where it was; after an allocation in the frame of
     /// the stop before, the heap's movement and the count go to the
-    /// lock-free front ([`Hot::moved_glance`](crate::hot::Hot::moved_glance)).
+    /// lock-free front (`Hot::moved_glance`).
     #[inline(always)]
     fn glance(&self, glance: &Glance<'_>) -> bool {
         // Only the untimed modes stop at stretches, so only they are
