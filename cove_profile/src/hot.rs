@@ -417,7 +417,9 @@ impl Hot {
         self.pending_allocations.store(0, Relaxed);
     }
 
-    /// What [`Hot::take_heap`] gives, without taking it.
+    /// The heap's words and objects the allocations' glances took that no
+    /// slow stop has handed to the shard yet: a report adds them to its
+    /// copy of the shard, as it adds the pending count.
     pub(crate) fn pending_heap(&self) -> (u64, u64) {
         (
             self.pending_words.load(Relaxed),

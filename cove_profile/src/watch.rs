@@ -138,8 +138,11 @@ impl Profiler {
     /// The stop of the untimed modes after an instruction that may have
     /// allocated, taken by the lock-free front when it is in the frame of
     /// the stop before and the task waited for nothing. Out of line, as
-    /// the hops are: inline, its loads and stores took machine registers
-    /// from the loop's every handler.
+    /// the hops are, and a method of the profiler taking plain values:
+    /// inlined into the dispatch loop, its loads and stores took machine
+    /// registers from every handler (callgrind, counting runs: loop +1.8%,
+    /// sieve +1.2%, for append's −1.2%), and so did calling the front's
+    /// method out of line directly (loop +2.7%).
     #[inline(never)]
     fn untimed_moved(
         &self,
