@@ -195,11 +195,8 @@ impl Sampler {
     pub(crate) fn last_look(&self) {
         let id = current_cpu_clock();
         let mut last = self.shared.main_last.lock();
-        if let Some((was, before)) = *last
-            && was == id
-            && let Some(now) = cpu_nanos(id)
-        {
-            charge_main(&self.shared, now.saturating_sub(before));
+        if let Some(now) = cpu_nanos(id) {
+            charge_since(&self.shared, *last, id, now);
         }
         *last = None;
         self.shared.clock.store(NO_CLOCK, Relaxed);
@@ -306,12 +303,20 @@ fn look_at_main(shared: &Shared) {
         *last = None;
         return;
     };
-    if let Some((was, before)) = *last
+    charge_since(shared, *last, id, now);
+    *last = Some((id, now));
+}
+
+/// Charges task 0's processor time from the reading `last` to `now`, a
+/// reading of clock `id`, when `last` was of that clock too: a reading of
+/// another thread's clock (a run before, on another thread) says nothing
+/// of this one.
+fn charge_since(shared: &Shared, last: Option<(i64, u64)>, id: i64, now: u64) {
+    if let Some((was, before)) = last
         && was == id
     {
         charge_main(shared, now.saturating_sub(before));
     }
-    *last = Some((id, now));
 }
 
 /// Charges `moved` nanoseconds of task 0's processor time to where it is:
