@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use cove_ir::program::FunctionId;
 use cove_profile::report::Report;
-use cove_profile::{Charge, Cost, Profiler, SteppingClock};
+use cove_profile::{Cost, Profiler, SteppingClock};
 use cove_runtime::vm::debug::Debugger;
 use cove_runtime::{Limits, Vm};
 
@@ -93,9 +93,9 @@ fn run<D: Debugger>(
     (outcome.is_ok(), vm.instructions())
 }
 
-/// A charge's count and heap figures, without time.
-fn figures(charge: &Charge) -> (u64, u64, u64) {
-    (charge.cost.ran, charge.cost.words, charge.cost.allocations)
+/// A cost's count and heap figures, without time.
+fn figures(cost: &Cost) -> (u64, u64, u64) {
+    (cost.ran, cost.words, cost.allocations)
 }
 
 /// What a profile says of its functions, call sites and calling contexts,
@@ -108,8 +108,8 @@ fn contexts(program: &cove_ir::program::Program, profiler: &Profiler) -> Vec<Str
             "function {} calls {} own {:?} inclusive {:?}",
             f.name,
             f.calls,
-            figures(&f.own),
-            figures(&f.inclusive)
+            figures(&f.own.cost),
+            figures(&f.inclusive.cost)
         ));
     }
     for c in &profile.calls {
@@ -118,7 +118,7 @@ fn contexts(program: &cove_ir::program::Program, profiler: &Profiler) -> Vec<Str
             c.caller,
             c.callee,
             c.calls,
-            figures(&c.inclusive)
+            figures(&c.inclusive.cost)
         ));
     }
     // Each calling context by its id and its parent's: both profilers make
@@ -132,7 +132,7 @@ fn contexts(program: &cove_ir::program::Program, profiler: &Profiler) -> Vec<Str
             s.parent,
             s.function,
             s.calls,
-            figures(&s.cost)
+            figures(&s.cost.cost)
         ));
     }
     lines.sort();
@@ -143,7 +143,7 @@ fn contexts(program: &cove_ir::program::Program, profiler: &Profiler) -> Vec<Str
 fn untimed(rows: Vec<((FunctionId, u32), Cost)>) -> BTreeMap<(FunctionId, u32), (u64, u64, u64)> {
     rows.into_iter()
         .filter(|(_, c)| c.ran > 0 || c.words > 0 || c.allocations > 0)
-        .map(|(at, c)| (at, (c.ran, c.words, c.allocations)))
+        .map(|(at, c)| (at, figures(&c)))
         .collect()
 }
 
