@@ -22,7 +22,7 @@
 //!
 //! A sampled profile's estimate is its sampled time less what its stops
 //! are calibrated to cost, and the calibration is measured on the machine
-//! around the profile (`cove profile` keeps a few measurements for some
+//! around the profile (`cove profile` keeps one measurement for ten
 //! minutes), so two profiles can rest on different figures. The verdict
 //! weighs both at one set of costs, the mean of the two profiles', when
 //! both record what their estimate was worked out from
