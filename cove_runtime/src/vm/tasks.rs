@@ -22,6 +22,17 @@
 //! waiters together about every 50 ms), so an interrupt ends a run whose
 //! tasks are all blocked on one another.
 //!
+//! # Who an event wakes
+//!
+//! The waiters are kept by what they wait on ([`Waiters`]): the receivers
+//! of each channel apart, and the joins together. A send or a close can
+//! make only that channel's receivers ready, so it wakes them alone; an
+//! event that can make anyone ready (a task ending, a collection letting go
+//! of channel handles) wakes every waiter. One condition variable for
+//! everyone (the obvious way) had every message of a pipeline wake every
+//! task of the run, the main task parked in `join` among them: a pipeline
+//! of three tasks spent twice as long in the kernel as in its own work.
+//!
 //! # When a deadlock is real
 //!
 //! An event that can make a waiter ready (a send, a close, a task ending)
@@ -57,7 +68,7 @@
 //! it happens, because the program may still join the task and expect the
 //! error there, after output of its own.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -179,18 +190,44 @@ impl Drop for ChannelState {
     }
 }
 
+/// The tasks waiting on one thing: one channel's receivers, or the joins.
+#[derive(Debug)]
+struct Waiters {
+    /// Tasks inside [`Scheduler::block_until`] on this: parked, or woken
+    /// and not yet back. The entry goes when the last of them leaves.
+    present: usize,
+    /// Of those, the ones parked: they checked their condition after the
+    /// last wake and found it false.
+    parked: usize,
+    /// Bumped by every wake of these waiters; each bump moves every one of
+    /// them parked back onto the run's `running` until it has looked again.
+    stamp: u64,
+    /// What they sleep on.
+    wake: Arc<Condvar>,
+}
+
+/// Whom a wait is kept with: a channel's receivers by the address of the
+/// channel's state (alive while a receiver waits, since it holds a handle),
+/// and every join under [`JOINS`].
+type WaitKey = usize;
+
+/// The key of every task waiting in `join`: a task's ending is an event
+/// for everyone, so joins need no key of their own.
+const JOINS: WaitKey = 0;
+
+fn channel_key(channel: &ChannelHandle) -> WaitKey {
+    Arc::as_ptr(&channel.0) as WaitKey
+}
+
 #[derive(Debug)]
 struct Counts {
     /// Tasks alive that are not parked: running, or woken by an event and
     /// not yet back from re-checking what they wait for.
     running: usize,
-    /// Tasks parked: they checked their condition after the last event and
-    /// found it false.
+    /// Tasks parked, of every key: the sum of the [`Waiters::parked`].
     parked: usize,
-    /// Bumped by every event that can make a parked task ready (a send, a
-    /// close, a task ending); each bump moves every parked task back onto
-    /// `running` until it has looked again.
-    epoch: u64,
+    /// The waiters, by what they wait on.
+    waiters: HashMap<WaitKey, Waiters>,
     /// Tasks spawned and not yet joined: what `Limits::max_tasks` bounds.
     /// A joined task has ended, so a run that spawns and joins tasks one
     /// after another may spawn any number of them; one that lets them pile
@@ -242,7 +279,6 @@ impl From<Fault> for Blocked {
 #[derive(Debug)]
 pub(crate) struct Scheduler {
     counts: Mutex<Counts>,
-    wake: Condvar,
     next_id: AtomicU32,
     /// Mirrors `Counts::ending` where a safepoint can read it without the lock.
     ending: AtomicBool,
@@ -258,7 +294,7 @@ impl Default for Scheduler {
             counts: Mutex::new(Counts {
                 running: 1,
                 parked: 0,
-                epoch: 0,
+                waiters: HashMap::new(),
                 unjoined_tasks: 0,
                 deadlock: false,
                 sweep: 0,
@@ -267,7 +303,6 @@ impl Default for Scheduler {
                 failure: None,
                 unjoined: Vec::new(),
             }),
-            wake: Condvar::new(),
             next_id: AtomicU32::new(1),
             ending: AtomicBool::new(false),
             queued: Arc::new(AtomicU64::new(0)),
@@ -393,7 +428,7 @@ impl Scheduler {
         let mut counts = self.counts.lock();
         counts.ending = true;
         self.ending.store(true, Ordering::Relaxed);
-        self.wake.notify_all();
+        rouse(&counts);
     }
 
     /// Records that spawned task `task` failed.
@@ -426,7 +461,7 @@ impl Scheduler {
         counts.failure = Some((task, error.clone()));
         counts.ending = true;
         self.ending.store(true, Ordering::Relaxed);
-        self.wake.notify_all();
+        rouse(&counts);
     }
 
     /// The failure [`Scheduler::fail`] recorded, if any.
@@ -450,19 +485,22 @@ impl Scheduler {
 
     /// Wakes every waiter and counts the parked ones as running until they
     /// have looked again: called, under the lock, by every event that can
-    /// make one of them ready.
+    /// make any of them ready.
     fn event(&self, counts: &mut Counts) {
         counts.swept = false;
-        self.wake_all(counts);
+        wake_all(counts);
     }
 
-    /// Wakes every waiter to look again, as an event does, without being
-    /// one: what asking for a sweep does.
-    fn wake_all(&self, counts: &mut Counts) {
-        counts.epoch += 1;
-        counts.running += counts.parked;
-        counts.parked = 0;
-        self.wake.notify_all();
+    /// Wakes the receivers of `channel` alone, as [`Scheduler::event`]
+    /// wakes everyone: called, under the lock, by a send or a close, which
+    /// can make no other waiter ready.
+    fn channel_event(&self, counts: &mut Counts, channel: &ChannelHandle) {
+        counts.swept = false;
+        if let Some(waiters) = counts.waiters.get_mut(&channel_key(channel)) {
+            counts.running += waiters.parked;
+            counts.parked -= waiters.parked;
+            wake(waiters);
+        }
     }
 
     /// Tells the waiters that a collection let go of channel handles: a
@@ -480,7 +518,8 @@ impl Scheduler {
         self.event(&mut counts);
     }
 
-    /// Waits until `ready` answers, counting this task as blocked meanwhile.
+    /// Waits until `ready` answers, counting this task as blocked meanwhile,
+    /// kept with the other waiters of `key` (what it waits on).
     ///
     /// A deadlock is declared only when no task is running and every waiter
     /// has re-checked its condition since the last event: a waiter that an
@@ -492,6 +531,7 @@ impl Scheduler {
     /// added to `waited`; a condition that is ready at once adds nothing.
     fn block_until<T>(
         &self,
+        key: WaitKey,
         interrupt: &InterruptHandle,
         waited: &mut Waited,
         mut ready: impl FnMut() -> Option<T>,
@@ -505,12 +545,23 @@ impl Scheduler {
         }
         // Parked: off the running count until the next event.
         let parked_at = waited.parking();
+        let waiters = counts.waiters.entry(key).or_insert_with(|| Waiters {
+            present: 0,
+            parked: 0,
+            stamp: 0,
+            wake: Arc::new(Condvar::new()),
+        });
+        waiters.present += 1;
+        waiters.parked += 1;
+        let mut seen = waiters.stamp;
+        let sleep = waiters.wake.clone();
         counts.running -= 1;
         counts.parked += 1;
-        let mut seen = counts.epoch;
         let sweep = counts.sweep;
+        // The entry stays while this task is present in it.
+        let stamp = |counts: &Counts| counts.waiters[&key].stamp;
         let outcome = loop {
-            let parked = counts.epoch == seen;
+            let parked = stamp(&counts) == seen;
             if counts.deadlock {
                 break Err(deadlock().into());
             }
@@ -524,7 +575,7 @@ impl Scheduler {
                 // Whoever sees the interrupt first ends the run for all.
                 counts.ending = true;
                 self.ending.store(true, Ordering::Relaxed);
-                self.wake.notify_all();
+                rouse(&counts);
                 break Err(interrupted().into());
             }
             if parked && counts.running == 0 {
@@ -532,52 +583,46 @@ impl Scheduler {
                     // Not yet: every waiter collects its heap first.
                     counts.swept = true;
                     counts.sweep += 1;
-                    self.wake_all(&mut counts);
+                    wake_all(&mut counts);
                     break Err(Blocked::Sweep);
                 }
                 counts.deadlock = true;
-                self.wake.notify_all();
+                rouse(&counts);
                 break Err(deadlock().into());
             }
-            self.wait(&mut counts);
+            wait(&sleep, &mut counts);
             if counts.ending || counts.deadlock {
                 continue;
             }
-            let woken = counts.epoch != seen;
+            let woken = stamp(&counts) != seen;
             if let Some(value) = ready() {
                 if !woken {
                     // Ready without an event (a holder let go of a channel
                     // it was the last to hold elsewhere): unpark.
-                    counts.parked -= 1;
-                    counts.running += 1;
+                    unpark(&mut counts, key);
                 }
+                leave(&mut counts, key);
                 waited.woke(parked_at);
                 return Ok(value);
             }
             if woken {
                 // Looked after the event and still cannot go: park again.
+                let waiters = counts
+                    .waiters
+                    .get_mut(&key)
+                    .expect("a waiter is kept under its key until it leaves");
+                waiters.parked += 1;
+                seen = waiters.stamp;
                 counts.running -= 1;
                 counts.parked += 1;
-                seen = counts.epoch;
             }
         };
-        if counts.epoch == seen {
-            counts.parked -= 1;
-            counts.running += 1;
+        if stamp(&counts) == seen {
+            unpark(&mut counts, key);
         }
+        leave(&mut counts, key);
         waited.woke(parked_at);
         outcome
-    }
-
-    /// Waits for an event, or until it is time to look at the interrupt
-    /// flag again. The first waiter to see an interrupt wakes the rest, so
-    /// the more tasks wait, the longer each sleeps: together they look about
-    /// every 50 ms, however many there are, rather than each of ten
-    /// thousand parked tasks waking twenty times a second.
-    fn wait(&self, counts: &mut MutexGuard<'_, Counts>) {
-        let waiting = (counts.parked as u64).clamp(1, 100);
-        self.wake
-            .wait_for(counts, Duration::from_millis(50 * waiting));
     }
 
     /// The task's result, waiting for it. A task that has finished answers
@@ -593,7 +638,7 @@ impl Scheduler {
         let finished = task.result.lock().clone();
         let done = match finished {
             Some(done) => done,
-            None => self.block_until(interrupt, waited, || task.result.lock().clone())?,
+            None => self.block_until(JOINS, interrupt, waited, || task.result.lock().clone())?,
         };
         let first = task.run == self.run && !task.joined.swap(true, Ordering::Relaxed);
         if first || done.0.is_err() {
@@ -671,7 +716,7 @@ impl Scheduler {
         counted.fetch_add(words, Ordering::Relaxed);
         queue.push_back((message, words));
         drop(queue);
-        self.event(&mut counts);
+        self.channel_event(&mut counts, channel);
         Ok(())
     }
 
@@ -688,7 +733,7 @@ impl Scheduler {
         interrupt: &InterruptHandle,
         waited: &mut Waited,
     ) -> Result<Option<Value>, Blocked> {
-        self.block_until(interrupt, waited, || {
+        self.block_until(channel_key(channel), interrupt, waited, || {
             if let Some((message, words)) = channel.0.queue.lock().pop_front() {
                 if let Some(counted) = channel.0.counted.get() {
                     counted.fetch_sub(words, Ordering::Relaxed);
@@ -708,6 +753,132 @@ impl Scheduler {
     pub(crate) fn close(&self, channel: &ChannelHandle) {
         let mut counts = self.counts.lock();
         channel.0.closed.store(true, Ordering::Relaxed);
-        self.event(&mut counts);
+        self.channel_event(&mut counts, channel);
+    }
+}
+
+/// Wakes the parked ones of `waiters` to look again, counted as running
+/// from here: the caller has moved them onto the run's count.
+fn wake(waiters: &mut Waiters) {
+    waiters.parked = 0;
+    waiters.stamp += 1;
+    waiters.wake.notify_all();
+}
+
+/// Wakes every waiter to look again and counts the parked ones as running,
+/// as an event does, without being one: what asking for a sweep does.
+fn wake_all(counts: &mut Counts) {
+    counts.running += counts.parked;
+    counts.parked = 0;
+    for waiters in counts.waiters.values_mut() {
+        wake(waiters);
+    }
+}
+
+/// Wakes every waiter to see the run's state (its end, a deadlock) without
+/// changing the counts: each leaves on its own account.
+fn rouse(counts: &Counts) {
+    for waiters in counts.waiters.values() {
+        waiters.wake.notify_all();
+    }
+}
+
+/// Takes one task parked on `key` off the parked counts and onto running.
+fn unpark(counts: &mut Counts, key: WaitKey) {
+    let waiters = counts
+        .waiters
+        .get_mut(&key)
+        .expect("a waiter is kept under its key until it leaves");
+    waiters.parked -= 1;
+    counts.parked -= 1;
+    counts.running += 1;
+}
+
+/// One task leaves the waiters of `key`; the last one takes the entry.
+fn leave(counts: &mut Counts, key: WaitKey) {
+    let waiters = counts
+        .waiters
+        .get_mut(&key)
+        .expect("a waiter is kept under its key until it leaves");
+    waiters.present -= 1;
+    if waiters.present == 0 {
+        counts.waiters.remove(&key);
+    }
+}
+
+/// Waits on `sleep` for a wake, or until it is time to look at the
+/// interrupt flag again. The first waiter to see an interrupt wakes the
+/// rest, so the more tasks wait, the longer each sleeps: together they look
+/// about every 50 ms, however many there are, rather than each of ten
+/// thousand parked tasks waking twenty times a second.
+fn wait(sleep: &Condvar, counts: &mut MutexGuard<'_, Counts>) {
+    let waiting = (counts.parked as u64).clamp(1, 100);
+    sleep.wait_for(counts, Duration::from_millis(50 * waiting));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Waits, a little at a time, until `n` tasks are parked.
+    fn until_parked(scheduler: &Scheduler, n: usize) {
+        let start = Instant::now();
+        while scheduler.counts.lock().parked != n {
+            assert!(start.elapsed() < Duration::from_secs(10), "never parked");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// How many times the waiters kept under `key` have been woken.
+    fn wakes(scheduler: &Scheduler, key: WaitKey) -> u64 {
+        scheduler.counts.lock().waiters[&key].stamp
+    }
+
+    #[test]
+    fn a_send_wakes_the_receivers_of_its_channel_and_no_other_waiter() {
+        let scheduler = Scheduler::default();
+        let interrupt = InterruptHandle::default();
+        let waited_on = ChannelHandle::fresh();
+        let other = ChannelHandle::fresh();
+        let task = TaskState::new(1, &scheduler);
+        std::thread::scope(|scope| {
+            // The task joined, the receiver and the joiner.
+            for _ in 0..3 {
+                scheduler.admit(8).unwrap();
+            }
+            let receiver = scope.spawn(|| {
+                let mut waited = Waited::default();
+                let mine = waited_on.clone();
+                let got = scheduler.recv(&mine, 1, &interrupt, &mut waited);
+                scheduler.finish(&TaskState::new(2, &scheduler), Ok(Value::Unit));
+                got.ok().flatten()
+            });
+            let joiner = scope.spawn(|| {
+                let mut waited = Waited::default();
+                let got = scheduler.join(&task, &interrupt, &mut waited);
+                scheduler.finish(&TaskState::new(3, &scheduler), Ok(Value::Unit));
+                got.is_ok()
+            });
+            until_parked(&scheduler, 2);
+            let (receivers, joins) = (channel_key(&waited_on), JOINS);
+            let before = (wakes(&scheduler, receivers), wakes(&scheduler, joins));
+
+            scheduler.send(&other, Value::Int(1), None).unwrap();
+            assert_eq!(scheduler.counts.lock().parked, 2);
+            assert_eq!(
+                (wakes(&scheduler, receivers), wakes(&scheduler, joins)),
+                before
+            );
+
+            scheduler.send(&waited_on, Value::Int(7), None).unwrap();
+            assert!(matches!(receiver.join().unwrap(), Some(Value::Int(7))));
+            // The receiver's ending was an event for everyone, the join's
+            // too; the task joined has not ended, so the join waits on.
+            until_parked(&scheduler, 1);
+            scheduler.finish(&task, Ok(Value::Unit));
+            assert!(joiner.join().unwrap());
+        });
+        assert_eq!(scheduler.counts.lock().running, 1);
+        assert!(scheduler.counts.lock().waiters.is_empty());
     }
 }
