@@ -219,6 +219,16 @@ fn channel_key(channel: &ChannelHandle) -> WaitKey {
     Arc::as_ptr(&channel.0) as WaitKey
 }
 
+impl Counts {
+    /// The waiters of `key`: kept while a task inside
+    /// [`Scheduler::block_until`] waits on it, as the caller does.
+    fn of(&mut self, key: WaitKey) -> &mut Waiters {
+        self.waiters
+            .get_mut(&key)
+            .expect("a waiter is kept under its key until it leaves")
+    }
+}
+
 #[derive(Debug)]
 struct Counts {
     /// Tasks alive that are not parked: running, or woken by an event and
@@ -558,10 +568,9 @@ impl Scheduler {
         counts.running -= 1;
         counts.parked += 1;
         let sweep = counts.sweep;
-        // The entry stays while this task is present in it.
-        let stamp = |counts: &Counts| counts.waiters[&key].stamp;
+        let stamp = |counts: &mut Counts| counts.of(key).stamp;
         let outcome = loop {
-            let parked = stamp(&counts) == seen;
+            let parked = stamp(&mut counts) == seen;
             if counts.deadlock {
                 break Err(deadlock().into());
             }
@@ -594,7 +603,7 @@ impl Scheduler {
             if counts.ending || counts.deadlock {
                 continue;
             }
-            let woken = stamp(&counts) != seen;
+            let woken = stamp(&mut counts) != seen;
             if let Some(value) = ready() {
                 if !woken {
                     // Ready without an event (a holder let go of a channel
@@ -607,17 +616,14 @@ impl Scheduler {
             }
             if woken {
                 // Looked after the event and still cannot go: park again.
-                let waiters = counts
-                    .waiters
-                    .get_mut(&key)
-                    .expect("a waiter is kept under its key until it leaves");
+                let waiters = counts.of(key);
                 waiters.parked += 1;
                 seen = waiters.stamp;
                 counts.running -= 1;
                 counts.parked += 1;
             }
         };
-        if stamp(&counts) == seen {
+        if stamp(&mut counts) == seen {
             unpark(&mut counts, key);
         }
         leave(&mut counts, key);
@@ -785,10 +791,7 @@ fn rouse(counts: &Counts) {
 
 /// Takes one task parked on `key` off the parked counts and onto running.
 fn unpark(counts: &mut Counts, key: WaitKey) {
-    let waiters = counts
-        .waiters
-        .get_mut(&key)
-        .expect("a waiter is kept under its key until it leaves");
+    let waiters = counts.of(key);
     waiters.parked -= 1;
     counts.parked -= 1;
     counts.running += 1;
@@ -796,10 +799,7 @@ fn unpark(counts: &mut Counts, key: WaitKey) {
 
 /// One task leaves the waiters of `key`; the last one takes the entry.
 fn leave(counts: &mut Counts, key: WaitKey) {
-    let waiters = counts
-        .waiters
-        .get_mut(&key)
-        .expect("a waiter is kept under its key until it leaves");
+    let waiters = counts.of(key);
     waiters.present -= 1;
     if waiters.present == 0 {
         counts.waiters.remove(&key);
