@@ -17,7 +17,9 @@
 //! every turn, each run unwatched and then under a counting
 //! profiler, 21 times in turn, timed by the process's processor time (a
 //! run's task has a thread of its own, and time spent waiting for a core
-//! is not being watched). Each program keeps the median of its pairs'
+//! is not being watched), with the profile's sampler thread already ended
+//! (`Profiler::stop_sampling`: awake, it added its own time to every pair
+//! and put a call's stop at 12.3 ns where it is 10.5). Each program keeps the median of its pairs'
 //! differences. The first two give `stops × fast + instructions ×
 //! instruction`, two equations in the two costs; the fourth, less those,
 //! the cost of a stop after a builtin that moved nothing, all told; the

@@ -130,7 +130,9 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
     progress.finish();
     drop(vm);
     // A sampled profile's time is made net of what being watched cost the
-    // loop, measured on this machine (see `calibrate`).
+    // loop, measured on this machine (see `calibrate`), with the sampler's
+    // thread ended first: the measurement times the whole process.
+    profiler.stop_sampling();
     if profiler.time_mode() == "sampled"
         && let Some(costs) = crate::calibrate::stop_costs()
     {

@@ -188,6 +188,12 @@ impl Sampler {
         }
     }
 
+    /// Asks the sampler's thread to end: it looks no more after its next
+    /// wake, within a [`PERIOD`]. What it charged stays.
+    pub(crate) fn stop(&self) {
+        self.shared.done.store(true, Relaxed);
+    }
+
     /// The last look at task 0, made by its own thread as the task ends:
     /// charges what its clock moved since the sampler's last look to where
     /// the task was last, and stops reading its clock until a thread
@@ -465,6 +471,22 @@ mod tests {
         // no more than its 60 ms of wall time and the last look's share.
         assert!(charged > 0 && charged < 200_000_000, "{charged}");
         assert_eq!(taken.cells.len(), 1, "one position was ever published");
+    }
+
+    #[test]
+    fn a_stopped_sampler_thread_ends_within_a_few_periods() {
+        let sampler = Sampler::start(Arc::new(Hot::default()));
+        assert!(sampler.is_running());
+        sampler.stop();
+        let thread = sampler.thread.as_ref().expect("the thread started");
+        let start = std::time::Instant::now();
+        while !thread.is_finished() {
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "the thread went on"
+            );
+            std::thread::sleep(PERIOD);
+        }
     }
 
     #[test]
