@@ -19,8 +19,8 @@
 //! run's task has a thread of its own, and time spent waiting for a core
 //! is not being watched), with the profile's sampler thread already ended
 //! (`Profiler::stop_sampling`: awake, it added its own time to every pair
-//! and put a call's stop at 12.3 ns where it is 10.5). Each program keeps the median of its pairs'
-//! differences. The first two give `stops × fast + instructions ×
+//! and put a call's stop at 12.3 ns where it is 10.5). Each program keeps
+//! the median of its pairs' differences. The first two give `stops × fast + instructions ×
 //! instruction`, two equations in the two costs; the fourth, less those,
 //! the cost of a stop after a builtin that moved nothing, all told; the
 //! third, less all that, the cost of its stops after which the heap

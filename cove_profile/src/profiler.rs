@@ -445,11 +445,11 @@ impl Profiler {
     /// thread's wakes every 100 µs neither cost that work processor time
     /// nor disturb it: `cove profile` does before it measures what its
     /// stops cost ([`Profiler::set_stop_costs`]), which it times by the
-    /// whole process's processor time. With the sampler awake, twelve such
-    /// measurements put a stop after a call or a return at 10.3 to 14.8 ns
-    /// (median 12.3) and a fast stop at 0.93 ns (median); with it ended,
-    /// twelve made in turn with them, at 9.5 to 11.0 ns for nine of the
-    /// twelve (median 10.5) and 0.76 ns.
+    /// whole process's processor time. Twelve such measurements with the
+    /// sampler awake, made alternately with twelve with it ended, put a
+    /// stop after a call or a return at 10.3 to 14.8 ns (median 12.3) and
+    /// a fast stop at 0.93 ns (median); with it ended, at 9.5 to 11.0 ns
+    /// in nine of the twelve (median 10.5) and 0.76 ns.
     pub fn stop_sampling(&self) {
         if let Some(sampler) = &self.sampler {
             sampler.stop();
