@@ -396,6 +396,10 @@ impl<T> Side<T> {
     }
 }
 
+/// How many collections in a row must find the space more than twice what
+/// the heap needs before it is given back: see `Memory::shrink_to_need`.
+const SHRINK_AFTER: u32 = 3;
+
 /// The smallest heap the collector lets grow before it first runs, in words
 /// (2 MiB).
 const FIRST_COLLECTION: usize = 1 << 18;
@@ -473,6 +477,9 @@ pub(crate) struct Memory {
     allocated_words: u64,
     allocations: u64,
     live_after_collection: usize,
+    /// How many collections in a row have found the space more than twice
+    /// what the heap needs: see [`Memory::shrink_to_need`].
+    roomy: u32,
     /// Words the maps' side tables are estimated to hold now: their
     /// estimate at the last collection, plus every entry added since. A
     /// map's entries live outside `space`, so without this a program that
@@ -529,6 +536,7 @@ impl Memory {
             allocated_words: 0,
             allocations: 0,
             live_after_collection: 0,
+            roomy: 0,
             side_now: 0,
             limit,
             budget,
@@ -716,12 +724,24 @@ impl Memory {
     /// collection: a task whose live data fell keeps no more than its next
     /// collection needs, so that the high-water marks of tasks that each
     /// once held much do not add up against the run's host words.
+    ///
+    /// Only after [`SHRINK_AFTER`] such collections in a row: a program
+    /// that fills a large list, drops it and fills another (a sieve run
+    /// round after round) finds little alive at the first collection of
+    /// each round, and a space given back then was faulted in again by
+    /// the same round.
     fn shrink_to_need(&mut self) {
         let need = self
             .collect_at
             .max(self.next)
             .saturating_add(FIRST_COLLECTION);
-        if self.space.len() / 2 > need {
+        if self.space.len() / 2 <= need {
+            self.roomy = 0;
+            return;
+        }
+        self.roomy += 1;
+        if self.roomy >= SHRINK_AFTER {
+            self.roomy = 0;
             self.space.truncate(need);
             self.space.shrink_to_fit();
             self.spare.truncate(need);
@@ -1250,6 +1270,20 @@ impl Memory {
         }
         let grown = want.max(capacity * 2).max(4);
         let elem_ref = a_of(self.header(list));
+        if array != 0 && array as usize + 1 + capacity == self.next {
+            // The array is the last object handed out: the words after it
+            // are free, so it grows where it is, as a bump allocator's last
+            // object can. A list filled by a loop that allocates nothing
+            // else (a queue pushed while it is walked, a table filled
+            // before it is read) then leaves no old arrays behind for the
+            // collector, and touches half the memory: a breadth-first walk
+            // pushing 2,250,000 integers to a queue took 41,700 page faults
+            // and 0.10 s of system time.
+            let at = self.alloc(grown - capacity)?;
+            debug_assert_eq!(at, array + 1 + capacity as u64);
+            self.space[array as usize] = header(kind::ARRAY, elem_ref, grown as u32);
+            return Ok(());
+        }
         // Zeroed: the collector scans an array to its capacity.
         let fresh = self.alloc(1 + grown)?;
         self.space[fresh as usize] = header(kind::ARRAY, elem_ref, grown as u32);
@@ -1643,7 +1677,10 @@ pub(crate) fn heap_limit(limit: u64) -> Fault {
 
 #[cfg(test)]
 mod tests {
-    use super::{FIRST_COLLECTION, HOST_ALLOWANCE, Layouts, Memory, buffer_capacity, space_growth};
+    use super::{
+        FIRST_COLLECTION, HOST_ALLOWANCE, Layouts, Memory, SHRINK_AFTER, b_of, buffer_capacity,
+        space_growth,
+    };
     use crate::limits::{FuelTank, HeapBudget, InterruptHandle};
     use std::sync::Arc;
 
@@ -1884,7 +1921,8 @@ mod tests {
     }
 
     #[test]
-    fn a_heap_whose_survivors_fell_gives_its_space_back_at_its_next_collection() {
+    fn a_heap_whose_survivors_fell_gives_its_space_back_after_a_few_collections_that_needed_little()
+    {
         let (budget, mut heaps) = heaps_under(100_000_000, 1);
         let heap = &mut heaps[0];
         let mut kept: Vec<u64> = (0..2_000_000)
@@ -1895,6 +1933,12 @@ mod tests {
         let grown = heap.space.len();
         assert!(grown >= 4_000_000, "{grown}");
         kept.clear();
+        // Kept while the collections that need little are fewer than
+        // SHRINK_AFTER in a row: the next round of a sieve fills it again.
+        for _ in 1..SHRINK_AFTER {
+            heap.collect(|_| {}).expect("a collection");
+            assert_eq!(heap.space.len(), grown);
+        }
         heap.collect(|_| {}).expect("a collection");
         let need = heap.collect_at.max(heap.next) + FIRST_COLLECTION;
         assert!(
@@ -1906,6 +1950,37 @@ mod tests {
         let held = (heap.space.len() + heap.spare.len()).saturating_sub(HOST_ALLOWANCE) as u64;
         assert_eq!(heap.host_words, held);
         assert!(budget.host_peak() >= (2 * grown - HOST_ALLOWANCE) as u64);
+    }
+
+    #[test]
+    fn a_list_whose_array_is_the_last_object_grows_where_it_lies_and_any_other_moves() {
+        let (_budget, mut heaps) = heaps_under(100_000_000, 1);
+        let heap = &mut heaps[0];
+        let list = heap.alloc_list(false, 2, &[]).expect("room");
+        for i in 0..1000 {
+            heap.list_push(list, i).expect("room");
+        }
+        // One array, grown where its first four elements were put: the
+        // space holds the list and that array, and nothing abandoned.
+        let array = heap.space[list as usize + 2] as usize;
+        assert_eq!(array, list as usize + 3);
+        assert_eq!(heap.next, array + 1 + b_of(heap.space[array]) as usize);
+        assert_eq!(heap.list_items(list), (0..1000).collect::<Vec<u64>>());
+        // With another object after its array, the list grows into a new
+        // array, the old one left for the collector.
+        heap.list_push(list, 1000).expect("room");
+        let full = heap.space[list as usize + 2] as usize;
+        let other = heap.alloc_str(b"after").expect("room");
+        while heap.list_len(list) < b_of(heap.space[full]) as usize {
+            heap.list_push(list, 0).expect("room");
+        }
+        heap.list_push(list, 0).expect("room");
+        let moved = heap.space[list as usize + 2] as usize;
+        assert!(moved > other as usize, "{moved} {other}");
+        assert_eq!(
+            heap.list_items(list)[..1001],
+            (0..1001).collect::<Vec<u64>>()
+        );
     }
 
     #[test]
