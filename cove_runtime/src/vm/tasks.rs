@@ -507,9 +507,9 @@ impl Scheduler {
     fn channel_event(&self, counts: &mut Counts, channel: &ChannelHandle) {
         counts.swept = false;
         if let Some(waiters) = counts.waiters.get_mut(&channel_key(channel)) {
-            counts.running += waiters.parked;
-            counts.parked -= waiters.parked;
-            wake(waiters);
+            let woken = wake(waiters);
+            counts.running += woken;
+            counts.parked -= woken;
         }
     }
 
@@ -763,22 +763,22 @@ impl Scheduler {
     }
 }
 
-/// Wakes the parked ones of `waiters` to look again, counted as running
-/// from here: the caller has moved them onto the run's count.
-fn wake(waiters: &mut Waiters) {
-    waiters.parked = 0;
+/// Wakes the parked ones of `waiters` to look again, and says how many
+/// they were: the caller moves that many from the run's parked count to
+/// its running one.
+fn wake(waiters: &mut Waiters) -> usize {
+    let woken = std::mem::take(&mut waiters.parked);
     waiters.stamp += 1;
     waiters.wake.notify_all();
+    woken
 }
 
 /// Wakes every waiter to look again and counts the parked ones as running,
 /// as an event does, without being one: what asking for a sweep does.
 fn wake_all(counts: &mut Counts) {
-    counts.running += counts.parked;
-    counts.parked = 0;
-    for waiters in counts.waiters.values_mut() {
-        wake(waiters);
-    }
+    let woken: usize = counts.waiters.values_mut().map(wake).sum();
+    counts.running += woken;
+    counts.parked -= woken;
 }
 
 /// Wakes every waiter to see the run's state (its end, a deadlock) without
