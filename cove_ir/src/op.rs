@@ -691,8 +691,10 @@ instruction_set! {
     /// its result to `dst`: as `call`, with the callee read from the
     /// closure object instead of the instruction, and no check of its
     /// type (the verifier proved every closure of this type has this
-    /// signature). The closure itself is written to `base + count`, a ref
-    /// register, where a function with captures finds its environment.
+    /// signature). The closure itself is written to `base + count`, where a
+    /// function with captures finds its environment: a register of either
+    /// class (the compiler makes it a num one, so that it is not a ref
+    /// register of the caller's for the return to clear).
     CallClosure = "call.closure" { dst: DstAny, callee: SrcRef, base: Base, count: Count }
 }
 

@@ -978,7 +978,12 @@ impl<'p> Checker<'p> {
             },
             Instr::CallClosure { base, count, .. } => {
                 // The arity and classes depend on the callee's type, which
-                // the second pass follows; here only the environment slot.
+                // the second pass follows; here only the closure's slot,
+                // which must be in the frame. Of either class: the VM
+                // writes the closure there for the callee, whose frame the
+                // collector scans as the callee's while it runs, and the
+                // caller reads nothing there after it (every register from
+                // `base` up holds a value of unknown type after the call).
                 let slot = u32::from(base.0) + u32::from(count);
                 if slot >= u32::from(f.registers) {
                     self.fail(
@@ -988,14 +993,8 @@ impl<'p> Checker<'p> {
                             f.registers
                         ),
                     );
-                    vec![]
-                } else {
-                    vec![(
-                        Reg(slot as u16),
-                        Some(true),
-                        "the closure's slot after the arguments".to_string(),
-                    )]
                 }
+                vec![]
             }
             // `return` and the guarded returns.
             _ => match instr.returned() {
@@ -1168,7 +1167,11 @@ mod tests {
                 &instr,
             );
             for (kind, operand) in opcode.operand_kinds().iter().zip(instr.operands()) {
-                if is_any(*kind) {
+                // A closure call's result has the class of its callee's
+                // result type, which only the flow pass knows; it checks
+                // it wherever the call can run (`Flow::call_closure`).
+                let from_flow = *opcode == Opcode::CallClosure && *kind == OperandKind::DstAny;
+                if is_any(*kind) && !from_flow {
                     assert!(
                         given.iter().any(|(r, _, _)| Operand::Reg(*r) == operand),
                         "{opcode}: a {kind:?} operand has no class from context"

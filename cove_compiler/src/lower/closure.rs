@@ -309,7 +309,10 @@ impl FnCx<'_> {
             return Val::none(ERROR);
         };
         let mut classes: Vec<bool> = params.iter().map(|t| self.is_ref(*t)).collect();
-        classes.push(true);
+        // The closure's slot, which the VM writes as it calls: a num
+        // register, so that it is no ref register of this frame for a
+        // return to clear (see `Instr::CallClosure`).
+        classes.push(false);
         let base = self.e.call_window(&classes);
         for (i, (a, p)) in args.iter().zip(&params).enumerate() {
             let reg = Reg(base.0.wrapping_add(i as u16));
