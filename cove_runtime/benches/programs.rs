@@ -37,6 +37,7 @@ const PROGRAMS: &[&str] = &[
     "splitting",
     "levenshtein",
     "closures",
+    "higher_order",
     // Tasks and channels, which have no Lua twin.
     "channels",
     // A directory program: the covefmt workload, which has no Lua twin.
