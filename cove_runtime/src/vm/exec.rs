@@ -644,10 +644,26 @@ impl<'env> Machine<'env> {
                         } else {
                             (target.registers as usize).max(usize::from($count) + $extra)
                         };
+                    let count = usize::from($count);
+                    // The record first, the frame stack's length after the
+                    // register stack has room: nothing of the record is
+                    // live across the growth's call.
+                    // SAFETY: `room` is at most the capacity, and the
+                    // depth was below it, checked above.
+                    unsafe {
+                        frames.add(depth).write(CallFrame {
+                            code: target.code,
+                            resume: target.code,
+                            func: callee,
+                            base: callee_base as u32,
+                            clear_to: target.clear_to,
+                            dst: dst.0,
+                            lent: args.0.wrapping_add(count as u16),
+                        })
+                    };
                     if top > self.stack.len() {
                         attempt!(self.grow_stack(top));
                     }
-                    let count = usize::from($count);
                     let clear_from = count + $extra;
                     // SAFETY: *arity* and *frame*: `count` is the callee's
                     // parameter count (for a closure, every closure of the
@@ -661,17 +677,6 @@ impl<'env> Machine<'env> {
                         #[cfg(debug_assertions)]
                         self.poison(callee, window, clear_from);
                         regs = window;
-                        // SAFETY: `room` is at most the capacity, and the
-                        // depth was below it, checked above.
-                        frames.add(depth).write(CallFrame {
-                            code: target.code,
-                            resume: target.code,
-                            func: callee,
-                            base: callee_base as u32,
-                            clear_to: target.clear_to,
-                            dst: dst.0,
-                            lent: args.0.wrapping_add(count as u16),
-                        });
                         self.frames.set_len(depth + 1);
                     }
                     self.code = target.code;
