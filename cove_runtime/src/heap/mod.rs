@@ -855,6 +855,19 @@ impl Memory {
         unsafe { *self.space.get_unchecked(at) }
     }
 
+    /// The header of the object `r`, read as [`Memory::typed_word`] reads:
+    /// for `call.closure`, which finds its callee there on every call.
+    ///
+    /// # Safety
+    ///
+    /// `r` is a non-zero reference to an object of this heap: the
+    /// verifier's *types* guarantee for the instruction's operand.
+    #[inline(always)]
+    pub(crate) unsafe fn typed_header(&self, r: u64) -> u64 {
+        // SAFETY: an object's header is its first word, inside the space.
+        unsafe { self.typed_word(r as usize) }
+    }
+
     /// [`Memory::typed_word`]'s write.
     ///
     /// # Safety

@@ -1090,7 +1090,10 @@ impl<'env> Machine<'env> {
                         // its type, which the verifier proved is the one of
                         // every closure this register can hold.
                         let closure = object!(callee, "`call.closure`");
-                        let func = FunctionId(crate::heap::a_of(self.heap.word(closure)));
+                        // SAFETY: *types*: a non-zero `callee` is a closure
+                        // of this task's heap.
+                        let header = unsafe { self.heap.typed_header(closure) };
+                        let func = FunctionId(crate::heap::a_of(header));
                         set!(Reg(args.0 + count), closure);
                         enter!(dst, func, args, count, 1);
                     }
