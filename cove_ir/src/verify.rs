@@ -981,9 +981,10 @@ impl<'p> Checker<'p> {
                 // the second pass follows; here only the closure's slot,
                 // which must be in the frame. Of either class: the VM
                 // writes the closure there for the callee, whose frame the
-                // collector scans as the callee's while it runs, and the
-                // caller reads nothing there after it (every register from
-                // `base` up holds a value of unknown type after the call).
+                // collector scans as the callee's while it runs, and after
+                // the call the caller finds it as `call` leaves every
+                // register past its arguments (a ref register cleared to 0,
+                // a num register holding unspecified bits).
                 let slot = u32::from(base.0) + u32::from(count);
                 if slot >= u32::from(f.registers) {
                     self.fail(
