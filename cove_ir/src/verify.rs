@@ -137,6 +137,7 @@
 //! runs.
 
 mod flow;
+mod written;
 
 use std::fmt;
 
@@ -221,6 +222,16 @@ impl std::error::Error for VerifyError {}
 ///    of its type's class, over a range of its code: what a debugger reads
 ///    through the seam.
 ///
+/// 10. **written** — for each function, the ref registers from
+///    [`Verified::clear_to`] up are written, on every path from its entry
+///    and from each of its calls' returns, before an instruction reads
+///    one, an instruction that may collect runs (for a call, below its
+///    window) or a local held in one is live. A call that writes 0 into
+///    its callee's ref registers past its arguments only below that bound,
+///    and a return that writes 0 into its caller's past the call's
+///    arguments only below the caller's, leave none that anything reads
+///    before the function writes it (see `verify/written.rs`).
+///
 /// None of this says a reference is not 0; the module documentation says
 /// who checks that.
 ///
@@ -258,6 +269,16 @@ impl<'p> Verified<'p> {
     /// The program this proves.
     pub fn program(&self) -> &'p Program {
         self.program
+    }
+
+    /// One past the last ref register of `function` that a call into it
+    /// and a return into it must write 0 into (*written*): at most one past
+    /// its last ref register, and at most its parameter count when no
+    /// register past them needs it. Worked out on each call of this
+    /// method, in time proportional to the function's instructions times
+    /// its registers.
+    pub fn clear_to(&self, function: FunctionId) -> u16 {
+        written::clear_to(self.program.function(function))
     }
 }
 

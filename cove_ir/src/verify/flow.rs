@@ -986,7 +986,7 @@ impl<'p> Flow<'p> {
 }
 
 /// The pcs control may reach after `instr` at `pc`.
-fn successors(instr: &Instr, pc: usize) -> impl Iterator<Item = usize> {
+pub(super) fn successors(instr: &Instr, pc: usize) -> impl Iterator<Item = usize> {
     let falls = !matches!(
         instr,
         Instr::Jump { .. } | Instr::Return { .. } | Instr::ReturnUnit {}

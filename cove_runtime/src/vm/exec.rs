@@ -563,16 +563,20 @@ impl<'env> Machine<'env> {
                             // there after its parameters. Those registers are
                             // dead in the caller, but a ref register among them
                             // would show the collector an integer: they are
-                            // cleared, up to the caller's last ref register. A
-                            // call with no ref register of the caller above its
-                            // arguments pays one comparison.
+                            // cleared, up to the caller's last ref register
+                            // that anything may look at before the caller
+                            // writes it again (*written*: see
+                            // `Callee::clear_to`). A call with no such
+                            // register above its arguments pays one
+                            // comparison.
                             let from = usize::from(done.lent);
                             let clear_to = caller.clear_to as usize;
                             if from < clear_to {
-                                // SAFETY: *frame*: `clear_to` is at most the
-                                // caller's register count (its reference map
-                                // has one entry a register), and its frame is
-                                // inside the stack.
+                                // SAFETY: *frame* and *written*: `clear_to`
+                                // is at most one past the caller's last ref
+                                // register, so within its register count (its
+                                // reference map has one entry a register),
+                                // and its frame is inside the stack.
                                 unsafe { clear_lent(regs, from, clear_to) };
                             }
                             set!(cove_ir::op::Reg(done.dst), value);
@@ -672,7 +676,8 @@ impl<'env> Machine<'env> {
                     unsafe {
                         let window = self.stack.as_mut_ptr().add(callee_base);
                         // After the arguments, up to the last ref register
-                        // only: see `Callee::clear_to`.
+                        // anything may look at before the callee writes it
+                        // (*written*: see `Callee::clear_to`).
                         clear(window.add(clear_from), window.add(target.clear_to as usize));
                         #[cfg(debug_assertions)]
                         self.poison(callee, window, clear_from);
@@ -1538,10 +1543,11 @@ impl<'env> Machine<'env> {
         None
     }
 
-    /// Fills the num registers of `callee`'s new frame at `window` that a
-    /// call leaves as they were (those after its `count` arguments) with a
-    /// pattern no test expects, in debug builds only: code that read a
-    /// register before writing it would then give wrong answers in the
+    /// Fills the registers of `callee`'s new frame at `window` that a call
+    /// leaves as they were (its num registers after its `count` arguments,
+    /// and its ref registers past the *written* bound) with patterns no
+    /// test expects, in debug builds only: code that read a register
+    /// before writing it would then give wrong answers, or fail, in the
     /// test suites instead of relying, unseen, on a 0.
     ///
     /// # Safety
@@ -1552,13 +1558,24 @@ impl<'env> Machine<'env> {
     #[inline(never)]
     unsafe fn poison(&self, callee: FunctionId, window: *mut u64, count: usize) {
         const POISON: u64 = 0x5a5a_5a5a_5a5a_5a5a;
+        // An index no heap reaches: a ref register the call left uncleared
+        // (*written*) that the collector or an instruction read before the
+        // callee wrote it would fail loudly, under the collector-stress
+        // suite above all, instead of reading whatever the stack held.
+        const POISON_REF: u64 = 0x7ead_beef_0000_0001;
         let function = self.program.function(callee);
+        let cleared = (self.callees[callee.index()].clear_to as usize).max(count);
         for r in count..usize::from(function.registers) {
-            if !function.refs.get(r).copied().unwrap_or(false) {
-                // SAFETY: `r` is inside the frame, which the caller vouches
-                // is inside the stack.
-                unsafe { window.add(r).write(POISON) };
-            }
+            let poison = if !function.refs.get(r).copied().unwrap_or(false) {
+                POISON
+            } else if r >= cleared {
+                POISON_REF
+            } else {
+                continue;
+            };
+            // SAFETY: `r` is inside the frame, which the caller vouches is
+            // inside the stack.
+            unsafe { window.add(r).write(poison) };
         }
     }
 

@@ -144,9 +144,14 @@ pub(crate) struct Callee {
     pub(crate) registers: u32,
     /// How far into a frame zeros are written: by a call into the new
     /// frame after its arguments, and by a return into the caller's frame
-    /// from where the callee's began. Up to and including the function's
-    /// last ref register, so that every reference the collector finds in
-    /// the frame is 0 or one the function wrote. The num registers are not
+    /// from where the callee's began. Up to and including the last ref
+    /// register that anything may look at before the function writes it
+    /// (the verifier's *written* bound,
+    /// [`cove_ir::verify::Verified::clear_to`]), so that every reference
+    /// the collector finds in the frame, an instruction reads or a
+    /// debugger shows is 0 or one the function wrote; every ref register
+    /// past it is written before any of them looks, after the function's
+    /// entry and after each of its calls. The num registers are not
     /// cleared: they hold whatever the stack held there, and nothing reads
     /// one before the function has written it (the compiler assigns every
     /// local before use, and keeps no live register above a call's
@@ -185,14 +190,11 @@ impl Digest {
             callees: program
                 .functions
                 .iter()
-                .map(|f| Callee {
+                .enumerate()
+                .map(|(i, f)| Callee {
                     code: f.code.as_ptr(),
                     registers: u32::from(f.registers),
-                    clear_to: f
-                        .refs
-                        .iter()
-                        .rposition(|r| *r)
-                        .map_or(0, |last| last as u32 + 1),
+                    clear_to: u32::from(proof.clear_to(FunctionId(i as u32))),
                 })
                 .collect(),
             divisors: Divisors::of(program),
