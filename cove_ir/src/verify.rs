@@ -134,7 +134,11 @@
 //! blocks × registers. Both run once per program from source to run
 //! (`cove_runtime::Vm::new` runs them, or an embedder that hands the VM a
 //! [`Verified`] it made; the compiler does not), never while a program
-//! runs.
+//! runs. A verified program's *written* bound ([`Verified::clear_to`],
+//! `verify/written.rs`) is a third dataflow, which rejects nothing: it
+//! says how far a call and a return must clear a function's ref
+//! registers, and the runtime asks it once a function when it digests the
+//! program.
 
 mod flow;
 mod written;
