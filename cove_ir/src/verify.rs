@@ -227,14 +227,14 @@ impl std::error::Error for VerifyError {}
 ///    through the seam.
 ///
 /// 10. **written** — for each function, the ref registers from
-///    [`Verified::clear_to`] up are written, on every path from its entry
-///    and from each of its calls' returns, before an instruction reads
-///    one, an instruction that may collect runs (for a call, below its
-///    window) or a local held in one is live. A call that writes 0 into
-///    its callee's ref registers past its arguments only below that bound,
-///    and a return that writes 0 into its caller's past the call's
-///    arguments only below the caller's, leave none that anything reads
-///    before the function writes it (see `verify/written.rs`).
+///     [`Verified::clear_to`] up are written, on every path from its entry
+///     and from each of its calls' returns, before an instruction reads
+///     one, an instruction that may collect runs (for a call, below its
+///     window) or a local held in one is live. A call that writes 0 into
+///     its callee's ref registers past its arguments only below that bound,
+///     and a return that writes 0 into its caller's past the call's
+///     arguments only below the caller's, leave none that anything reads
+///     before the function writes it (see `verify/written.rs`).
 ///
 /// None of this says a reference is not 0; the module documentation says
 /// who checks that.
