@@ -108,8 +108,9 @@ const ATTEMPTS: usize = 3;
 /// modification time), one line each with the time it was made. One
 /// measurement runs each of five programs for about 300,000 instructions,
 /// plainly and watched, 22 times (the first a warm-up), some 150 to
-/// 250 ms of processor time in all, so the first profile in ten minutes
-/// pays for it and the rest for nothing, and every profile made in those
+/// 250 ms of processor time in all (up to [`ATTEMPTS`] times that when a
+/// measurement comes out implausible and is made again), so the first
+/// profile in ten minutes pays for it and the rest for nothing, and every profile made in those
 /// minutes rests on the same figures (`cove diff` weighs two made on
 /// different ones at their mean).
 ///
