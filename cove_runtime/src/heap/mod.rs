@@ -1658,6 +1658,31 @@ pub(crate) fn host_room<T>(
     })
 }
 
+/// Asks the host for a block of `layout` and gives it back at once: the
+/// heap's out-of-memory fault if the host refuses it, naming `what`.
+///
+/// For host memory that stable Rust can only ask for infallibly (an
+/// `Arc`): asked of the system's allocator directly, past any global
+/// allocator's rescue, just before the infallible allocation of the same
+/// size on the same thread. The C library's `malloc` keeps a small block
+/// just freed in the freeing thread's cache, where that next allocation
+/// of its size takes it, so on glibc the allocation that follows a probe
+/// that succeeded does not fail; with another allocator the probe is a
+/// good guess and the rescue of [`reserve`] is still behind it.
+pub(crate) fn probe_host(layout: std::alloc::Layout, what: std::fmt::Arguments<'_>) -> Faulty<()> {
+    use std::alloc::{GlobalAlloc, System};
+    // SAFETY: `layout` has a size above zero (every caller's holds data),
+    // and the block is freed with the layout it was asked for.
+    unsafe {
+        let block = System.alloc(layout);
+        if block.is_null() {
+            return Err(out_of_memory(layout.size().div_ceil(8), what));
+        }
+        System.dealloc(block, layout);
+    }
+    Ok(())
+}
+
 /// A map that holds as many entries as a map may was asked to take a new
 /// key: a bound of the heap's shape (a position is 32 bits), as a string's
 /// length is, and not one a program under the default heap limit can meet.
@@ -1767,8 +1792,8 @@ mod tests {
     #[test]
     fn a_channel_arriving_again_shares_its_slot_and_a_swept_one_frees_it_for_another() {
         let mut heap = heap_under(10_000_000);
-        let a = crate::value::ChannelHandle::fresh();
-        let b = crate::value::ChannelHandle::fresh();
+        let a = crate::value::ChannelHandle::fresh().expect("room for a channel");
+        let b = crate::value::ChannelHandle::fresh().expect("room for a channel");
         let first = heap.alloc_channel(a.clone(), 0).expect("room");
         let again = heap.alloc_channel(a.clone(), 0).expect("room");
         let other = heap.alloc_channel(b.clone(), 0).expect("room");
@@ -1783,7 +1808,7 @@ mod tests {
             .expect("a collection");
         assert_eq!(heap.channel_slots.len(), 1);
         assert!(heap.channel(kept[0]) == &b);
-        let c = crate::value::ChannelHandle::fresh();
+        let c = crate::value::ChannelHandle::fresh().expect("room for a channel");
         let third = heap.alloc_channel(c.clone(), 0).expect("room");
         assert!(heap.channel(third) == &c);
         let back = heap.alloc_channel(a.clone(), 0).expect("room");

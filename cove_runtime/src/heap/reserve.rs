@@ -18,9 +18,10 @@
 //! # A refusal where the runtime could not ask
 //!
 //! Some of the host's memory cannot be asked for with `try_reserve` on
-//! stable Rust: an `Arc`, such as a channel's shared state, or the names
-//! and messages of a fault's backtrace. A refusal there aborts the
-//! process. A program that installs its own global allocator can do
+//! stable Rust: an `Arc`, or the names and messages of a fault's
+//! backtrace. A refusal there aborts the process. (A channel's shared
+//! state, an `Arc`, is asked for by a probe first: see
+//! [`probe_host`](super::probe_host).) A program that installs its own global allocator can do
 //! better with [`rescue`]: called when the host refuses an allocation, it
 //! lets go of the reserve so that the allocation can be asked again and
 //! succeed, and every run in the process then ends at its next safepoint

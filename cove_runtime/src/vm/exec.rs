@@ -1475,7 +1475,9 @@ impl<'env> Machine<'env> {
                     }
                     Instr::NewChannel { dst, ty } => {
                         ends!(Other);
-                        let r = attempt!(self.heap.alloc_channel(ChannelHandle::fresh(), ty.0));
+                        let r = attempt!(
+                            ChannelHandle::fresh().and_then(|c| self.heap.alloc_channel(c, ty.0))
+                        );
                         set!(dst, r);
                         gc_point!();
                         stretch_end!();

@@ -170,9 +170,20 @@ pub(crate) struct ChannelState {
 }
 
 impl ChannelHandle {
-    /// A new, open, empty channel.
-    pub(crate) fn fresh() -> ChannelHandle {
-        ChannelHandle(Arc::new(ChannelState::default()))
+    /// A new, open, empty channel, or the heap's out-of-memory fault when
+    /// the host has no room for its state.
+    ///
+    /// An `Arc` has no fallible constructor on stable Rust, and a refusal
+    /// of its 80 bytes aborted the process (a run that made channels for
+    /// ever under `ulimit -v`, where the rescue of `heap::reserve` could
+    /// not make room in the thread's arena). So the host is asked for a
+    /// block of the state's size first ([`crate::heap::probe_host`]).
+    pub(crate) fn fresh() -> crate::error::Faulty<ChannelHandle> {
+        crate::heap::probe_host(
+            std::alloc::Layout::new::<([usize; 2], ChannelState)>(),
+            format_args!("a channel's state"),
+        )?;
+        Ok(ChannelHandle(Arc::new(ChannelState::default())))
     }
 }
 
@@ -838,8 +849,8 @@ mod tests {
     fn a_send_wakes_the_receivers_of_its_channel_and_no_other_waiter() {
         let scheduler = Scheduler::default();
         let interrupt = InterruptHandle::default();
-        let waited_on = ChannelHandle::fresh();
-        let other = ChannelHandle::fresh();
+        let waited_on = ChannelHandle::fresh().expect("room for a channel");
+        let other = ChannelHandle::fresh().expect("room for a channel");
         let task = TaskState::new(1, &scheduler);
         std::thread::scope(|scope| {
             // The task joined, the receiver and the joiner.
