@@ -4,10 +4,12 @@
 //! way with nothing, a do-nothing debugger, or the profiler installed, and
 //! time the run alone — not compiling, not starting the process. This
 //! subcommand does exactly that and prints one line on stderr,
-//! `bench-run: nanos N instructions M`, which the xtask reads; the
-//! program's own output goes where it always goes. `--debugger off` is
-//! also what the xtask runs under valgrind to count the native instructions
-//! of an unprofiled run.
+//! `bench-run: nanos N instructions M cpu C` (wall and processor time),
+//! which the xtask reads; the program's own output goes where it always
+//! goes, or nowhere with `--quiet`. `--debugger off` is also what the
+//! xtask runs under valgrind to count the native instructions of an
+//! unprofiled run, and what `cove profile` replays a run with to measure
+//! its time unwatched (see `replay`), with the limits of the profiled run.
 
 use std::time::Instant;
 
@@ -15,7 +17,7 @@ use cove_ir::program::Program;
 use cove_runtime::vm::debug::{Debugger, Resume, Stop};
 use cove_runtime::{RunError, Value, Vm};
 
-use crate::cli::{BenchDebugger, BenchRunArgs, LimitArgs};
+use crate::cli::{BenchDebugger, BenchRunArgs};
 use crate::compile::compile_runnable;
 use crate::pipe;
 use crate::run::{call_main, ending, machine};
@@ -38,16 +40,15 @@ pub fn bench_run(args: &BenchRunArgs) -> Status {
         Ok(program) => program,
         Err(status) => return status,
     };
-    let flags = LimitArgs {
-        fuel: None,
-        max_heap: None,
-        max_depth: None,
-        gc_stress: false,
-    };
-    let vm = machine(&program, &flags, args.program.args());
+    let mut vm = machine(&program, &args.limits, args.program.args());
+    if args.quiet {
+        vm = vm
+            .with_output(Box::new(std::io::sink()))
+            .with_error_output(Box::new(std::io::sink()));
+    }
     // Each debugger is installed as its own type, as `cove profile` installs
     // the profiler, so the loop measured is the one a user's run gets.
-    let (result, nanos, instructions) = match args.debugger {
+    let (result, (nanos, cpu), instructions) = match args.debugger {
         BenchDebugger::Off => timed(vm, &program),
         BenchDebugger::Noop => timed(vm.with_debugger(&Noop), &program),
         #[cfg(feature = "profiler")]
@@ -70,18 +71,31 @@ pub fn bench_run(args: &BenchRunArgs) -> Status {
     };
     crate::interrupt::run_ended();
     pipe::eprint(format_args!(
-        "bench-run: nanos {nanos} instructions {instructions}\n"
+        "bench-run: nanos {nanos} instructions {instructions} cpu {}\n",
+        cpu.map_or_else(|| "unknown".to_string(), |c| c.to_string())
     ));
     ending(&program, result)
 }
 
-/// Runs `main` on `vm` and times the run alone.
+/// Runs `main` on `vm` and times the run alone: the wall clock's
+/// nanoseconds, and the process's processor time where there is a clock
+/// for it.
 fn timed<D: Debugger + ?Sized>(
     mut vm: Vm<'_, D>,
     program: &Program,
-) -> (Result<Value, RunError>, u128, u64) {
+) -> (Result<Value, RunError>, (u128, Option<u64>), u64) {
+    let cpu = cpu_nanos();
     let started = Instant::now();
     let result = call_main(&mut vm, program);
     let nanos = started.elapsed().as_nanos();
-    (result, nanos, vm.instructions())
+    let cpu = cpu.zip(cpu_nanos()).map(|(before, after)| after - before);
+    (result, (nanos, cpu), vm.instructions())
+}
+
+/// The process's processor time so far, where this build can read it.
+fn cpu_nanos() -> Option<u64> {
+    #[cfg(feature = "profiler")]
+    return cove_profile::process_cpu_nanos();
+    #[cfg(not(feature = "profiler"))]
+    None
 }

@@ -585,6 +585,15 @@ pub struct ProfileArgs {
     #[arg(long, value_enum, default_value_t = ClockChoice::Sampled)]
     pub clock: ClockChoice,
 
+    /// Do not run the program again, unwatched, to measure its total time.
+    /// By default a sampled profile does (with the same arguments and
+    /// input, its output thrown away; up to five runs while another fits within 30 ms in all),
+    /// and its total is the fastest of those runs; with this flag, or for
+    /// a program that can write files or spawn tasks, the total is the
+    /// samples' time less the profiler's calibrated cost, an estimate.
+    #[arg(long)]
+    pub no_replay: bool,
+
     /// What folded stacks and flame graphs weigh a stack by, and what a
     /// table is sorted by.
     #[arg(long, value_parser = metric_parser(), default_value = "ran")]
@@ -649,6 +658,14 @@ pub struct BenchRunArgs {
     /// The debugger installed for the run.
     #[arg(long, value_enum, default_value_t = BenchDebugger::Off)]
     pub debugger: BenchDebugger,
+
+    /// Throw the program's output away, stdout's and stderr's: what `cove
+    /// profile`'s replay runs it with.
+    #[arg(long)]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
 
     #[command(flatten)]
     pub program: Invocation,

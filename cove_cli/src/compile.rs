@@ -68,7 +68,7 @@ pub fn compile_with_warnings(file: &Path) -> Result<(Program, cove_compiler::Dia
 }
 
 /// The path that names stdin.
-const STDIN: &str = "-";
+pub const STDIN: &str = "-";
 
 /// What a program read from stdin is called: its functions are
 /// `stdin.main` and so on, and its diagnostics name `stdin.cove`.

@@ -20,6 +20,9 @@
 //!   ignore that request, so if the run has not ended [`GRACE`] after it,
 //!   `cove` exits as for a second Ctrl-C. A second Ctrl-C exits at once —
 //!   a person pressing it twice wants out.
+//! - **A child process's run** ([`wait_for_child`]: `cove profile`'s
+//!   replay): the child, in the same process group, gets the Ctrl-C
+//!   itself and ends with the interrupted status; a second one exits.
 //! - **A paused debug session's run** ([`pause_on_ctrl_c`]): the run
 //!   pauses at its next instruction.
 //!
@@ -53,6 +56,11 @@ enum Target {
     /// A debug session's run, which the Ctrl-C pauses.
     #[cfg(feature = "profiler")]
     Pause(Arc<AtomicBool>),
+    /// A child process running a program, which gets the Ctrl-C itself
+    /// (it is in the same process group) and ends with the interrupted
+    /// status: nothing more to do here but count it.
+    #[cfg(feature = "profiler")]
+    Child,
 }
 
 /// What the next Ctrl-C stops.
@@ -82,6 +90,8 @@ fn on_ctrl_c() {
     let again = match target {
         Target::Nothing | Target::Run(_) => PRESSES.fetch_add(1, Ordering::SeqCst) > 0,
         #[cfg(feature = "profiler")]
+        Target::Child => PRESSES.fetch_add(1, Ordering::SeqCst) > 0,
+        #[cfg(feature = "profiler")]
         Target::Pause(_) => false,
     };
     match target {
@@ -106,6 +116,10 @@ fn on_ctrl_c() {
                     }
                 });
         }
+        #[cfg(feature = "profiler")]
+        Target::Child if again => exit_now("interrupted twice; exiting now"),
+        #[cfg(feature = "profiler")]
+        Target::Child => {}
         #[cfg(feature = "profiler")]
         Target::Pause(flag) => {
             if flag.swap(true, Ordering::SeqCst) {
@@ -133,6 +147,23 @@ pub fn pause_on_ctrl_c(flag: Arc<AtomicBool>) {
     if let Ok(mut target) = TARGET.lock() {
         *target = Target::Pause(flag);
     }
+}
+
+/// Leaves a Ctrl-C to the child process running a program now, which
+/// ends with the interrupted status for it (`cove profile`'s replay); a
+/// second one exits.
+#[cfg(feature = "profiler")]
+pub fn wait_for_child() {
+    RUNS.fetch_add(1, Ordering::SeqCst);
+    if let Ok(mut target) = TARGET.lock() {
+        *target = Target::Child;
+    }
+}
+
+/// Whether Ctrl-C has been pressed (a debug session's pauses aside).
+#[cfg(feature = "profiler")]
+pub fn pressed() -> bool {
+    PRESSES.load(Ordering::SeqCst) > 0
 }
 
 /// Says there is no run left to stop: a Ctrl-C from now on (while a

@@ -28,6 +28,8 @@ mod pipe;
 mod profile;
 #[cfg(feature = "profiler")]
 mod progress;
+#[cfg(feature = "profiler")]
+mod replay;
 mod report_file;
 mod run;
 mod status;

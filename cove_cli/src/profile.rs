@@ -54,7 +54,7 @@ use crate::report_file::ReportFile;
 use crate::run::{call_main, ending, machine, watched};
 use crate::status::Status;
 use crate::style::Style;
-use crate::{interrupt, pipe};
+use crate::{interrupt, pipe, replay};
 
 /// What one park of a task counts under the deterministic clock: one
 /// millisecond, so a profile's blocked time reads as a count of waits.
@@ -117,6 +117,19 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
     if fake {
         vm = vm.with_fixed_wait_time(FAKE_WAIT_NANOS);
     }
+    // A sampled profile's total is measured by running the program again
+    // unwatched (see `replay`), on the input this run reads.
+    let replaying = profiler.time_mode() == "sampled" && !fake;
+    let recording = match replay::refusal(&program, args.program.file()) {
+        _ if args.no_replay => Err(None),
+        Some(why) => Err(Some(why)),
+        None => {
+            let (recorder, kept) =
+                replay::Recorder::new(Box::new(std::io::BufReader::new(std::io::stdin())));
+            vm = vm.with_input(Box::new(recorder));
+            Ok(kept)
+        }
+    };
     let out = watched(&vm, program_stdout);
     let err = watched(&vm, progress.guard(std::io::stderr()));
     let mut vm = vm
@@ -124,10 +137,12 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
         .with_output(Box::new(ProgramOutput::for_stdout(out)))
         .with_error_output(Box::new(err));
     let result = call_main(&mut vm, &program);
-    // From here on there is no run to stop: a Ctrl-C while the clock is
-    // calibrated or the report is rendered or written ends `cove` at once.
+    // From here on there is no run to stop but the replay's: a Ctrl-C
+    // while the clock is calibrated or the report is rendered or written
+    // ends `cove` at once.
     interrupt::run_ended();
     progress.finish();
+    let instructions = vm.instructions();
     drop(vm);
     // A sampled profile's time is made net of what being watched cost the
     // loop, measured on this machine (see `calibrate`), with the sampler's
@@ -138,7 +153,13 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
     {
         profiler.set_stop_costs(costs);
     }
-    let status = ending(&program, result);
+    let stopped = result
+        .as_ref()
+        .is_err_and(|e| e.kind == cove_runtime::ErrorKind::Interrupted);
+    let mut status = ending(&program, result);
+    if replaying && !stopped && !pipe::output_closed() {
+        status = replay_total(&profiler, args, recording, instructions, status);
+    }
 
     let report = match render(&program, &profiler, args, format, to_stdout) {
         Ok(report) => report,
@@ -158,6 +179,62 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
             worse(status, Status::IoError)
         }
     }
+}
+
+/// Measures a sampled profile's total by replaying its run, which ran
+/// `instructions` on the input `recording` kept (or was not recorded, for
+/// the reason given, or none for `--no-replay`), and gives the status
+/// `cove profile` ends with: the run's `status`, or the interrupted one if
+/// a Ctrl-C stopped the replay. What kept a total from being measured is
+/// said on stderr.
+fn replay_total(
+    profiler: &Profiler,
+    args: &ProfileArgs,
+    recording: Result<replay::Recording, Option<&'static str>>,
+    instructions: u64,
+    status: Status,
+) -> Status {
+    let input = match recording {
+        Ok(recording) => recording.bytes().ok_or(replay::Outcome::Refused(
+            "the run read more input than a replay keeps",
+        )),
+        Err(None) => return status,
+        Err(Some(why)) => Err(replay::Outcome::Refused(why)),
+    };
+    let outcome = input.map_or_else(
+        |refused| refused,
+        |input| {
+            let progress = Progress::start(
+                format!("timing {} unwatched", args.program.file().display()),
+                move || instructions,
+            );
+            let outcome = replay::replay(
+                args.program.file(),
+                &args.limits,
+                args.program.args(),
+                input,
+                instructions,
+            );
+            progress.finish();
+            outcome
+        },
+    );
+    let why = match outcome {
+        replay::Outcome::Measured(measured) => {
+            profiler.set_replay(measured);
+            return status;
+        }
+        replay::Outcome::Interrupted => return worse(status, Status::INTERRUPTED),
+        replay::Outcome::Refused(why) => why.to_string(),
+        replay::Outcome::Diverged { profiled, replayed } => {
+            format!("the replay went another way ({replayed} instructions against {profiled})")
+        }
+    };
+    pipe::eprint(format_args!(
+        "{}: the total time is estimated from the samples, not measured by a replay: {why}\n",
+        Style::stderr().warn("note")
+    ));
+    status
 }
 
 /// The run's status if it already failed, else `other`.

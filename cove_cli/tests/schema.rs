@@ -71,6 +71,31 @@ fn every_profile_the_cli_writes_is_valid_against_the_json_schema() {
 }
 
 #[test]
+fn a_profile_of_each_clock_is_valid_against_the_json_schema() {
+    // The other tests run under the stepping clock; these are the real
+    // ones, the sampled default (with its replay) and none.
+    let validator = validator();
+    for flags in [
+        &[][..],
+        &["--clock", "none"][..],
+        &["--clock", "counter"][..],
+    ] {
+        let out = cove(&["profile", "--format", "json"])
+            .args(flags)
+            .args(["examples/fib.cove", "12"])
+            .env_remove("COVE_FAKE_CLOCK")
+            .output()
+            .unwrap();
+        let errors = complaints(&validator, &stdout(&out));
+        assert!(
+            errors.is_empty(),
+            "{flags:?}: {errors:#?}\n{}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
 fn a_profile_of_a_program_read_from_stdin_is_valid_too() {
     let mut child = cove(&["profile", "--format", "json", "-"])
         .stdin(Stdio::piped())

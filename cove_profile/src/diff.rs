@@ -191,7 +191,8 @@ impl Summary {
 /// keeps its total exactly.
 fn at_one_calibration(before: &Profile, after: &Profile) -> Option<(f64, f64)> {
     let (b, a) = (before.estimate?, after.estimate?);
-    if b.costs == a.costs {
+    // A measured total rests on no calibration.
+    if b.costs == a.costs || b.replay.is_some() || a.replay.is_some() {
         return None;
     }
     let mean = |x: f64, y: f64| (x + y) / 2.0;
@@ -500,11 +501,20 @@ impl Diff {
                 "est. ns       {}",
                 change(total.estimated_before, total.estimated_after)
             );
+            let replayed = |p: &Profile| p.estimate.and_then(|e| e.replay).is_some();
+            let how = match (replayed(&self.before), replayed(&self.after)) {
+                (true, true) => "measured unprofiled time: the fastest of each side's unwatched \
+                                 runs, shared out by its samples"
+                    .to_string(),
+                _ => format!(
+                    "estimated unprofiled time: each side's ns less its floor (~{:.1} ns -> ~{:.1} \
+                     ns an instruction)",
+                    self.before.floor.nanos, self.after.floor.nanos,
+                ),
+            };
             let _ = writeln!(
                 out,
-                "              estimated unprofiled time: each side's ns less its floor (~{:.1} ns -> ~{:.1} ns an instruction), ±{:.0}% -> ±{:.0}%",
-                self.before.floor.nanos,
-                self.after.floor.nanos,
+                "              {how}, ±{:.0}% -> ±{:.0}%",
                 self.before.time_uncertainty() * 100.0,
                 self.after.time_uncertainty() * 100.0
             );

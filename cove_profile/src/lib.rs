@@ -98,6 +98,7 @@ pub mod diff;
 mod hot;
 mod lease;
 mod profiler;
+pub mod replay;
 #[cfg(feature = "reports")]
 pub mod report;
 mod sampler;
@@ -107,4 +108,5 @@ mod watch;
 pub use clock::{Clock, RealClock, SteppingClock, TscClock};
 pub use cost::{Charge, Cost};
 pub use profiler::{Estimate, Floor, Profiler, Sample, StopCosts};
+pub use replay::Replay;
 pub use sampler::process_cpu_nanos;

@@ -36,6 +36,7 @@ use crate::clock::{Clock, RealClock, Timer, TscClock};
 use crate::cost::{Charge, Cost};
 use crate::hot::Hot;
 use crate::lease::Leased;
+use crate::replay::{self, Replay};
 use crate::sampler::Sampler;
 use crate::shard::Shard;
 #[cfg(feature = "reports")]
@@ -80,8 +81,9 @@ pub struct Estimate {
     /// less of them (0 in a profile written before they were).
     #[cfg_attr(feature = "reports", serde(default))]
     pub call_stops: u64,
-    /// The calibrated costs the calibrated part rests on (all 0 in a
-    /// profile written before they were kept).
+    /// The calibrated costs the calibrated part rests on, fitted to the
+    /// replay when there is one (the calibration's times `fitted`); all 0
+    /// in a profile written before they were kept.
     #[cfg_attr(feature = "reports", serde(default))]
     pub costs: StopCosts,
     /// The part of `measured_nanos` the sampler found inside the stops
@@ -94,6 +96,15 @@ pub struct Estimate {
     /// cannot be worked out again at other costs.
     #[cfg_attr(feature = "reports", serde(default))]
     pub instructions: Option<u64>,
+    /// The unwatched runs that measured the run's total, when the host
+    /// made them ([`Profiler::set_replay`]); the total is then theirs and
+    /// `uncertainty` is theirs too.
+    #[cfg_attr(feature = "reports", serde(default))]
+    pub replay: Option<Replay>,
+    /// The factor the replay fitted the calibration by: `costs` are the
+    /// calibration's times this (see [`crate::replay`]).
+    #[cfg_attr(feature = "reports", serde(default))]
+    pub fitted: Option<f64>,
 }
 
 impl Estimate {
@@ -289,6 +300,8 @@ pub struct Profiler {
     /// What a stop of the lock-free path and a slow stop cost, measured
     /// when the profiler was made; taken off sampled time.
     stop_costs: Mutex<StopCosts>,
+    /// The unwatched runs a host measured the run's total by, if any.
+    replay: Mutex<Option<Replay>>,
     /// Task 0's lock-free front, in the modes that read no clock at a stop.
     pub(crate) hot: Arc<Hot>,
     pub(crate) sampler: Option<Sampler>,
@@ -404,6 +417,7 @@ impl Profiler {
                 samples: 0,
             },
             stop_costs: Mutex::new(StopCosts::default()),
+            replay: Mutex::new(None),
             unran: Mutex::new(Vec::new()),
             hot: Arc::new(Hot::default()),
             sampler: None,
@@ -529,16 +543,59 @@ impl Profiler {
     /// time they charged, and how much of it the profiler's own stops are
     /// estimated to have cost. `None` for a profiler that does not sample.
     pub fn estimate(&self) -> Option<Estimate> {
+        let mut estimate = self.calibrated_estimate()?;
+        let taken_profiler = estimate.measured_nanos as f64;
+        let replay = *self.replay.lock();
+        if let Some(replay) = replay {
+            let scale = replay::fit(&estimate, replay.fastest_nanos);
+            estimate.costs = estimate.costs.scaled(scale);
+            estimate.replay = Some(replay);
+            estimate.fitted = Some(scale);
+        }
+        let costs = estimate.costs;
+        let calibrated = estimate.calibrated_nanos(&costs);
+        let overhead = taken_profiler + calibrated;
+        // The estimate at its own costs, as `cove diff` works it out again.
+        let net = estimate.net_nanos_at(&costs).unwrap_or(1.0);
+        estimate.overhead_nanos = overhead as u64;
+        estimate.uncertainty = match replay {
+            // The total is measured; what is left is how far a measured
+            // run strays from the next.
+            Some(replay) => replay.uncertainty(),
+            None => {
+                // Two sources of error: the samples (about one over the
+                // square root of their number) and the calibrated cost of
+                // the fast stops. Measured by this crate alone (the
+                // profiler's part of a stop, not the machine's) that cost
+                // is taken to be uncertain by half of itself; measured by a
+                // host in the real loop (`instruction` set, as `cove
+                // profile` does) by a quarter, which is about how far
+                // `cargo xtask profile-accuracy` finds the estimates stray.
+                // The slow stops' cost is measured by the same samples.
+                let counting = 1.0 / (estimate.samples.max(1) as f64).sqrt();
+                // Only a host measures the stops after an allocation or a
+                // call, so either cost set says the host calibrated; the
+                // cost an instruction alone does not, since its solve may
+                // put it at zero.
+                let by_host = costs.heavy > 0.0 || costs.call > 0.0 || costs.instruction > 0.0;
+                let spread = if by_host { 0.25 } else { 0.5 };
+                let calibration = spread * calibrated / net;
+                (counting * counting + calibration * calibration).sqrt()
+            }
+        };
+        Some(estimate)
+    }
+
+    /// What the sampled time rests on at the calibration as it was
+    /// measured, before any replay fitted it: no overhead or uncertainty
+    /// worked out yet.
+    fn calibrated_estimate(&self) -> Option<Estimate> {
         let sampler = self.sampler.as_ref()?;
         let taken = sampler.taken();
         let sampled: u64 = taken.cells.values().sum::<u64>() + taken.profiler;
         let (slow, fast) = self.stops();
         let heavy = self.heavy_stops();
-        let moved = self.moved_stops().min(heavy);
-        let calls = self.call_stops();
-        let instructions = self.main_total_ran();
-        let costs = self.stop_costs();
-        let mut estimate = Estimate {
+        Some(Estimate {
             samples: taken.samples,
             sampled_nanos: sampled,
             overhead_nanos: 0,
@@ -546,35 +603,36 @@ impl Profiler {
             uncertainty: 0.0,
             spawned_samples: taken.spawned.values().map(|t| t.samples).sum(),
             heavy_stops: heavy,
-            moved_stops: moved,
+            moved_stops: self.moved_stops().min(heavy),
             measured_nanos: taken.profiler,
-            call_stops: calls,
-            costs,
+            call_stops: self.call_stops(),
+            costs: self.stop_costs(),
             measured_heavy_nanos: taken.profiler_heavy,
-            instructions: Some(instructions),
-        };
-        let calibrated = estimate.calibrated_nanos(&costs);
-        let overhead = taken.profiler as f64 + calibrated;
-        // The estimate at its own costs, as `cove diff` works it out again.
-        let net = estimate.net_nanos_at(&costs).unwrap_or(1.0);
-        // Two sources of error: the samples (about one over the square
-        // root of their number) and the calibrated cost of the fast stops.
-        // Measured by this crate alone (the profiler's part of a stop, not
-        // the machine's) that cost is taken to be uncertain by half of
-        // itself; measured by a host in the real loop (`instruction` set,
-        // as `cove profile` does) by a quarter, which is about how far
-        // `cargo xtask profile-accuracy` finds the estimates stray. The
-        // slow stops' cost is measured by the same samples.
-        let counting = 1.0 / (taken.samples.max(1) as f64).sqrt();
-        // Only a host measures the stops after an allocation or a call, so
-        // either cost set says the host calibrated; the cost an
-        // instruction alone does not, since its solve may put it at zero.
-        let by_host = costs.heavy > 0.0 || costs.call > 0.0 || costs.instruction > 0.0;
-        let spread = if by_host { 0.25 } else { 0.5 };
-        let calibration = spread * calibrated / net;
-        estimate.overhead_nanos = overhead as u64;
-        estimate.uncertainty = (counting * counting + calibration * calibration).sqrt();
-        Some(estimate)
+            instructions: Some(self.main_total_ran()),
+            replay: None,
+            fitted: None,
+        })
+    }
+
+    /// The costs task 0's rows are made net at: the calibration's, fitted
+    /// to the replay when there is one.
+    fn costs_in_effect(&self) -> StopCosts {
+        match self.estimate() {
+            Some(estimate) => estimate.costs,
+            None => self.stop_costs(),
+        }
+    }
+
+    /// Measures the run's total by `replay`, unwatched runs of the same
+    /// program on the same input, from now on, reports of the run already
+    /// made included: the total becomes the fastest run's, and the
+    /// calibrated costs of the stops are fitted to it (see
+    /// [`crate::replay`]). Only a sampled profile of task 0 alone has a
+    /// total a replay can stand for; any other ignores it.
+    pub fn set_replay(&self, replay: Replay) {
+        if self.mode == Mode::Sampled && self.spawned.read().is_empty() {
+            *self.replay.lock() = Some(replay);
+        }
     }
 
     /// Instructions task 0 ran so far, by the lock-free front and the shard.
@@ -1080,7 +1138,7 @@ impl Profiler {
                 }
             }
         }
-        let mut costs = self.stop_costs();
+        let mut costs = self.costs_in_effect();
         costs.heavy = taken.as_ref().map_or(0.0, |t| {
             beyond_fast(
                 starts.values().map(|start| start.moved).sum(),
@@ -1098,13 +1156,26 @@ impl Profiler {
         let spread = spread(&starts, &self.hot, costs);
         let mut counts = spread.rows;
         self.take_back_unran(0, &mut counts);
+        // A replay's total is the run's: the fitted costs bring the rows
+        // to it but for the rows they would take below nothing, so what is
+        // left is shared out in proportion to each row's time.
+        let to_total = self.replay.lock().map(|replay| {
+            let net: u64 = counts.iter().map(|(_, c)| c.cost.nanos).sum();
+            replay.fastest_nanos as f64 / net.max(1) as f64
+        });
+        if let Some(factor) = to_total {
+            for (_, charge) in &mut counts {
+                charge.cost.nanos = (charge.cost.nanos as f64 * factor).round() as u64;
+            }
+        }
         rows.extend(counts);
         shard.replace_rows(rows);
         if let Some(taken) = &taken {
             let each = spread.overhead_per_instruction;
+            let factor = to_total.unwrap_or(1.0);
             shard.retime_nodes(|node, cost| {
                 let sampled = taken.nodes.get(&node).copied().unwrap_or(0) as f64;
-                (sampled - cost.ran as f64 * each).max(0.0) as u64
+                ((sampled - cost.ran as f64 * each).max(0.0) * factor) as u64
             });
         }
         shard

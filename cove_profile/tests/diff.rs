@@ -256,6 +256,8 @@ fn sampled_after_a_calibration(fast: f64) -> Profile {
         costs,
         measured_heavy_nanos: 0,
         instructions: Some(4_000_000),
+        replay: None,
+        fitted: None,
     };
     let net = estimate.net_nanos_at(&costs).expect("the pieces are there");
     estimate.overhead_nanos = (10_000_000.0 - net) as u64;
@@ -288,6 +290,28 @@ fn two_profiles_of_one_run_made_after_different_calibrations_are_no_clear_change
         ),
         "{}",
         diff.table(0)
+    );
+}
+
+#[test]
+fn two_replayed_profiles_are_compared_by_their_measured_totals_not_at_one_calibration() {
+    // Calibrations as far apart as in the test above; but each total was
+    // measured by a replay, which no calibration enters.
+    let replayed = |fast: f64, nanos: u64| {
+        let mut p = sampled_after_a_calibration(fast);
+        let e = p.estimate.as_mut().expect("a sampled profile");
+        e.replay = Some(cove_profile::Replay::once(nanos));
+        e.uncertainty = cove_profile::replay::ONE_RUN_UNCERTAINTY;
+        p.uncertainty = Some(e.uncertainty);
+        p.total.nanos = nanos;
+        p
+    };
+    let summary = Diff::new(&replayed(1.0, 5_000_000), &replayed(2.0, 6_000_000)).summary();
+    assert_eq!(summary.recalibrated, None);
+    assert_eq!(summary.verdict, Verdict::Slower);
+    assert_eq!(
+        summary.line(),
+        "verdict: slower — time ×1.20 (±0.08), instructions ×1"
     );
 }
 

@@ -64,7 +64,9 @@ pub struct Profile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program: Option<Subject>,
     /// `"real"`, `"counter"` (the time-stamp counter), or `"injected"` for a
-    /// profile timed by a clock the embedder gave, such as a test's.
+    /// profile timed by a clock the embedder gave, such as a test's, at
+    /// every instruction; `"sampled"` for time taken by the sampler;
+    /// `"none"` for a profile of counts and heap figures alone.
     pub clock: String,
     /// The per-instruction floor measured when the profile began.
     pub floor: Floor,

@@ -230,11 +230,11 @@ pub(crate) struct Row {
 pub struct Report<'a> {
     program: &'a Program,
     floor: Floor,
-    /// What the reports call the clock: `real`, `counter` or `injected`.
+    /// What the reports call the clock: `real`, `counter` or `injected`
+    /// for an interval clock, `sampled` or `none`.
     clock: &'static str,
     /// What sampled time rests on, for a sampling profiler.
     estimate: Option<crate::profiler::Estimate>,
-    stop_costs: crate::profiler::StopCosts,
     follows_tasks: bool,
     tasks: Vec<TaskProfile>,
     total: Charge,
@@ -289,7 +289,6 @@ impl<'a> Report<'a> {
             floor: profiler.floor(),
             clock: profiler.clock_name(),
             estimate: profiler.estimate(),
-            stop_costs: profiler.stop_costs(),
             follows_tasks: profiler.follows_tasks(),
             tasks,
             total,

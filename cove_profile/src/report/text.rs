@@ -88,27 +88,49 @@ impl Report<'_> {
                 );
             }
             ("sampled", Some(e)) => {
+                // With a replay the costs are the calibration fitted to it.
+                let costs = &e.costs;
+                let (total, fitted) = match (e.replay, e.fitted) {
+                    (Some(r), Some(fitted)) => (
+                        format!(
+                            "time: measured, the fastest of {} unwatched {} ({} ns, ±{:.0}%), \
+                             shared out by {} samples of task 0's CPU time",
+                            r.runs,
+                            if r.runs == 1 { "run" } else { "runs" },
+                            thousands(r.fastest_nanos),
+                            e.uncertainty * 100.0,
+                            thousands(e.samples),
+                        ),
+                        format!(", the calibration fitted to the run ×{fitted:.2}"),
+                    ),
+                    _ => (
+                        format!(
+                            "time: sampled, {} samples of task 0's CPU time{}, ±{:.0}%",
+                            thousands(e.samples),
+                            if e.spawned_samples > 0 {
+                                format!(" and {} of spawned tasks'", thousands(e.spawned_samples))
+                            } else {
+                                String::new()
+                            },
+                            e.uncertainty * 100.0,
+                        ),
+                        String::new(),
+                    ),
+                };
                 let _ = writeln!(
                     out,
-                    "time: sampled, {} samples of task 0's CPU time{}, ±{:.0}%; the profiler's own \
-                     stops taken off ({} ns measured in its slow stops, ~{:.1} ns calibrated for \
-                     each of {} fast ones{}{}); counts and heap figures are exact",
-                    thousands(e.samples),
-                    if e.spawned_samples > 0 {
-                        format!(" and {} of spawned tasks'", thousands(e.spawned_samples))
-                    } else {
-                        String::new()
-                    },
-                    e.uncertainty * 100.0,
+                    "{total}; the profiler's own stops taken off ({} ns measured in its slow \
+                     stops, ~{:.1} ns calibrated for each of {} fast ones{}{}{fitted}); counts and \
+                     heap figures are exact",
                     thousands(e.measured_nanos),
-                    self.stop_costs.fast,
+                    costs.fast,
                     thousands(e.stops.1),
-                    heavy_part(e, &self.stop_costs),
-                    if e.call_stops > 0 && self.stop_costs.call > 0.0 {
+                    heavy_part(e, costs),
+                    if e.call_stops > 0 && costs.call > 0.0 {
                         format!(
                             ", at least ~{:.1} ns all told for each of the {} after a call or \
                              a return",
-                            self.stop_costs.fast + self.stop_costs.call,
+                            costs.fast + costs.call,
                             thousands(e.call_stops)
                         )
                     } else {

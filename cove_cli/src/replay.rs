@@ -1,0 +1,354 @@
+//! The replay: after `cove profile` has run a program under the profiler,
+//! it runs it again unwatched to measure what the run takes on its own.
+//!
+//! A sampled profile's total is otherwise an estimate, the samples' time
+//! less what the profiler's stops are calibrated to cost, and that cost
+//! follows the program in ways no calibration from other programs can
+//! (`cove_profile::replay` says how, and what the profile does with the
+//! measured figure). The replay runs the same program with the same
+//! arguments, limits and standard input — the bytes the profiled run read,
+//! kept by [`Recorder`] — with its output thrown away, in a fresh process
+//! (`cove bench-run --quiet`), and times the run alone, not its compile,
+//! by that process's processor time. A fresh process, because that is
+//! what `cove run` is: a replay in the profiling process, after the
+//! profiler's own allocations, ran an allocating program a quarter slower
+//! and a byte loop a sixth faster than `cove run` does. It is kept only if it ran
+//! exactly as many instructions as the profiled run: the same count is
+//! the same path through the program, so a run that went another way
+//! (one that read more input than the profiled run was given, say) is
+//! never taken for it, nor is a file that changed since it was compiled.
+//!
+//! What is never replayed: a program read from standard input, a program
+//! that can write a file (its second run
+//! would write it again) or spawn a task (the process's processor time
+//! would then hold other tasks' work, and a profile covers task 0's), a run
+//! that was interrupted or whose output was closed, and a run that read
+//! more than [`MAX_RECORDED`] bytes of input. A Ctrl-C during the replay
+//! stops it, and the profile is written as it would have been without
+//! one.
+//!
+//! What it costs: one more run, unwatched, or up to [`MAX_RUNS`] for a run
+//! so short that several fit in [`BUDGET`], whose one figure would be
+//! mostly noise; the fastest is kept, since the rest of the machine only
+//! ever adds time. Each is a process of its own, which compiles the
+//! program again: a few milliseconds for a program of a few files.
+
+use std::io::{BufRead, Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use cove_ir::builtins::Builtin;
+use cove_ir::op::Instr;
+use cove_ir::program::Program;
+use cove_profile::Replay;
+
+use crate::cli::LimitArgs;
+use crate::interrupt;
+use crate::status::Status;
+
+/// The most input a replay keeps to give its runs; a run that read more is
+/// not replayed rather than held in memory whole.
+pub const MAX_RECORDED: usize = 64 << 20;
+
+/// Runs are repeated while one more would keep them all within this.
+///
+/// Why several: on the 2-core machine this was written on, one process's
+/// run of the story's byte loop took 8 ms or 13 ms, two modes about as
+/// likely as each other, whatever ran beside it (thirty processes of each
+/// story program, with a reference loop between: the reference did not
+/// follow the modes, so the machine's speed cannot be read from it). The
+/// fastest of five lands in the fast mode all but once in thirty; of one,
+/// half the time.
+pub const BUDGET: Duration = Duration::from_millis(30);
+
+/// The most runs one replay makes.
+pub const MAX_RUNS: u32 = 5;
+
+/// What a run read of its input, kept for the replay.
+#[derive(Debug, Default)]
+struct Kept {
+    bytes: Vec<u8>,
+    /// False once the input outgrew [`MAX_RECORDED`] or a read of it failed.
+    whole: bool,
+}
+
+/// The bytes a run read, shared between the run's [`Recorder`] and
+/// whoever replays it.
+#[derive(Debug, Clone)]
+pub struct Recording(Arc<Mutex<Kept>>);
+
+impl Recording {
+    /// The bytes read, or `None` when not all of them were kept.
+    pub fn bytes(&self) -> Option<Vec<u8>> {
+        let kept = self.0.lock().ok()?;
+        kept.whole.then(|| kept.bytes.clone())
+    }
+}
+
+/// A run's input that keeps a copy of every byte the run consumed.
+pub struct Recorder {
+    inner: Box<dyn BufRead + Send>,
+    kept: Recording,
+    /// The most bytes kept.
+    most: usize,
+}
+
+impl Recorder {
+    /// Records what is read from `inner`, up to [`MAX_RECORDED`] bytes.
+    pub fn new(inner: Box<dyn BufRead + Send>) -> (Recorder, Recording) {
+        Recorder::keeping(inner, MAX_RECORDED)
+    }
+
+    /// Records what is read from `inner`, up to `most` bytes.
+    fn keeping(inner: Box<dyn BufRead + Send>, most: usize) -> (Recorder, Recording) {
+        let kept = Recording(Arc::new(Mutex::new(Kept {
+            bytes: Vec::new(),
+            whole: true,
+        })));
+        (
+            Recorder {
+                inner,
+                kept: kept.clone(),
+                most,
+            },
+            kept,
+        )
+    }
+
+    fn keep(&self, bytes: &[u8]) {
+        if let Ok(mut kept) = self.kept.0.lock()
+            && kept.whole
+        {
+            if kept.bytes.len() + bytes.len() > self.most {
+                kept.whole = false;
+                kept.bytes = Vec::new();
+            } else {
+                kept.bytes.extend_from_slice(bytes);
+            }
+        }
+    }
+
+    fn lose(&self) {
+        if let Ok(mut kept) = self.kept.0.lock() {
+            kept.whole = false;
+        }
+    }
+}
+
+impl Read for Recorder {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.keep(&buf[..n]);
+        Ok(n)
+    }
+}
+
+impl BufRead for Recorder {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        // The bytes consumed are the front of the buffer the caller was
+        // just given, which a second look returns without reading.
+        match self.inner.fill_buf() {
+            Ok(buffered) if buffered.len() >= amount => {
+                let bytes = buffered[..amount].to_vec();
+                self.keep(&bytes);
+            }
+            _ => self.lose(),
+        }
+        self.inner.consume(amount);
+    }
+}
+
+/// Why a run was not replayed, or how its replay ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The runs' times.
+    Measured(Replay),
+    /// Never attempted, for the reason given.
+    Refused(&'static str),
+    /// The replay ran a different number of instructions.
+    Diverged {
+        /// The profiled run's count.
+        profiled: u64,
+        /// The replay's.
+        replayed: u64,
+    },
+    /// A Ctrl-C stopped it.
+    Interrupted,
+}
+
+/// Why `program`, compiled from `file`, may not be replayed, if it may
+/// not: it was read from standard input (which its run reads too), or it
+/// can write a file, or spawn a task.
+pub fn refusal(program: &Program, file: &Path) -> Option<&'static str> {
+    if file == Path::new(crate::compile::STDIN) {
+        return Some("the program was read from standard input");
+    }
+    let code = program.functions.iter().flat_map(|f| f.code.iter());
+    for instr in code {
+        match instr {
+            Instr::CallBuiltin {
+                builtin: Builtin::WriteFile,
+                ..
+            } => return Some("the program can write files, and is not run twice"),
+            Instr::Spawn { .. } => {
+                return Some(
+                    "the program can spawn tasks, whose time a replay would mix into task 0's",
+                );
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Replays a run of the program `file` (with `args`, under the command
+/// line's `flags`) that ran `instructions` instructions on `input`: runs it
+/// again in a fresh `cove` process, as `cove run` would, while another run
+/// as fast as the fastest would keep them within [`BUDGET`], and at most
+/// [`MAX_RUNS`] times.
+pub fn replay(
+    file: &Path,
+    flags: &LimitArgs,
+    args: &[String],
+    input: Vec<u8>,
+    instructions: u64,
+) -> Outcome {
+    let Ok(cove) = std::env::current_exe() else {
+        return Outcome::Refused("cove could not find its own executable");
+    };
+    let input = Arc::new(input);
+    let mut replay: Option<Replay> = None;
+    let mut spent = 0u64;
+    interrupt::wait_for_child();
+    let outcome = loop {
+        // Another run only if one more like the fastest still fits the
+        // budget: a run of 20 ms is made once, one of 8 ms three times.
+        if replay.is_some_and(|r| {
+            r.runs >= MAX_RUNS || spent + r.fastest_nanos > BUDGET.as_nanos() as u64
+        }) {
+            break replay.map_or(Outcome::Refused("no run was made"), Outcome::Measured);
+        }
+        let (nanos, replayed) = match run_once(&cove, file, flags, args, &input) {
+            Ok(ran) => ran,
+            Err(outcome) => break outcome,
+        };
+        // A Ctrl-C sent to `cove` alone leaves the child to finish.
+        if interrupt::pressed() {
+            break Outcome::Interrupted;
+        }
+        if replayed != instructions {
+            break Outcome::Diverged {
+                profiled: instructions,
+                replayed,
+            };
+        }
+        spent += nanos;
+        replay = Some(replay.map_or(Replay::once(nanos), |r| r.and(nanos)));
+    };
+    interrupt::run_ended();
+    outcome
+}
+
+/// One run of the replay: its processor time and its count of
+/// instructions, as `cove bench-run` reports them.
+fn run_once(
+    cove: &Path,
+    file: &Path,
+    flags: &LimitArgs,
+    args: &[String],
+    input: &Arc<Vec<u8>>,
+) -> Result<(u64, u64), Outcome> {
+    let mut command = Command::new(cove);
+    command.args(["bench-run", "--debugger", "off", "--quiet"]);
+    if let Some(fuel) = flags.fuel {
+        command.arg(format!("--fuel={fuel}"));
+    }
+    if let Some(words) = flags.max_heap {
+        command.arg(format!("--max-heap={words}"));
+    }
+    if let Some(depth) = flags.max_depth {
+        command.arg(format!("--max-depth={depth}"));
+    }
+    if flags.gc_stress {
+        command.arg("--gc-stress");
+    }
+    // A file whose name starts with `-` must not read as a flag.
+    let file = if file.to_string_lossy().starts_with('-') {
+        Path::new(".").join(file)
+    } else {
+        file.to_path_buf()
+    };
+    let mut child = command
+        .arg(file)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|_| Outcome::Refused("cove could not start a process for it"))?;
+    // Written from a thread of its own: a run that reads less than all of
+    // it would otherwise leave this one blocked on a full pipe.
+    let mut stdin = child.stdin.take();
+    let feed = Arc::clone(input);
+    let writer = std::thread::spawn(move || {
+        if let Some(stdin) = stdin.as_mut() {
+            let _ = stdin.write_all(&feed);
+        }
+    });
+    let output = child.wait_with_output();
+    let _ = writer.join();
+    let output = output.map_err(|_| Outcome::Refused("cove could not wait for it"))?;
+    if output.status.code() == Some(i32::from(Status::INTERRUPTED.code())) {
+        return Err(Outcome::Interrupted);
+    }
+    let said = String::from_utf8_lossy(&output.stderr);
+    let line = said
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("bench-run: "))
+        .ok_or(Outcome::Refused("it did not say how long it took"))?;
+    let figure = |name: &str| -> Option<u64> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == name)?;
+        words.get(at + 1)?.parse().ok()
+    };
+    let cpu = figure("cpu").ok_or(Outcome::Refused("this build has no processor clock"))?;
+    let ran = figure("instructions").ok_or(Outcome::Refused("it did not say what it ran"))?;
+    Ok((cpu, ran))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recorder(text: &str, most: usize) -> (Recorder, Recording) {
+        let input = std::io::BufReader::with_capacity(8, std::io::Cursor::new(text.to_string()));
+        Recorder::keeping(Box::new(input), most)
+    }
+
+    #[test]
+    fn the_recording_holds_the_bytes_read_by_lines_and_by_blocks_and_no_more() {
+        let (mut input, kept) = recorder("first line\nsecond\nthe rest, never read", 1000);
+        let mut line = String::new();
+        input.read_line(&mut line).expect("a line");
+        assert_eq!(line, "first line\n");
+        let mut block = [0u8; 4];
+        input.read_exact(&mut block).expect("four bytes");
+        assert_eq!(kept.bytes().expect("all kept"), b"first line\nseco");
+    }
+
+    #[test]
+    fn input_past_the_most_kept_leaves_nothing_to_replay() {
+        let (mut input, kept) = recorder("0123456789", 6);
+        let mut all = String::new();
+        input.read_to_string(&mut all).expect("all of it");
+        assert_eq!(all, "0123456789");
+        assert_eq!(kept.bytes(), None);
+    }
+}

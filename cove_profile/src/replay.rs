@@ -1,0 +1,223 @@
+//! The run's total time, measured by running it again unwatched.
+//!
+//! A sampled profile's time is the processor time its samples charged less
+//! what the profiler's own stops cost. The stops are timed on the host's
+//! machine by a calibration of small programs, and a stop's cost is not
+//! one figure: the same 25–29 native instructions of a fast stop take half
+//! a nanosecond in a loop whose one chain of dependent instructions leaves
+//! the processor idle, and nearly two in a byte loop that keeps it busy.
+//! So a calibration from other programs cannot make every program's total
+//! right, and a diff of two versions whose stops differ tenfold (the
+//! seed's story: a byte loop against one builtin call) can be pulled
+//! either way by it.
+//!
+//! A host that can run the program again without a debugger (`cove
+//! profile` does, with the input the profiled run read and its output
+//! thrown away) measures what no estimate can give: the unprofiled run's
+//! own processor time. It hands the figure over as a [`Replay`]
+//! ([`Profiler::set_replay`](crate::Profiler::set_replay)), and the
+//! profiler then does two things with it:
+//!
+//! - the **total** of the profile is the replay's, the fastest of its runs
+//!   (interference from the rest of the machine only ever adds time);
+//! - the **calibration is fitted to this run**: every calibrated cost of a
+//!   stop is scaled by one factor, found here ([`fit`]), so that the
+//!   sampled time less the stops' cost comes to that total. Each row then
+//!   loses its own stops at that fitted cost, so a row of many stops (the
+//!   byte loop) gives up more than a row of few, in the proportion the
+//!   calibration says and at the price this run paid.
+//!
+//! What it costs: one more run of the program, unwatched, or a few for a
+//! run so short that one would be mostly noise. The obvious other shape,
+//! a calibration made of the program itself (its stops timed in place), is
+//! what the calibration tried to be and cannot: a stop's cost depends on
+//! the work around it, which is the thing being measured.
+
+#[cfg(feature = "reports")]
+use serde::{Deserialize, Serialize};
+
+use crate::profiler::{Estimate, StopCosts};
+
+/// The relative uncertainty of a replay's time when it ran once: how far
+/// one run's processor time strays from the next run's on a quiet 2-core
+/// machine (six processes of each of the seed's story programs, each
+/// timed once after a run under the profiler, spread ±3.3% about their
+/// middle, so ±6% holds them all with room). A busy machine's phases move
+/// it by more, which no one profile can see.
+pub const ONE_RUN_UNCERTAINTY: f64 = 0.06;
+
+/// The least uncertainty a replay is read to, however close its runs came:
+/// runs made back to back share the machine's phase of the moment.
+pub const LEAST_UNCERTAINTY: f64 = 0.04;
+
+/// What the unwatched runs of a replay measured: the processor time of
+/// the run alone, not of compiling it or starting the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "reports", derive(Serialize, Deserialize))]
+pub struct Replay {
+    /// How many times the program was run again.
+    pub runs: u32,
+    /// The fastest run's processor time: the profile's total.
+    pub fastest_nanos: u64,
+    /// The second fastest run's (the fastest's again for one run).
+    pub next_nanos: u64,
+    /// The slowest run's.
+    pub slowest_nanos: u64,
+}
+
+impl Replay {
+    /// A replay of one run that took `nanos`.
+    pub fn once(nanos: u64) -> Replay {
+        Replay {
+            runs: 1,
+            fastest_nanos: nanos,
+            next_nanos: nanos,
+            slowest_nanos: nanos,
+        }
+    }
+
+    /// This replay with one more run that took `nanos`.
+    pub fn and(self, nanos: u64) -> Replay {
+        let (fastest, next) = if nanos < self.fastest_nanos {
+            (nanos, self.fastest_nanos)
+        } else if self.runs == 1 || nanos < self.next_nanos {
+            (self.fastest_nanos, nanos)
+        } else {
+            (self.fastest_nanos, self.next_nanos)
+        };
+        Replay {
+            runs: self.runs + 1,
+            fastest_nanos: fastest,
+            next_nanos: next,
+            slowest_nanos: self.slowest_nanos.max(nanos),
+        }
+    }
+
+    /// The relative uncertainty of the total: [`ONE_RUN_UNCERTAINTY`] for
+    /// one run; for several, how far the second fastest is above the
+    /// fastest, but never below [`LEAST_UNCERTAINTY`] nor above a quarter.
+    ///
+    /// The gap of the two fastest, not the whole spread: the total is the
+    /// fastest run, and how well it is pinned is how near the next run
+    /// came to it. One slow run among five (the machine busy for a moment)
+    /// says little about the fastest, and read as the spread it made a
+    /// diff of the seed's story, whose totals repeated within 4%, call a
+    /// change of ×1.13 no clear change.
+    pub fn uncertainty(&self) -> f64 {
+        if self.runs <= 1 || self.fastest_nanos == 0 {
+            return ONE_RUN_UNCERTAINTY;
+        }
+        let gap = self.next_nanos.saturating_sub(self.fastest_nanos) as f64;
+        (gap / self.fastest_nanos as f64).clamp(LEAST_UNCERTAINTY, 0.25)
+    }
+}
+
+/// The factor every calibrated cost of `estimate` is scaled by so that its
+/// net time comes to `nanos`, found by bisection: the net time only falls
+/// as the costs rise. 0 when even stops that cost nothing leave the net
+/// short of `nanos` (the replay was slower than the profiled run's own
+/// work: the report then scales its rows up to the total); at most 64
+/// when the stops would have to cost more than that to explain the gap.
+pub fn fit(estimate: &Estimate, nanos: u64) -> f64 {
+    let target = nanos as f64;
+    let net = |scale: f64| -> f64 {
+        estimate
+            .net_nanos_at(&estimate.costs.scaled(scale))
+            .unwrap_or(target)
+    };
+    if net(0.0) <= target {
+        return 0.0;
+    }
+    let (mut low, mut high) = (0.0_f64, 1.0_f64);
+    while net(high) > target && high < 64.0 {
+        low = high;
+        high *= 2.0;
+    }
+    if net(high) > target {
+        return high;
+    }
+    for _ in 0..48 {
+        let middle = (low + high) / 2.0;
+        if net(middle) > target {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    (low + high) / 2.0
+}
+
+impl StopCosts {
+    /// Every cost times `factor`.
+    pub fn scaled(&self, factor: f64) -> StopCosts {
+        StopCosts {
+            fast: self.fast * factor,
+            instruction: self.instruction * factor,
+            heavy: self.heavy * factor,
+            quick: self.quick * factor,
+            call: self.call * factor,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn estimate(sampled: u64, fast_stops: u64, fast: f64) -> Estimate {
+        Estimate {
+            samples: 100,
+            sampled_nanos: sampled,
+            overhead_nanos: 0,
+            stops: (0, fast_stops),
+            uncertainty: 0.0,
+            spawned_samples: 0,
+            heavy_stops: 0,
+            moved_stops: 0,
+            measured_nanos: 0,
+            call_stops: 0,
+            costs: StopCosts {
+                fast,
+                ..StopCosts::default()
+            },
+            measured_heavy_nanos: 0,
+            instructions: Some(fast_stops),
+            replay: None,
+            fitted: None,
+        }
+    }
+
+    #[test]
+    fn the_fit_scales_the_stops_so_the_net_time_is_the_replays() {
+        // 10 ms sampled, a million stops calibrated at 1 ns: 9 ms net. A
+        // replay of 8 ms says the stops cost 2 ns each here.
+        let e = estimate(10_000_000, 1_000_000, 1.0);
+        let scale = fit(&e, 8_000_000);
+        assert!((scale - 2.0).abs() < 1e-6, "{scale}");
+        let net = e.net_nanos_at(&e.costs.scaled(scale)).unwrap();
+        assert!((net - 8_000_000.0).abs() < 1.0, "{net}");
+    }
+
+    #[test]
+    fn a_replay_slower_than_the_profiled_work_fits_stops_that_cost_nothing() {
+        let e = estimate(10_000_000, 1_000_000, 1.0);
+        assert_eq!(fit(&e, 11_000_000), 0.0);
+    }
+
+    #[test]
+    fn a_replay_of_one_run_is_read_to_six_percent_and_several_to_the_gap_of_the_two_fastest() {
+        assert_eq!(Replay::once(100).uncertainty(), ONE_RUN_UNCERTAINTY);
+        let three = Replay::once(110).and(100).and(107).and(130);
+        assert_eq!(
+            (
+                three.runs,
+                three.fastest_nanos,
+                three.next_nanos,
+                three.slowest_nanos
+            ),
+            (4, 100, 107, 130)
+        );
+        assert!((three.uncertainty() - 0.07).abs() < 1e-9);
+        assert_eq!(Replay::once(100).and(101).uncertainty(), LEAST_UNCERTAINTY);
+    }
+}
