@@ -70,8 +70,16 @@ pub fn bench_run(args: &BenchRunArgs) -> Status {
         }
     };
     crate::interrupt::run_ended();
+    #[cfg(feature = "profiler")]
+    let ir = if args.ir_hash {
+        format!(" ir {}", cove_profile::report::ir_hash(&program))
+    } else {
+        String::new()
+    };
+    #[cfg(not(feature = "profiler"))]
+    let ir = "";
     pipe::eprint(format_args!(
-        "bench-run: nanos {nanos} instructions {instructions} cpu {}\n",
+        "bench-run: nanos {nanos} instructions {instructions} cpu {}{ir}\n",
         cpu.map_or_else(|| "unknown".to_string(), |c| c.to_string())
     ));
     ending(&program, result)

@@ -587,7 +587,7 @@ pub struct ProfileArgs {
 
     /// Do not run the program again, unwatched, to measure its total time.
     /// By default a sampled profile does (with the same arguments and
-    /// input, its output thrown away; up to five runs while another fits within 30 ms in all),
+    /// input, its output thrown away; up to five runs while another fits within 10 ms in all),
     /// and its total is the fastest of those runs; with this flag, or for
     /// a program that can write files or spawn tasks, the total is the
     /// samples' time less the profiler's calibrated cost, an estimate.
@@ -632,6 +632,18 @@ pub struct DiffArgs {
     /// their functions in common).
     #[arg(long)]
     pub force: bool,
+
+    /// Time the two programs side by side however long they run. By
+    /// default `cove diff` does when both profiles measured their total
+    /// by a replay of under 250 ms and read no input: it runs each
+    /// program again, unwatched, in interleaved pairs (5 to 21 pairs,
+    /// about a second), and the verdict is the median of the pairs' ratios.
+    #[arg(long, conflicts_with = "no_rerun")]
+    pub rerun: bool,
+
+    /// Judge by the two profiles' totals alone, without running anything.
+    #[arg(long)]
+    pub no_rerun: bool,
 }
 
 /// Which debugger `cove bench-run` installs.
@@ -663,6 +675,13 @@ pub struct BenchRunArgs {
     /// profile`'s replay runs it with.
     #[arg(long)]
     pub quiet: bool,
+
+    /// Add the hash of the program's IR to the line it prints (`ir H`), as
+    /// a profile records it: how `cove diff` makes sure the file it runs
+    /// again is still the program profiled.
+    #[cfg(feature = "profiler")]
+    #[arg(long)]
+    pub ir_hash: bool,
 
     #[command(flatten)]
     pub limits: LimitArgs,

@@ -3,8 +3,9 @@
 //!
 //! The comparison is the profiler's ([`cove_profile::diff`]); this reads
 //! the two files, says which one is unreadable when one is, refuses two
-//! profiles of different programs unless `--force` is given, and prints the
-//! table. Exit status 0 when both were compared, 74 when a file cannot be
+//! profiles of different programs unless `--force` is given, times the two
+//! programs side by side where it can (see [`crate::rerun`]), and prints
+//! the table. Exit status 0 when both were compared, 74 when a file cannot be
 //! read, 65 (`EX_DATAERR`) when one is not a profile, and 2 (a usage error)
 //! for a refusal: the files are fine, the question is not.
 
@@ -15,6 +16,7 @@ use cove_profile::report::Profile;
 
 use crate::cli::DiffArgs;
 use crate::pipe;
+use crate::rerun::{self, SideBySideOutcome};
 use crate::status::Status;
 use crate::style::Style;
 
@@ -43,6 +45,25 @@ pub fn diff(args: &DiffArgs) -> Status {
                 return Status::Refused;
             }
         }
+    };
+    // The verdict from the two programs timed side by side, where they
+    // may be (see `rerun`).
+    let timed = if args.no_rerun {
+        SideBySideOutcome::Quietly
+    } else {
+        rerun::side_by_side(&before, &after, args.rerun)
+    };
+    let diff = match timed {
+        SideBySideOutcome::Timed(timed) => diff.with_side_by_side(timed),
+        SideBySideOutcome::Quietly => diff,
+        SideBySideOutcome::Skipped(why) => {
+            pipe::eprint(format_args!(
+                "{}: the verdict is the profiles' totals', not timed side by side: {why}\n",
+                Style::stderr().warn("note")
+            ));
+            diff
+        }
+        SideBySideOutcome::Interrupted => return Status::INTERRUPTED,
     };
     let table = diff.table(args.top);
     // A reader that closed the pipe early had what it wanted.

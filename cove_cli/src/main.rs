@@ -31,6 +31,8 @@ mod progress;
 #[cfg(feature = "profiler")]
 mod replay;
 mod report_file;
+#[cfg(feature = "profiler")]
+mod rerun;
 mod run;
 mod status;
 mod style;

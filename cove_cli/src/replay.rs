@@ -54,14 +54,14 @@ pub const MAX_RECORDED: usize = 64 << 20;
 
 /// Runs are repeated while one more would keep them all within this.
 ///
-/// Why several: on the 2-core machine this was written on, one process's
-/// run of the story's byte loop took 8 ms or 13 ms, two modes about as
-/// likely as each other, whatever ran beside it (thirty processes of each
-/// story program, with a reference loop between: the reference did not
-/// follow the modes, so the machine's speed cannot be read from it). The
-/// fastest of five lands in the fast mode all but once in thirty; of one,
-/// half the time.
-pub const BUDGET: Duration = Duration::from_millis(30);
+/// Why several, for a very short run: a run of a few milliseconds is
+/// mostly the noise of its moment. Why not more, or for longer runs: each
+/// run is paid for by every profile, and what a single moment's speed
+/// cannot settle, the comparison of two programs, `cove diff` settles by
+/// timing them side by side (see `rerun`). A budget of 30 ms, tried first,
+/// made a default profile of the benchmark suite 2.84 to 3.00 times a
+/// plain run's processor time (geomean), against 1.64 without a replay.
+pub const BUDGET: Duration = Duration::from_millis(10);
 
 /// The most runs one replay makes.
 pub const MAX_RUNS: u32 = 5;
@@ -228,14 +228,14 @@ pub fn replay(
     interrupt::wait_for_child();
     let outcome = loop {
         // Another run only if one more like the fastest still fits the
-        // budget: a run of 20 ms is made once, one of 8 ms three times.
+        // budget: a run of 8 ms is made once, one of 2 ms five times.
         if replay.is_some_and(|r| {
             r.runs >= MAX_RUNS || spent + r.fastest_nanos > BUDGET.as_nanos() as u64
         }) {
             break replay.map_or(Outcome::Refused("no run was made"), Outcome::Measured);
         }
         let (nanos, replayed) = match run_once(&cove, file, flags, args, &input) {
-            Ok(ran) => ran,
+            Ok(ran) => (ran.cpu, ran.instructions),
             Err(outcome) => break outcome,
         };
         // A Ctrl-C sent to `cove` alone leaves the child to finish.
@@ -249,23 +249,28 @@ pub fn replay(
             };
         }
         spent += nanos;
-        replay = Some(replay.map_or(Replay::once(nanos), |r| r.and(nanos)));
+        let first = Replay {
+            input_bytes: input.len() as u64,
+            ..Replay::once(nanos)
+        };
+        replay = Some(replay.map_or(first, |r| r.and(nanos)));
     };
     interrupt::run_ended();
     outcome
 }
 
 /// One run of the replay: its processor time and its count of
-/// instructions, as `cove bench-run` reports them.
-fn run_once(
+/// instructions, as `cove bench-run` reports them (`cove diff`'s runs
+/// side by side are made the same way).
+pub fn run_once(
     cove: &Path,
     file: &Path,
     flags: &LimitArgs,
     args: &[String],
     input: &Arc<Vec<u8>>,
-) -> Result<(u64, u64), Outcome> {
+) -> Result<Ran, Outcome> {
     let mut command = Command::new(cove);
-    command.args(["bench-run", "--debugger", "off", "--quiet"]);
+    command.args(["bench-run", "--debugger", "off", "--quiet", "--ir-hash"]);
     if let Some(fuel) = flags.fuel {
         command.arg(format!("--fuel={fuel}"));
     }
@@ -313,14 +318,33 @@ fn run_once(
         .rev()
         .find_map(|l| l.strip_prefix("bench-run: "))
         .ok_or(Outcome::Refused("it did not say how long it took"))?;
-    let figure = |name: &str| -> Option<u64> {
-        let words: Vec<&str> = line.split_whitespace().collect();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let word = |name: &str| -> Option<&str> {
         let at = words.iter().position(|w| *w == name)?;
-        words.get(at + 1)?.parse().ok()
+        words.get(at + 1).copied()
     };
-    let cpu = figure("cpu").ok_or(Outcome::Refused("this build has no processor clock"))?;
-    let ran = figure("instructions").ok_or(Outcome::Refused("it did not say what it ran"))?;
-    Ok((cpu, ran))
+    let cpu = word("cpu")
+        .and_then(|w| w.parse().ok())
+        .ok_or(Outcome::Refused("this build has no processor clock"))?;
+    let instructions = word("instructions")
+        .and_then(|w| w.parse().ok())
+        .ok_or(Outcome::Refused("it did not say what it ran"))?;
+    Ok(Ran {
+        cpu,
+        instructions,
+        ir_hash: word("ir").map(str::to_string),
+    })
+}
+
+/// What one unwatched run in a process of its own reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ran {
+    /// Its processor time, in nanoseconds.
+    pub cpu: u64,
+    /// The instructions it ran.
+    pub instructions: u64,
+    /// The hash of the program's IR, as a profile records it.
+    pub ir_hash: Option<String>,
 }
 
 #[cfg(test)]

@@ -16,7 +16,9 @@
 //!
 //! The first line is a verdict on the whole run — `faster`, `slower` or
 //! `no clear change` — from the ratio of the two estimates against their
-//! combined uncertainty ([`Verdict`]); then, section by section (function,
+//! combined uncertainty ([`Verdict`]), or, where a host ran the two
+//! programs again side by side ([`Diff::with_side_by_side`]), from the
+//! median ratio of those pairs of runs; then, section by section (function,
 //! callee, opcode, line), the rows whose estimated time moved most, with
 //! `!` on each row that ran fewer instructions and took more time.
 //!
@@ -155,6 +157,51 @@ pub struct Summary {
     /// when they were worked out again at one calibration (the mean of
     /// the two profiles' costs) because the profiles' own differed.
     pub recalibrated: Option<(f64, f64)>,
+    /// The two programs timed side by side, when the ratio and its
+    /// uncertainty are theirs and not the profiles' totals'.
+    pub side_by_side: Option<SideBySide>,
+}
+
+/// Two programs timed side by side by a host that could run them: pairs
+/// of unwatched runs, one of each, interleaved, so that the machine's
+/// moods fall on both alike. A profile's total is one moment's; a ratio
+/// of pairs is many moments' (see `cove diff`'s `--rerun`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SideBySide {
+    /// Pairs of runs made.
+    pub pairs: u32,
+    /// The median over the pairs of the after run's time over the before
+    /// run's.
+    pub ratio: f64,
+    /// The ratio's relative uncertainty: the half-width of the median's
+    /// 95% interval, `1.58 × IQR / √pairs` over the median, as a notched
+    /// box plot draws it (McGill, Tukey and Larsen, 1978).
+    pub uncertainty: f64,
+}
+
+impl SideBySide {
+    /// The median of the pairs' ratios `ratios` (after over before) with
+    /// the uncertainty of the median, or `None` for no pairs.
+    pub fn of(ratios: &[f64]) -> Option<SideBySide> {
+        let mut sorted: Vec<f64> = ratios.iter().copied().filter(|r| r.is_finite()).collect();
+        if sorted.is_empty() {
+            return None;
+        }
+        sorted.sort_by(f64::total_cmp);
+        let at = |q: f64| -> f64 {
+            // Linear between the two nearest ranks.
+            let x = q * (sorted.len() - 1) as f64;
+            let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
+            sorted[lo] + (sorted[hi] - sorted[lo]) * (x - lo as f64)
+        };
+        let median = at(0.5);
+        let iqr = at(0.75) - at(0.25);
+        Some(SideBySide {
+            pairs: sorted.len() as u32,
+            ratio: median,
+            uncertainty: 1.58 * iqr / (sorted.len() as f64).sqrt() / median.max(f64::MIN_POSITIVE),
+        })
+    }
 }
 
 impl Summary {
@@ -290,6 +337,8 @@ pub struct Diff {
     /// By function (self cost), by callee, by opcode and by line, each
     /// sorted by how far the estimated time moved, most first.
     sections: Vec<(&'static str, Vec<DiffRow>)>,
+    /// The two programs timed side by side, when a host did.
+    side_by_side: Option<SideBySide>,
 }
 
 impl Diff {
@@ -366,7 +415,15 @@ impl Diff {
             after: after.clone(),
             paired,
             sections,
+            side_by_side: None,
         }
+    }
+
+    /// This diff with its verdict taken from `timed`, the two programs run
+    /// side by side, instead of from the two profiles' totals.
+    pub fn with_side_by_side(mut self, timed: SideBySide) -> Diff {
+        self.side_by_side = Some(timed);
+        self
     }
 
     /// Compares `before` with `after` if they are profiles of one program.
@@ -451,6 +508,7 @@ impl Diff {
                 uncertainty,
                 instruction_ratio,
                 recalibrated: None,
+                side_by_side: None,
             };
         }
         let recalibrated = at_one_calibration(b, a);
@@ -459,7 +517,12 @@ impl Diff {
         // An estimate of a nanosecond or less is the floor a sampled
         // estimate is held at when the profiler's cost was all the run's
         // time: nothing to compare, on either side.
-        let time_ratio = (before > 1.0 && after > 1.0).then(|| after / before);
+        let mut time_ratio = (before > 1.0 && after > 1.0).then(|| after / before);
+        let mut uncertainty = uncertainty;
+        if let Some(timed) = self.side_by_side {
+            time_ratio = Some(timed.ratio);
+            uncertainty = timed.uncertainty;
+        }
         let verdict = match time_ratio {
             Some(r) if r > 1.0 + uncertainty => Verdict::Slower,
             Some(r) if r < 1.0 / (1.0 + uncertainty) => Verdict::Faster,
@@ -471,6 +534,7 @@ impl Diff {
             uncertainty,
             instruction_ratio,
             recalibrated,
+            side_by_side: self.side_by_side,
         }
     }
 
@@ -523,6 +587,16 @@ impl Diff {
                     out,
                     "              the verdict's, both at one calibration (the mean of the two profiles' costs): {}",
                     change(before.round() as u64, after.round() as u64)
+                );
+            }
+            if let Some(timed) = summary.side_by_side {
+                let _ = writeln!(
+                    out,
+                    "side by side  ×{:.3} (±{:.0}%): the verdict's, the median of {} pairs of \
+                     unwatched runs of the two programs, interleaved",
+                    timed.ratio,
+                    timed.uncertainty * 100.0,
+                    timed.pairs
                 );
             }
         }

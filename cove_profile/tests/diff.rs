@@ -301,7 +301,7 @@ fn two_replayed_profiles_are_compared_by_their_measured_totals_not_at_one_calibr
         let mut p = sampled_after_a_calibration(fast);
         let e = p.estimate.as_mut().expect("a sampled profile");
         e.replay = Some(cove_profile::Replay::once(nanos));
-        e.uncertainty = cove_profile::replay::ONE_RUN_UNCERTAINTY;
+        e.uncertainty = 0.06;
         p.uncertainty = Some(e.uncertainty);
         p.total.nanos = nanos;
         p
@@ -312,6 +312,48 @@ fn two_replayed_profiles_are_compared_by_their_measured_totals_not_at_one_calibr
     assert_eq!(
         summary.line(),
         "verdict: slower — time ×1.20 (±0.08), instructions ×1"
+    );
+}
+
+#[test]
+fn the_median_of_pairs_and_its_notch_make_the_side_by_side_ratio() {
+    let timed =
+        cove_profile::diff::SideBySide::of(&[1.30, 1.10, 1.20, 1.25, 1.15]).expect("five pairs");
+    assert_eq!(timed.pairs, 5);
+    assert!((timed.ratio - 1.20).abs() < 1e-12);
+    // IQR 1.25 - 1.15 = 0.10; 1.58 x 0.10 / sqrt(5) / 1.20.
+    let expected = 1.58 * 0.10 / 5f64.sqrt() / 1.20;
+    assert!(
+        (timed.uncertainty - expected).abs() < 1e-9,
+        "{}",
+        timed.uncertainty
+    );
+    assert_eq!(cove_profile::diff::SideBySide::of(&[]), None);
+}
+
+#[test]
+fn a_side_by_side_timing_overrules_the_totals_in_the_verdict() {
+    // The totals say 30% faster; the programs timed side by side say 10%
+    // slower.
+    let before = timed(1_000, 1_000_000, 0.0, Some(0.05));
+    let after = timed(1_000, 700_000, 0.0, Some(0.05));
+    let side = cove_profile::diff::SideBySide {
+        pairs: 21,
+        ratio: 1.10,
+        uncertainty: 0.02,
+    };
+    let diff = Diff::new(&before, &after).with_side_by_side(side);
+    assert_eq!(
+        diff.summary().line(),
+        "verdict: slower — time ×1.10 (±0.02), instructions ×1"
+    );
+    assert!(
+        diff.table(0).contains(
+            "side by side  ×1.100 (±2%): the verdict's, the median of 21 pairs of unwatched runs \
+             of the two programs, interleaved"
+        ),
+        "{}",
+        diff.table(0)
     );
 }
 
