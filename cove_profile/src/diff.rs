@@ -30,7 +30,9 @@
 //! both record what their estimate was worked out from
 //! ([`Estimate::net_nanos_at`](crate::Estimate::net_nanos_at)): a change
 //! of calibration between the two is then not read as a change of the
-//! program. The rows below it keep each profile's own figures.
+//! program. The rows below it keep each profile's own figures. A profile
+//! whose total a replay measured ([`crate::replay`]) rests on no
+//! calibration, and two such are compared as made.
 //!
 //! Rows are matched by name (`m.fib`, `String.contains`, `add.int`,
 //! `m.cove:12`), which survive most edits. Two versions of one program are
