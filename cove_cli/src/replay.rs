@@ -10,22 +10,21 @@
 //! kept by [`Recorder`] — with its output thrown away, in a fresh process
 //! (`cove bench-run --quiet`), and times the run alone, not its compile,
 //! by that process's processor time. A fresh process, because that is
-//! what `cove run` is: a replay in the profiling process, after the
-//! profiler's own allocations, ran an allocating program a quarter slower
-//! and a byte loop a sixth faster than `cove run` does. It is kept only if it ran
-//! exactly as many instructions as the profiled run: the same count is
-//! the same path through the program, so a run that went another way
-//! (one that read more input than the profiled run was given, say) is
-//! never taken for it, nor is a file that changed since it was compiled.
+//! what `cove run` is: a replay in the profiling process ran an allocating
+//! program a quarter slower and a byte loop a sixth faster than `cove run`
+//! does (why was not pinned down). It is kept only if it ran exactly as
+//! many instructions as the profiled run: the same count is the same path
+//! through the program, so a run that went another way (one that read
+//! more input than the profiled run was given, say) is never taken for
+//! it, nor is a file that changed since it was compiled.
 //!
 //! What is never replayed: a program read from standard input, a program
-//! that can write a file (its second run
-//! would write it again) or spawn a task (the process's processor time
-//! would then hold other tasks' work, and a profile covers task 0's), a run
-//! that was interrupted or whose output was closed, and a run that read
-//! more than [`MAX_RECORDED`] bytes of input. A Ctrl-C during the replay
-//! stops it, and the profile is written as it would have been without
-//! one.
+//! that can write a file (its second run would write it again) or spawn a
+//! task (the process's processor time would then hold other tasks' work,
+//! and a profile covers task 0's), a run that was interrupted or whose
+//! output was closed, and a run that read more than [`MAX_RECORDED`] bytes
+//! of input. A Ctrl-C during the replay stops it, and the profile is
+//! written as it would have been without one.
 //!
 //! What it costs: one more run, unwatched, or up to [`MAX_RUNS`] for a run
 //! so short that several fit in [`BUDGET`], whose one figure would be
