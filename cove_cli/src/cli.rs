@@ -635,9 +635,9 @@ pub struct DiffArgs {
 
     /// Time the two programs side by side however long they run. By
     /// default `cove diff` does when both profiles measured their total
-    /// by a replay of under 250 ms and read no input: it runs each
-    /// program again, unwatched, in interleaved pairs (5 to 21 pairs,
-    /// about a second), and the verdict is the median of the pairs' ratios.
+    /// by a replay of at most a second and read no input: it runs each
+    /// program again, unwatched, in interleaved pairs (5 to 21 pairs:
+    /// a second or more), and the verdict is the median of the pairs' ratios.
     #[arg(long, conflicts_with = "no_rerun")]
     pub rerun: bool,
 

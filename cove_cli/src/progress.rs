@@ -46,6 +46,15 @@ impl Progress {
     where
         F: Fn() -> u64 + Send + 'static,
     {
+        Progress::describing(label, move || format!("{} instructions", millions(count())))
+    }
+
+    /// Starts redrawing `label: TEXT` from `text` when stderr is a
+    /// terminal; does nothing otherwise.
+    pub fn describing<F>(label: String, text: F) -> Progress
+    where
+        F: Fn() -> String + Send + 'static,
+    {
         let done = Arc::new(AtomicBool::new(false));
         let drawn = Arc::new(Mutex::new(false));
         if !std::io::stderr().is_terminal() {
@@ -63,7 +72,7 @@ impl Progress {
                 if stop.load(Ordering::Relaxed) {
                     break;
                 }
-                let text = format!("{CLEAR}{label}: {} instructions", millions(count()));
+                let text = format!("{CLEAR}{label}: {}", text());
                 if let Ok(mut drawn) = line.lock() {
                     let mut err = std::io::stderr().lock();
                     let _ = err.write_all(text.as_bytes());

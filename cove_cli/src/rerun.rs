@@ -23,10 +23,12 @@
 //!
 //! What it costs: [`LEAST_PAIRS`] to [`MOST_PAIRS`] pairs of runs, as many
 //! as fit in [`BUDGET`] after the least, each a process of its own: about
-//! a second for programs of a few tens of milliseconds.
+//! a second for programs of a few tens of milliseconds, ten for programs
+//! of a second. A terminal shows the pairs made as they are.
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use cove_profile::diff::SideBySide;
@@ -34,10 +36,12 @@ use cove_profile::report::Profile;
 
 use crate::cli::LimitArgs;
 use crate::interrupt;
+use crate::progress::Progress;
 use crate::replay::{Outcome, run_once};
 
-/// A replay longer than this is not run side by side unless asked.
-pub const AUTO_LIMIT: Duration = Duration::from_millis(250);
+/// A replay longer than this is not run side by side unless asked: the
+/// least pairs of two such runs take ten seconds.
+pub const AUTO_LIMIT: Duration = Duration::from_secs(1);
 
 /// Pairs made at least, when any are.
 pub const LEAST_PAIRS: u32 = 5;
@@ -98,7 +102,14 @@ pub fn side_by_side(before: &Profile, after: &Profile, always: bool) -> SideBySi
         return SideBySideOutcome::Skipped("cove could not find its own executable".to_string());
     };
     interrupt::wait_for_child();
-    let outcome = pairs(&cove, &b, &a);
+    let made = Arc::new(AtomicU32::new(0));
+    let shown = Arc::clone(&made);
+    let progress = Progress::describing(
+        format!("timing {} and {} side by side", b.entry, a.entry),
+        move || format!("{} pairs of runs", shown.load(Ordering::Relaxed)),
+    );
+    let outcome = pairs(&cove, &b, &a, &made);
+    progress.finish();
     interrupt::run_ended();
     outcome
 }
@@ -115,7 +126,7 @@ fn side(profile: &Profile) -> Option<Side<'_>> {
 }
 
 /// Runs the pairs, turn about: before then after, after then before.
-fn pairs(cove: &Path, before: &Side<'_>, after: &Side<'_>) -> SideBySideOutcome {
+fn pairs(cove: &Path, before: &Side<'_>, after: &Side<'_>, made: &AtomicU32) -> SideBySideOutcome {
     let no_input = Arc::new(Vec::new());
     let mut ratios: Vec<f64> = Vec::new();
     let mut spent = 0u64;
@@ -144,6 +155,7 @@ fn pairs(cove: &Path, before: &Side<'_>, after: &Side<'_>) -> SideBySideOutcome 
             (times[1], times[0])
         };
         ratios.push(a as f64 / b.max(1) as f64);
+        made.store(ratios.len() as u32, Ordering::Relaxed);
     }
     SideBySide::of(&ratios).map_or(SideBySideOutcome::Quietly, SideBySideOutcome::Timed)
 }
