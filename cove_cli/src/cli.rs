@@ -586,11 +586,11 @@ pub struct ProfileArgs {
     pub clock: ClockChoice,
 
     /// Do not run the program again, unwatched, to measure its total time.
-    /// By default a sampled profile does (with the same arguments and
-    /// input, its output thrown away; up to five runs while another fits within 10 ms in all),
-    /// and its total is the fastest of those runs; with this flag, or for
-    /// a program that can write files or spawn tasks, the total is the
-    /// samples' time less the profiler's calibrated cost, an estimate.
+    /// By default a sampled profile does, once (with the same arguments
+    /// and input, its output thrown away), and its total is that run's
+    /// time; with this flag, or for a program that can write files or
+    /// spawn tasks, the total is the samples' time less the profiler's
+    /// calibrated cost, an estimate.
     #[arg(long)]
     pub no_replay: bool,
 

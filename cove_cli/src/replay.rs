@@ -26,17 +26,14 @@
 //! of input. A Ctrl-C during the replay stops it, and the profile is
 //! written as it would have been without one.
 //!
-//! What it costs: one more run, unwatched, or up to [`MAX_RUNS`] for a run
-//! so short that several fit in [`BUDGET`], whose one figure would be
-//! mostly noise; the fastest is kept, since the rest of the machine only
-//! ever adds time. Each is a process of its own, which compiles the
-//! program again: a few milliseconds for a program of a few files.
+//! What it costs: one more run, unwatched, in a process of its own, which
+//! compiles the program again: a few milliseconds for a program of a few
+//! files (see [`replay`] for why once).
 
 use std::io::{BufRead, Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use cove_ir::builtins::Builtin;
 use cove_ir::op::Instr;
@@ -50,20 +47,6 @@ use crate::status::Status;
 /// The most input a replay keeps to give its runs; a run that read more is
 /// not replayed rather than held in memory whole.
 pub const MAX_RECORDED: usize = 64 << 20;
-
-/// Runs are repeated while one more would keep them all within this.
-///
-/// Why several, for a very short run: a run of a few milliseconds is
-/// mostly the noise of its moment. Why not more, or for longer runs: each
-/// run is paid for by every profile, and what a single moment's speed
-/// cannot settle, the comparison of two programs, `cove diff` settles by
-/// timing them side by side (see `rerun`). A budget of 30 ms, tried first,
-/// made a default profile of the benchmark suite 2.84 to 3.00 times a
-/// plain run's processor time (geomean), against 1.64 without a replay.
-pub const BUDGET: Duration = Duration::from_millis(10);
-
-/// The most runs one replay makes.
-pub const MAX_RUNS: u32 = 5;
 
 /// What a run read of its input, kept for the replay.
 #[derive(Debug, Default)]
@@ -208,9 +191,15 @@ pub fn refusal(program: &Program, file: &Path) -> Option<&'static str> {
 
 /// Replays a run of the program `file` (with `args`, under the command
 /// line's `flags`) that ran `instructions` instructions on `input`: runs it
-/// again in a fresh `cove` process, as `cove run` would, while another run
-/// as fast as the fastest would keep them within [`BUDGET`], and at most
-/// [`MAX_RUNS`] times.
+/// once more in a fresh `cove` process, as `cove run` would.
+///
+/// Once: each run is paid for by every profile, and what one moment's
+/// speed cannot settle, the comparison of two programs, `cove diff`
+/// settles by timing them side by side (see `rerun`). Repeating every
+/// run under 30 ms, tried first, made a default profile of the benchmark
+/// suite 2.84 to 3.00 times a plain run's processor time (geomean); and
+/// repeating only those under 5 ms still ran a program of nothing five
+/// times, each a process of its own, for 9 ms where `cove run` takes 2.
 pub fn replay(
     file: &Path,
     flags: &LimitArgs,
@@ -221,41 +210,24 @@ pub fn replay(
     let Ok(cove) = std::env::current_exe() else {
         return Outcome::Refused("cove could not find its own executable");
     };
-    let input = Arc::new(input);
-    let mut replay: Option<Replay> = None;
-    let mut spent = 0u64;
+    let input_bytes = input.len() as u64;
     interrupt::wait_for_child();
-    let outcome = loop {
-        // Another run only if one more like the fastest still fits the
-        // budget: a run of 8 ms is made once, one of 2 ms five times.
-        if replay.is_some_and(|r| {
-            r.runs >= MAX_RUNS || spent + r.fastest_nanos > BUDGET.as_nanos() as u64
-        }) {
-            break replay.map_or(Outcome::Refused("no run was made"), Outcome::Measured);
-        }
-        let (nanos, replayed) = match run_once(&cove, file, flags, args, &input) {
-            Ok(ran) => (ran.cpu, ran.instructions),
-            Err(outcome) => break outcome,
-        };
-        // A Ctrl-C sent to `cove` alone leaves the child to finish.
-        if interrupt::pressed() {
-            break Outcome::Interrupted;
-        }
-        if replayed != instructions {
-            break Outcome::Diverged {
-                profiled: instructions,
-                replayed,
-            };
-        }
-        spent += nanos;
-        let first = Replay {
-            input_bytes: input.len() as u64,
-            ..Replay::once(nanos)
-        };
-        replay = Some(replay.map_or(first, |r| r.and(nanos)));
-    };
+    let ran = run_once(&cove, file, flags, args, &Arc::new(input));
+    // A Ctrl-C sent to `cove` alone leaves the child to finish.
+    let pressed = interrupt::pressed();
     interrupt::run_ended();
-    outcome
+    match ran {
+        Err(outcome) => outcome,
+        Ok(_) if pressed => Outcome::Interrupted,
+        Ok(ran) if ran.instructions != instructions => Outcome::Diverged {
+            profiled: instructions,
+            replayed: ran.instructions,
+        },
+        Ok(ran) => Outcome::Measured(Replay {
+            input_bytes,
+            ..Replay::once(ran.cpu)
+        }),
+    }
 }
 
 /// One run of the replay: its processor time and its count of

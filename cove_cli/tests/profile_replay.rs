@@ -54,8 +54,7 @@ fn a_sampled_profiles_total_is_the_fastest_of_its_unwatched_replays() {
     let (out, json) = profile(&[], &["examples/bench/fib.cove", "18"], "");
     assert_eq!(status(&out), 0, "{}", stderr(&out));
     let replay = &json["estimate"]["replay"];
-    let runs = replay["runs"].as_u64().expect("the replay's runs");
-    assert!((1..=5).contains(&runs), "{replay}");
+    assert_eq!(replay["runs"].as_u64(), Some(1), "{replay}");
     let fastest = replay["fastest_nanos"].as_u64().expect("its fastest run");
     assert!(fastest <= replay["slowest_nanos"].as_u64().expect("its slowest"));
     // Each row is rounded to a nanosecond on its own.
@@ -91,8 +90,7 @@ fn the_table_says_its_time_was_measured_by_the_replay() {
         .find(|l| l.starts_with("time: "))
         .unwrap_or_else(|| panic!("no time line:\n{text}"));
     assert!(
-        header.starts_with("time: measured, the fastest of ")
-            && header.contains("unwatched run")
+        header.starts_with("time: measured, an unwatched run (")
             && header.contains("the calibration fitted to the run ×"),
         "{header}"
     );

@@ -569,8 +569,8 @@ impl Diff {
             );
             let replayed = |p: &Profile| p.estimate.and_then(|e| e.replay).is_some();
             let how = match (replayed(&self.before), replayed(&self.after)) {
-                (true, true) => "measured unprofiled time: the fastest of each side's unwatched \
-                                 runs, shared out by its samples"
+                (true, true) => "measured unprofiled time: each side's replay (its fastest \
+                                 unwatched run), shared out by its samples"
                     .to_string(),
                 _ => format!(
                     "estimated unprofiled time: each side's ns less its floor (~{:.1} ns -> ~{:.1} \

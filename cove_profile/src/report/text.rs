@@ -93,10 +93,13 @@ impl Report<'_> {
                 let (total, fitted) = match (e.replay, e.fitted) {
                     (Some(r), Some(fitted)) => (
                         format!(
-                            "time: measured, the fastest of {} unwatched {} ({} ns, ±{:.0}%), \
-                             shared out by {} samples of task 0's CPU time",
-                            r.runs,
-                            if r.runs == 1 { "run" } else { "runs" },
+                            "time: measured, {} ({} ns, ±{:.0}%), shared out by {} samples \
+                             of task 0's CPU time",
+                            if r.runs == 1 {
+                                "an unwatched run".to_string()
+                            } else {
+                                format!("the fastest of {} unwatched runs", r.runs)
+                            },
                             thousands(r.fastest_nanos),
                             e.uncertainty * 100.0,
                             thousands(e.samples),
