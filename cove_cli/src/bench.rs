@@ -40,7 +40,8 @@ pub fn bench_run(args: &BenchRunArgs) -> Status {
         Ok(program) => program,
         Err(status) => return status,
     };
-    let mut vm = machine(&program, &args.limits, args.program.args());
+    let mut vm =
+        machine(&program, &args.limits, args.program.args()).with_file_writes(!args.no_writes);
     if args.quiet {
         vm = vm
             .with_output(Box::new(std::io::sink()))

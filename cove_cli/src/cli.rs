@@ -587,10 +587,10 @@ pub struct ProfileArgs {
 
     /// Do not run the program again, unwatched, to measure its total time.
     /// By default a sampled profile does, once (with the same arguments
-    /// and input, its output thrown away), and its total is that run's
-    /// time; with this flag, or for a program that can write files or
-    /// spawn tasks, the total is the samples' time less the profiler's
-    /// calibrated cost, an estimate.
+    /// and input, its output thrown away, file writes refused), and its
+    /// total is that run's time; with this flag, or for a run that wrote
+    /// files or a program that can spawn tasks, the total is the samples'
+    /// time less the profiler's calibrated cost, an estimate.
     #[arg(long)]
     pub no_replay: bool,
 
@@ -675,6 +675,12 @@ pub struct BenchRunArgs {
     /// profile`'s replay runs it with.
     #[arg(long)]
     pub quiet: bool,
+
+    /// Make every `write_file` of the run an error that writes nothing:
+    /// how `cove profile`'s replay and `cove diff` run a program again
+    /// without repeating its effects.
+    #[arg(long)]
+    pub no_writes: bool,
 
     /// Add the hash of the program's IR to the line it prints (`ir H`), as
     /// a profile records it: how `cove diff` makes sure the file it runs

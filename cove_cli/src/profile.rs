@@ -158,6 +158,18 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
         .is_err_and(|e| e.kind == cove_runtime::ErrorKind::Interrupted);
     let mut status = ending(&program, result);
     if replaying && !stopped && !pipe::output_closed() {
+        let recording = recording.and_then(|kept| {
+            let rows: Vec<_> = profiler
+                .rows()
+                .into_iter()
+                .map(|(at, cost)| (at, cost.ran))
+                .collect();
+            if replay::wrote_files(&program, &rows) {
+                Err(Some("the run wrote files, which a replay may not"))
+            } else {
+                Ok(kept)
+            }
+        });
         status = replay_total(&profiler, args, recording, instructions, status);
     }
 

@@ -18,8 +18,12 @@
 //! more input than the profiled run was given, say) is never taken for
 //! it, nor is a file that changed since it was compiled.
 //!
-//! What is never replayed: a program read from standard input, a program
-//! that can write a file (its second run would write it again) or spawn a
+//! The replay may not write files (`bench-run --no-writes`): a
+//! `write_file` in it is a fault that writes nothing, so a replay never
+//! repeats the profiled run's effects.
+//!
+//! What is never replayed: a program read from standard input, a run that
+//! wrote a file (its replay would fault there), a program that can spawn a
 //! task (the process's processor time would then hold other tasks' work,
 //! and a profile covers task 0's), a run that was interrupted or whose
 //! output was closed, and a run that read more than [`MAX_RECORDED`] bytes
@@ -37,7 +41,7 @@ use std::sync::{Arc, Mutex};
 
 use cove_ir::builtins::Builtin;
 use cove_ir::op::Instr;
-use cove_ir::program::Program;
+use cove_ir::program::{FunctionId, Program};
 use cove_profile::Replay;
 
 use crate::cli::LimitArgs;
@@ -166,27 +170,40 @@ pub enum Outcome {
 
 /// Why `program`, compiled from `file`, may not be replayed, if it may
 /// not: it was read from standard input (which its run reads too), or it
-/// can write a file, or spawn a task.
+/// can spawn a task.
 pub fn refusal(program: &Program, file: &Path) -> Option<&'static str> {
     if file == Path::new(crate::compile::STDIN) {
         return Some("the program was read from standard input");
     }
     let code = program.functions.iter().flat_map(|f| f.code.iter());
     for instr in code {
-        match instr {
-            Instr::CallBuiltin {
-                builtin: Builtin::WriteFile,
-                ..
-            } => return Some("the program can write files, and is not run twice"),
-            Instr::Spawn { .. } => {
-                return Some(
-                    "the program can spawn tasks, whose time a replay would mix into task 0's",
-                );
-            }
-            _ => {}
+        if let Instr::Spawn { .. } = instr {
+            return Some(
+                "the program can spawn tasks, whose time a replay would mix into task 0's",
+            );
         }
     }
     None
+}
+
+/// Whether a run whose instructions ran as `rows` say (each instruction's
+/// count, by function and pc) wrote a file: a `write_file` among them that
+/// ran. Its replay would write it again, or, run with writes refused as
+/// every replay is, fault where it did not.
+pub fn wrote_files(program: &Program, rows: &[((FunctionId, u32), u64)]) -> bool {
+    rows.iter().any(|&((function, pc), ran)| {
+        ran > 0
+            && matches!(
+                program
+                    .functions
+                    .get(function.index())
+                    .and_then(|f| f.code.get(pc as usize)),
+                Some(Instr::CallBuiltin {
+                    builtin: Builtin::WriteFile,
+                    ..
+                })
+            )
+    })
 }
 
 /// Replays a run of the program `file` (with `args`, under the command
@@ -241,7 +258,14 @@ pub fn run_once(
     input: &Arc<Vec<u8>>,
 ) -> Result<Ran, Outcome> {
     let mut command = Command::new(cove);
-    command.args(["bench-run", "--debugger", "off", "--quiet", "--ir-hash"]);
+    command.args([
+        "bench-run",
+        "--debugger",
+        "off",
+        "--quiet",
+        "--no-writes",
+        "--ir-hash",
+    ]);
     if let Some(fuel) = flags.fuel {
         command.arg(format!("--fuel={fuel}"));
     }

@@ -12,8 +12,9 @@
 //! reason (`hyperfine`'s interleaving, criterion's paired samples).
 //!
 //! When: both profiles measured their total by a replay (so each program
-//! is one that may be run again: no files written, no tasks, not read
-//! from stdin), neither run read standard input (a profile does not keep
+//! is one that may be run again: it wrote no files, spawns no tasks and
+//! was not read from stdin; and it is run, as a replay is, with writes
+//! refused), neither run read standard input (a profile does not keep
 //! it), and each replay's fastest run took at most [`AUTO_LIMIT`], unless
 //! `--rerun` asks whatever the time; never with `--no-rerun`. Each run
 //! must report the program's IR hash and instruction count that its

@@ -116,23 +116,46 @@ fn the_replay_reads_the_input_the_profiled_run_read() {
 }
 
 #[test]
-fn a_program_that_can_write_files_is_not_replayed_and_the_profile_says_why() {
-    // The write never happens, but the program can make it: a second run
-    // of it is not made.
+fn a_program_that_can_write_files_but_did_not_is_replayed_with_writes_refused() {
+    // The write never happens, so the replay (which may not write) runs
+    // the same path.
     let (_dir, path) = program(
         "export fn main() {\n  var s = 0\n  for i in 0..1000 { s = s + i }\n  \
          if s < 0 { write_file(\"never\", \"x\") }\n  println(s)\n}\n",
     );
     let (out, json) = profile(&[], &[&path], "");
     assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert!(
+        json["estimate"]["replay"]["runs"].as_u64().is_some(),
+        "{json}"
+    );
+    assert!(!stderr(&out).contains("note:"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_run_that_wrote_a_file_is_not_replayed_and_the_profile_says_why() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let written = dir.path().join("written.txt");
+    let source = format!(
+        "export fn main() {{\n  write_file(\"{}\", \"once\")\n  println(\"done\")\n}}\n",
+        written.display()
+    );
+    let path = dir.path().join("writes.cove");
+    std::fs::write(&path, source).expect("the program is written");
+    let (out, json) = profile(&[], &[&path.display().to_string()], "");
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
     assert!(json["estimate"]["replay"].is_null(), "{json}");
     assert!(
         stderr(&out).contains(
             "note: the total time is estimated from the samples, not measured by a replay: \
-             the program can write files"
+             the run wrote files"
         ),
         "{}",
         stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&written).ok().as_deref(),
+        Some("once")
     );
 }
 

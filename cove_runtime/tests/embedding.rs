@@ -1033,3 +1033,28 @@ fn limits_at_their_largest_values_bound_nothing_and_never_overflow() {
         Ok(Value::Int(400_000_000))
     );
 }
+
+#[test]
+fn a_run_that_may_not_write_files_faults_at_write_file_and_writes_nothing() {
+    let dir = std::env::temp_dir().join(format!("cove-no-writes-{}", std::process::id()));
+    let path = dir.display().to_string();
+    let program = compile(&format!(
+        "export fn entry() -> Int {{\n  write_file(\"{path}\", \"x\")\n  1\n}}\n"
+    ));
+    let mut vm = Vm::new(&program).with_file_writes(false);
+    let error = vm
+        .run_entry("m", "entry", Vec::new())
+        .expect_err("the write is refused");
+    assert_eq!(error.kind, ErrorKind::Io);
+    assert!(
+        error.message.contains("this run may not write files"),
+        "{}",
+        error.message
+    );
+    assert!(!dir.exists(), "nothing was written at {path}");
+    // Allowed, as by default, the same program writes.
+    let mut vm = Vm::new(&program).with_file_writes(true);
+    assert_eq!(vm.run_entry("m", "entry", Vec::new()), Ok(Value::Int(1)));
+    assert_eq!(std::fs::read_to_string(&dir).ok().as_deref(), Some("x"));
+    let _ = std::fs::remove_file(&dir);
+}

@@ -396,6 +396,12 @@ impl Machine<'_> {
             }
             Builtin::WriteFile => {
                 let path = self.heap.str_text(arg(0)).into_owned();
+                if !self.shared.file_writes {
+                    return Err(Fault::new(
+                        ErrorKind::Io,
+                        format!("cannot write {path}: this run may not write files"),
+                    ));
+                }
                 if let Err(e) = std::fs::write(&path, self.heap.str_bytes(arg(1))) {
                     return Err(Fault::new(
                         ErrorKind::Io,

@@ -241,6 +241,9 @@ pub(crate) struct Shared<'env> {
     /// What every park counts instead of the clock, if set
     /// ([`Vm::with_fixed_wait_time`](crate::Vm::with_fixed_wait_time)).
     pub(crate) fixed_wait: Option<u64>,
+    /// Whether `write_file` may write
+    /// ([`Vm::with_file_writes`](crate::Vm::with_file_writes)).
+    pub(crate) file_writes: bool,
     /// How many times the host's memory had been rescued
     /// ([`reserve::rescue`](crate::heap::reserve::rescue)) when the run
     /// began: a later rescue ends it at its next safepoint.

@@ -85,6 +85,8 @@ pub struct Vm<'a, D: Debugger + ?Sized = dyn Debugger + 'a> {
     fail_allocation_at: Option<u64>,
     /// What each park of a task counts, instead of the clock, if set.
     fixed_wait: Option<u64>,
+    /// Whether `write_file` may write.
+    file_writes: bool,
 }
 
 impl<D: Debugger + ?Sized> std::fmt::Debug for Vm<'_, D> {
@@ -161,6 +163,7 @@ impl<'a> Vm<'a> {
             proven,
             fail_allocation_at: None,
             fixed_wait: None,
+            file_writes: true,
         }
     }
 }
@@ -188,6 +191,16 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
         self
     }
 
+    /// Whether `write_file` may write (it may unless this says not): with
+    /// `false`, every `write_file` of a run is an `Io` fault that writes
+    /// nothing. For a host that runs a program again only to time it, as
+    /// `cove profile`'s replay does, and must not repeat its effects. Not
+    /// a limit on a resource, so not in [`Limits`].
+    pub fn with_file_writes(mut self, allowed: bool) -> Vm<'a, D> {
+        self.file_writes = allowed;
+        self
+    }
+
     /// Installs a debugger: it is called before every instruction the run
     /// executes (see [`debug`]).
     ///
@@ -211,6 +224,7 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
             proven: self.proven,
             fail_allocation_at: self.fail_allocation_at,
             fixed_wait: self.fixed_wait,
+            file_writes: self.file_writes,
         }
     }
 
@@ -346,6 +360,7 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
             args: self.args.clone(),
             scheduler: Scheduler::default(),
             fixed_wait: self.fixed_wait,
+            file_writes: self.file_writes,
             rescues: crate::heap::reserve::rescues(),
         };
         let debugger = self.debugger;
