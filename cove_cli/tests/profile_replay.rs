@@ -50,7 +50,7 @@ fn program(source: &str) -> (tempfile::TempDir, String) {
 }
 
 #[test]
-fn a_sampled_profiles_total_is_the_fastest_of_its_unwatched_replays() {
+fn a_sampled_profiles_total_is_the_processor_time_of_its_unwatched_replay() {
     let (out, json) = profile(&[], &["examples/bench/fib.cove", "18"], "");
     assert_eq!(status(&out), 0, "{}", stderr(&out));
     let replay = &json["estimate"]["replay"];
