@@ -370,8 +370,9 @@ impl Invocation {
     }
 }
 
-/// The `Limits` of a run, shared by `run` and `profile`.
-#[derive(Debug, Clone, Args)]
+/// The `Limits` of a run, shared by `run` and `profile`; the default is
+/// none of the flags given.
+#[derive(Debug, Clone, Default, Args)]
 pub struct LimitArgs {
     /// End the run with an error once it has used N units of fuel, all its
     /// tasks together: one an instruction, plus one per 8 bytes of data a

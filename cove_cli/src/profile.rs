@@ -118,10 +118,11 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
         vm = vm.with_fixed_wait_time(FAKE_WAIT_NANOS);
     }
     // A sampled profile's total is measured by running the program again
-    // unwatched (see `replay`), on the input this run reads.
-    let replaying = profiler.time_mode() == "sampled" && !fake;
+    // unwatched (see `replay`), on the input this run reads, which is kept
+    // only for that.
+    let replaying = profiler.time_mode() == "sampled" && !fake && !args.no_replay;
     let recording = match replay::refusal(&program, args.program.file()) {
-        _ if args.no_replay => Err(None),
+        _ if !replaying => Err(None),
         Some(why) => Err(Some(why)),
         None => {
             let (recorder, kept) =
@@ -195,7 +196,7 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
 
 /// Measures a sampled profile's total by replaying its run, which ran
 /// `instructions` on the input `recording` kept (or was not recorded, for
-/// the reason given, or none for `--no-replay`), and gives the status
+/// the reason given), and gives the status
 /// `cove profile` ends with: the run's `status`, or the interrupted one if
 /// a Ctrl-C stopped the replay. What kept a total from being measured is
 /// said on stderr.

@@ -153,7 +153,7 @@ impl BufRead for Recorder {
 /// Why a run was not replayed, or how its replay ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    /// The runs' times.
+    /// The run's time.
     Measured(Replay),
     /// Never attempted, for the reason given.
     Refused(&'static str),

@@ -134,14 +134,17 @@ fn pairs(cove: &Path, before: &Side<'_>, after: &Side<'_>, made: &AtomicU32) -> 
     while ratios.len() < MOST_PAIRS as usize
         && (ratios.len() < LEAST_PAIRS as usize || spent < BUDGET.as_nanos() as u64)
     {
+        // `[before, after]`, each pair's run in turn, the after first in
+        // every second pair.
+        let sides = [before, after];
         let order = if ratios.len() % 2 == 0 {
-            [before, after]
+            [0, 1]
         } else {
-            [after, before]
+            [1, 0]
         };
         let mut times = [0u64; 2];
-        for (i, side) in order.into_iter().enumerate() {
-            match run(cove, side, &no_input) {
+        for i in order {
+            match run(cove, sides[i], &no_input) {
                 Ok(cpu) => times[i] = cpu,
                 Err(outcome) => return outcome,
             }
@@ -150,12 +153,7 @@ fn pairs(cove: &Path, before: &Side<'_>, after: &Side<'_>, made: &AtomicU32) -> 
             }
         }
         spent += times[0] + times[1];
-        let (b, a) = if ratios.len() % 2 == 0 {
-            (times[0], times[1])
-        } else {
-            (times[1], times[0])
-        };
-        ratios.push(a as f64 / b.max(1) as f64);
+        ratios.push(times[1] as f64 / times[0].max(1) as f64);
         made.store(ratios.len() as u32, Ordering::Relaxed);
     }
     SideBySide::of(&ratios).map_or(SideBySideOutcome::Quietly, SideBySideOutcome::Timed)
@@ -164,23 +162,22 @@ fn pairs(cove: &Path, before: &Side<'_>, after: &Side<'_>, made: &AtomicU32) -> 
 /// One run of `side`'s program: its processor time, if it was the program
 /// profiled and ran as it did.
 fn run(cove: &Path, side: &Side<'_>, input: &Arc<Vec<u8>>) -> Result<u64, SideBySideOutcome> {
-    let flags = LimitArgs {
-        fuel: None,
-        max_heap: None,
-        max_depth: None,
-        gc_stress: false,
-    };
-    let ran =
-        run_once(cove, Path::new(side.entry), &flags, side.args, input).map_err(|outcome| {
-            match outcome {
-                Outcome::Interrupted => SideBySideOutcome::Interrupted,
-                Outcome::Refused(why) => SideBySideOutcome::Skipped(format!(
-                    "{} could not be run again: {why}",
-                    side.entry
-                )),
-                other => SideBySideOutcome::Skipped(format!("{}: {other:?}", side.entry)),
-            }
-        })?;
+    // The limits of a plain `cove run`: a profile that ran under others
+    // counted other instructions, which the check below refuses.
+    let ran = run_once(
+        cove,
+        Path::new(side.entry),
+        &LimitArgs::default(),
+        side.args,
+        input,
+    )
+    .map_err(|outcome| match outcome {
+        Outcome::Interrupted => SideBySideOutcome::Interrupted,
+        Outcome::Refused(why) => {
+            SideBySideOutcome::Skipped(format!("{} could not be run again: {why}", side.entry))
+        }
+        other => SideBySideOutcome::Skipped(format!("{}: {other:?}", side.entry)),
+    })?;
     if ran.ir_hash.as_deref() != Some(side.ir_hash) {
         return Err(SideBySideOutcome::Skipped(format!(
             "{} is not the program its profile was taken of (it was edited since)",

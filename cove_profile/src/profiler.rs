@@ -543,15 +543,9 @@ impl Profiler {
     /// time they charged, and how much of it the profiler's own stops are
     /// estimated to have cost. `None` for a profiler that does not sample.
     pub fn estimate(&self) -> Option<Estimate> {
-        let mut estimate = self.calibrated_estimate()?;
+        let mut estimate = self.fitted_estimate()?;
         let taken_profiler = estimate.measured_nanos as f64;
-        let replay = *self.replay.lock();
-        if let Some(replay) = replay {
-            let scale = replay::fit(&estimate, replay.fastest_nanos);
-            estimate.costs = estimate.costs.scaled(scale);
-            estimate.replay = Some(replay);
-            estimate.fitted = Some(scale);
-        }
+        let replay = estimate.replay;
         let costs = estimate.costs;
         let calibrated = estimate.calibrated_nanos(&costs);
         let overhead = taken_profiler + calibrated;
@@ -614,13 +608,28 @@ impl Profiler {
         })
     }
 
-    /// The costs task 0's rows are made net at: the calibration's, fitted
-    /// to the replay when there is one.
-    fn costs_in_effect(&self) -> StopCosts {
-        match self.estimate() {
-            Some(estimate) => estimate.costs,
-            None => self.stop_costs(),
+    /// [`Profiler::calibrated_estimate`] with its costs fitted to the
+    /// replay, when there is one (see [`crate::replay`]).
+    fn fitted_estimate(&self) -> Option<Estimate> {
+        let mut estimate = self.calibrated_estimate()?;
+        if let Some(replay) = *self.replay.lock() {
+            let scale = replay::fit(&estimate, replay.fastest_nanos);
+            estimate.costs = estimate.costs.scaled(scale);
+            estimate.replay = Some(replay);
+            estimate.fitted = Some(scale);
         }
+        Some(estimate)
+    }
+
+    /// The costs task 0's rows are made net at: the calibration's, fitted
+    /// to the replay when there is one. Without one, no estimate is worked
+    /// out for them: its costs would be the calibration's.
+    fn costs_in_effect(&self) -> StopCosts {
+        if self.replay.lock().is_none() {
+            return self.stop_costs();
+        }
+        self.fitted_estimate()
+            .map_or_else(|| self.stop_costs(), |estimate| estimate.costs)
     }
 
     /// Measures the run's total by `replay`, unwatched runs of the same
