@@ -30,7 +30,11 @@
 //! it was, so no pc ever has to be renumbered. The superinstructions of
 //! two adjacent instructions are made here too, the second as it is
 //! emitted (`move2`, `mul-add.float`, and a `jump-if` or `jump-ifnot` fused
-//! with the `get.list` or float compare that wrote its Bool). And a call of a builtin the
+//! with the `get.list` or float compare that wrote its Bool, or made a
+//! `jump-some` or `jump-none` of the `Option.is_some` or `is_none` whose
+//! Bool nothing else reads). When the function is finished, its jumps are
+//! threaded: none lands on an unconditional jump, and an unconditional
+//! jump to a `return` is that return. And a call of a builtin the
 //! IR has an instruction for (`Int.to_float`, `Float.sqrt`) is emitted as
 //! that instruction, here rather than in each place the lowering calls a
 //! builtin.
@@ -297,6 +301,22 @@ impl Emitter {
                     Instr::JumpIfNotLeFloat { dst, a, b, target }
                 }
             }
+            // `while opt.is_some()`: the test of the Option itself, which
+            // writes no Bool, so only where the Bool's register is free
+            // again (a temporary the lowering released before its jump),
+            // which nothing reads after.
+            Instr::CallBuiltin {
+                dst,
+                builtin: builtin @ (Builtin::OptionIsSome | Builtin::OptionIsNone),
+                base: opt,
+                count: 1,
+            } if dst == cond && self.free.get(usize::from(dst.0)) == Some(&true) => {
+                if when == (builtin == Builtin::OptionIsSome) {
+                    Instr::JumpSome { opt, target }
+                } else {
+                    Instr::JumpNone { opt, target }
+                }
+            }
             _ => return None,
         })
     }
@@ -531,19 +551,9 @@ impl Emitter {
         }
         for (at, label) in std::mem::take(&mut self.fixups) {
             let target = self.labels[label.0].unwrap_or(self.code.len() as u32);
-            let instr = self.code[at];
-            let operands: Vec<Operand> = instr
-                .operands()
-                .into_iter()
-                .map(|o| match o {
-                    Operand::Target(_) => Operand::Target(target),
-                    other => other,
-                })
-                .collect();
-            if let Ok(patched) = Instr::from_operands(instr.opcode(), &operands) {
-                self.code[at] = patched;
-            }
+            self.code[at] = retarget(self.code[at], target);
         }
+        thread_jumps(&mut self.code, &mut self.lines);
         let moved = self.sink_pins(params);
         let registers = self.classes.len() as u16;
         Finished {
@@ -640,6 +650,66 @@ pub(crate) struct Finished {
 /// conversion or a square root in a loop then costs one dispatch, not a
 /// builtin call's bookkeeping (copying the arguments out, the call, the
 /// collection check). The two compute the same bits as the builtins.
+/// `instr` with its jump target set to `target`.
+fn retarget(instr: Instr, target: u32) -> Instr {
+    let operands: Vec<Operand> = instr
+        .operands()
+        .into_iter()
+        .map(|o| match o {
+            Operand::Target(_) => Operand::Target(target),
+            other => other,
+        })
+        .collect();
+    Instr::from_operands(instr.opcode(), &operands).unwrap_or(instr)
+}
+
+/// Where control that jumps to `pc` goes on: past every unconditional
+/// `jump` it would run first. A cycle of jumps (a `loop {}` with nothing
+/// in it) is followed at most once round and stays a cycle.
+fn landing(code: &[Instr], mut pc: u32) -> u32 {
+    for _ in 0..code.len() {
+        match code.get(pc as usize) {
+            Some(&Instr::Jump { target }) if target != pc => pc = target,
+            _ => break,
+        }
+    }
+    pc
+}
+
+/// Jump threading, once every target is known: a jump to an unconditional
+/// `jump` goes straight to where that one goes, and an unconditional jump
+/// to a `return` is that return, with its line (a debugger stops there on
+/// the line that returns, and a profile counts the return on it). The
+/// lowering makes such chains wherever a construct's end is another's: a
+/// `match` arm inside a `loop` ended in three jumps in a row, a quarter of
+/// a linked-list walk's instructions. No pc moves, so the labels the
+/// lowering saw and the pins' renumbering stay as they are; a jump that
+/// every jump now passes by is left in place, unreached, as dead code the
+/// verifier already accepts. What runs is the same but for the jumps it
+/// no longer runs, which a profile then does not count: it counts what
+/// the VM ran.
+fn thread_jumps(code: &mut [Instr], lines: &mut [u32]) {
+    for pc in 0..code.len() {
+        let instr = code[pc];
+        let Some(target) = instr.target() else {
+            continue;
+        };
+        let lands = landing(code, target);
+        match (instr, code.get(lands as usize)) {
+            (Instr::Jump { .. }, Some(&end @ (Instr::Return { .. } | Instr::ReturnUnit {}))) => {
+                code[pc] = end;
+                if let Some(&line) = lines.get(lands as usize)
+                    && let Some(here) = lines.get_mut(pc)
+                {
+                    *here = line;
+                }
+            }
+            _ if lands != target => code[pc] = retarget(instr, lands),
+            _ => {}
+        }
+    }
+}
+
 fn instead_of_builtin(instr: Instr) -> Instr {
     match instr {
         Instr::CallBuiltin {
@@ -749,6 +819,104 @@ mod tests {
     }
 
     #[test]
+    fn a_jump_to_a_jump_goes_where_the_last_of_the_chain_goes() {
+        let mut e = Emitter::new();
+        let (first, second, end) = (e.label(), e.label(), e.label());
+        e.jump(
+            Instr::JumpNone {
+                opt: Reg(0),
+                target: 0,
+            },
+            first,
+        );
+        e.line = 2;
+        e.bind(first);
+        e.jump(Instr::Jump { target: 0 }, second);
+        e.bind(second);
+        e.jump(Instr::Jump { target: 0 }, end);
+        e.emit(Instr::Move {
+            dst: Reg(1),
+            src: Reg(0),
+        });
+        e.bind(end);
+        e.emit(Instr::Move {
+            dst: Reg(2),
+            src: Reg(0),
+        });
+        e.emit(Instr::ReturnUnit {});
+        let finished = e.finish(0);
+        assert_eq!(
+            finished.code,
+            [
+                Instr::JumpNone {
+                    opt: Reg(0),
+                    target: 4
+                },
+                Instr::Jump { target: 4 },
+                Instr::Jump { target: 4 },
+                Instr::Move {
+                    dst: Reg(1),
+                    src: Reg(0)
+                },
+                Instr::Move {
+                    dst: Reg(2),
+                    src: Reg(0)
+                },
+                Instr::ReturnUnit {},
+            ]
+        );
+        // No pc moved, so no line did.
+        assert_eq!(finished.lines, [1, 2, 2, 2, 2, 2]);
+    }
+
+    #[test]
+    fn a_jump_to_a_return_is_that_return_on_its_line() {
+        let mut e = Emitter::new();
+        let end = e.label();
+        e.jump(Instr::Jump { target: 0 }, end);
+        e.emit(Instr::Move {
+            dst: Reg(1),
+            src: Reg(0),
+        });
+        e.line = 7;
+        e.bind(end);
+        e.emit(Instr::Return { src: Reg(0) });
+        let finished = e.finish(0);
+        assert_eq!(
+            finished.code,
+            [
+                Instr::Return { src: Reg(0) },
+                Instr::Move {
+                    dst: Reg(1),
+                    src: Reg(0)
+                },
+                Instr::Return { src: Reg(0) },
+            ]
+        );
+        assert_eq!(finished.lines, [7, 1, 7]);
+    }
+
+    #[test]
+    fn a_cycle_of_jumps_stays_a_cycle() {
+        // `loop {}`: a jump to itself, and two jumps to each other.
+        let mut e = Emitter::new();
+        let (a, b) = (e.label(), e.label());
+        e.bind(a);
+        e.jump(Instr::Jump { target: 0 }, b);
+        e.bind(b);
+        e.jump(Instr::Jump { target: 0 }, a);
+        let finished = e.finish(0);
+        assert!(
+            matches!(
+                finished.code[..],
+                [Instr::Jump { target: 0 | 1 }, Instr::Jump { target: 0 | 1 }]
+            ),
+            "{:?}",
+            finished.code
+        );
+    }
+
+    #[test]
     fn a_return_something_jumps_to_is_not_fused() {
         let mut e = Emitter::new();
         let back = e.label();
@@ -759,10 +927,12 @@ mod tests {
         e.emit(Instr::Return { src: Reg(1) });
         e.bind(label);
         e.emit(Instr::ReturnUnit {});
+        // The first jump, to a return, is threaded into that return; the
+        // guard and the return it would have fused with stay apart.
         assert_eq!(
             code(e),
             [
-                Instr::Jump { target: 2 },
+                Instr::Return { src: Reg(1) },
                 Instr::JumpGeIntImm {
                     a: Reg(0),
                     value: 2,

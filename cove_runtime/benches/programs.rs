@@ -38,6 +38,7 @@ const PROGRAMS: &[&str] = &[
     "levenshtein",
     "closures",
     "higher_order",
+    "linked_list",
     // Tasks and channels, which have no Lua twin.
     "channels",
     // A directory program: the covefmt workload, which has no Lua twin.

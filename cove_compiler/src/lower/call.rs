@@ -705,11 +705,22 @@ impl FnCx<'_> {
         let (base, count, window) = self.args_into_window(params, receiver, args, false);
         self.free_window(window);
         let dst = self.dst(want, self.is_ref(result));
-        self.e.emit(Instr::CallBuiltin {
-            dst,
-            builtin: b,
-            base,
-            count,
+        // `opt.unwrap()` is the instruction a `Some(x)` pattern unwraps
+        // with, which fails as the builtin does: one dispatch where a call
+        // of a builtin was three (its arguments, the call, the answer).
+        // Only here is its operand's type known, which `unwrap` names.
+        self.e.emit(match b {
+            Builtin::OptionUnwrap => Instr::Unwrap {
+                dst,
+                opt: base,
+                ty: result,
+            },
+            _ => Instr::CallBuiltin {
+                dst,
+                builtin: b,
+                base,
+                count,
+            },
         });
         self.done(dst, result, want)
     }
