@@ -85,6 +85,10 @@ pub(crate) struct Emitter {
     /// The pinned registers, lowest first: [`Emitter::finish`] moves them
     /// down, to just after the parameters.
     pins: Vec<u16>,
+    /// The pcs of the `unwrap`s of `Some(x)` patterns into a register of
+    /// their own ([`Emitter::emit_binding`]), in order: the ones a
+    /// `jump-some` to them may take in ([`fuse_unwraps`]).
+    bindings: Vec<u32>,
 }
 
 /// A compare-and-jump and the `return` after it, fused into the guarded
@@ -127,6 +131,38 @@ impl Emitter {
         }
         self.code.push(instr);
         self.lines.push(self.line);
+    }
+
+    /// Emits the instruction that takes a pattern's value out of what it
+    /// matched into `instr`'s destination, a register just allocated for
+    /// the pattern, which nothing has read or written yet. Such an
+    /// `unwrap` may write its register on the path where the `Option` was
+    /// `None` too, as `jump-none.unwrap` and `jump-some.unwrap` do: right
+    /// after the `jump-none` of the same register (no label bound
+    /// between, one source line) the two are fused here, and a
+    /// `jump-some` to it is fused when the function is finished.
+    pub(crate) fn emit_binding(&mut self, instr: Instr) {
+        self.unfuse();
+        let pc = self.pc();
+        let here = self.bound_here.0 == pc && !self.bound_here.1.is_empty();
+        if let Instr::Unwrap { dst, opt, .. } = instr
+            && !here
+            && self.lines.last() == Some(&self.line)
+            && let Some(&Instr::JumpNone {
+                opt: tested,
+                target,
+            }) = self.code.last()
+            && tested == opt
+        {
+            // The jump's fixup is at the same pc, and still finds a target.
+            let at = self.code.len() - 1;
+            self.code[at] = Instr::JumpNoneUnwrap { dst, opt, target };
+            return;
+        }
+        self.emit(instr);
+        if matches!(instr, Instr::Unwrap { .. }) {
+            self.bindings.push(pc);
+        }
     }
 
     /// Fuses a `return src` with the compare-and-jump before it, if that
@@ -541,6 +577,9 @@ impl Emitter {
             for fixup in &mut self.fixups {
                 fixup.0 += shift as usize;
             }
+            for binding in &mut self.bindings {
+                *binding += shift;
+            }
             let line = self.lines.first().copied().unwrap_or(self.line);
             let mut code = std::mem::take(&mut self.prologue);
             code.append(&mut self.code);
@@ -554,6 +593,7 @@ impl Emitter {
             self.code[at] = retarget(self.code[at], target);
         }
         thread_jumps(&mut self.code, &mut self.lines);
+        fuse_unwraps(&mut self.code, &self.bindings);
         let moved = self.sink_pins(params);
         let registers = self.classes.len() as u16;
         Finished {
@@ -710,6 +750,36 @@ fn thread_jumps(code: &mut [Instr], lines: &mut [u32]) {
     }
 }
 
+/// Makes each `jump-some` whose target is the `unwrap` of a `Some(x)`
+/// pattern ([`Emitter::emit_binding`]'s `bindings`, in order) of the
+/// register it tests a `jump-some.unwrap` to the instruction after it:
+/// the layout of a `match` whose `None` arm comes first, where the `Some`
+/// arm's first instruction is the jump's target. The `unwrap` stays, for
+/// any other way into the arm.
+fn fuse_unwraps(code: &mut [Instr], bindings: &[u32]) {
+    for pc in 0..code.len() {
+        let Instr::JumpSome { opt, target } = code[pc] else {
+            continue;
+        };
+        if bindings.binary_search(&target).is_err() || target as usize + 1 >= code.len() {
+            continue;
+        }
+        if let Instr::Unwrap {
+            dst,
+            opt: unwrapped,
+            ..
+        } = code[target as usize]
+            && unwrapped == opt
+        {
+            code[pc] = Instr::JumpSomeUnwrap {
+                dst,
+                opt,
+                target: target + 1,
+            };
+        }
+    }
+}
+
 fn instead_of_builtin(instr: Instr) -> Instr {
     match instr {
         Instr::CallBuiltin {
@@ -816,6 +886,115 @@ mod tests {
         };
         want.push(Instr::ReturnUnit {});
         assert_eq!(code(e), want);
+    }
+
+    fn unwrap_of(opt: u16, dst: u16) -> Instr {
+        Instr::Unwrap {
+            dst: Reg(dst),
+            opt: Reg(opt),
+            ty: Program::INT,
+        }
+    }
+
+    #[test]
+    fn a_none_test_then_a_bindings_unwrap_of_it_is_one_fused_jump() {
+        let mut e = Emitter::new();
+        let none = e.label();
+        e.jump(
+            Instr::JumpNone {
+                opt: Reg(0),
+                target: 0,
+            },
+            none,
+        );
+        e.emit_binding(unwrap_of(0, 1));
+        e.emit(Instr::Return { src: Reg(1) });
+        e.bind(none);
+        e.emit(Instr::ReturnUnit {});
+        assert_eq!(
+            code(e),
+            [
+                Instr::JumpNoneUnwrap {
+                    dst: Reg(1),
+                    opt: Reg(0),
+                    target: 2
+                },
+                Instr::Return { src: Reg(1) },
+                Instr::ReturnUnit {},
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unwrap_not_a_bindings_or_of_another_register_or_after_a_label_is_not_fused() {
+        // `opt.unwrap()`, whose register may be a variable the None path
+        // reads; an unwrap of another Option; one a jump lands on.
+        for case in 0..3 {
+            let mut e = Emitter::new();
+            let (none, other) = (e.label(), e.label());
+            e.jump(
+                Instr::JumpNone {
+                    opt: Reg(0),
+                    target: 0,
+                },
+                none,
+            );
+            match case {
+                0 => e.emit(unwrap_of(0, 1)),
+                1 => e.emit_binding(unwrap_of(2, 1)),
+                _ => {
+                    e.jump(
+                        Instr::JumpNone {
+                            opt: Reg(0),
+                            target: 0,
+                        },
+                        other,
+                    );
+                    e.bind(other);
+                    e.emit_binding(unwrap_of(0, 1));
+                }
+            }
+            e.bind(none);
+            e.emit(Instr::ReturnUnit {});
+            let code = code(e);
+            assert!(
+                !code
+                    .iter()
+                    .any(|i| matches!(i, Instr::JumpNoneUnwrap { .. })),
+                "case {case}: {code:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_some_test_to_a_bindings_unwrap_of_it_takes_it_in_and_jumps_past_it() {
+        // `match o { None => ..., Some(x) => ... }`.
+        let mut e = Emitter::new();
+        let some = e.label();
+        e.jump(
+            Instr::JumpSome {
+                opt: Reg(0),
+                target: 0,
+            },
+            some,
+        );
+        e.emit(Instr::ReturnUnit {});
+        e.bind(some);
+        e.emit_binding(unwrap_of(0, 1));
+        e.emit(Instr::Return { src: Reg(1) });
+        assert_eq!(
+            code(e),
+            [
+                Instr::JumpSomeUnwrap {
+                    dst: Reg(1),
+                    opt: Reg(0),
+                    target: 3
+                },
+                Instr::ReturnUnit {},
+                unwrap_of(0, 1),
+                Instr::Return { src: Reg(1) },
+            ]
+        );
     }
 
     #[test]

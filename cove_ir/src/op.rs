@@ -544,6 +544,27 @@ instruction_set! {
     JumpNone = "jump-none" { opt: SrcRef, target: Target }
     /// `if opt is Some(_) { pc = target }`.
     JumpSome = "jump-some" { opt: SrcRef, target: Target }
+    /// `jump-none` and the `unwrap` that a `Some(x)` arm starts with, in
+    /// one dispatch: `dst` = the value inside `opt`, falling through, if
+    /// `opt` is a `Some`; `dst` = 0 (`0`, `0.0`, `false`, no object) and
+    /// `pc = target` if it is `None`. `dst` is written either way, so on
+    /// both paths it holds a value of the `Option`'s type parameter. That
+    /// type is not an operand, as `unwrap`'s is: with it the instruction
+    /// would not fit in 12 bytes, so the verifier takes it from the type it
+    /// knows `opt` to hold (and refuses a register whose type it does not
+    /// know). The compiler's emitter makes it of the pair when the
+    /// `unwrap` of the register tested comes next, with no label bound
+    /// between, into the register of a new binding, which nothing on the
+    /// `None` path reads before writing it.
+    JumpNoneUnwrap = "jump-none.unwrap" { dst: DstAny, opt: SrcRef, target: Target }
+    /// `jump-some` and the `unwrap` at its target, in one dispatch: `dst` =
+    /// the value inside `opt` and `pc = target` if `opt` is a `Some`; `dst`
+    /// = 0, falling through, if it is `None`. Typed as `jump-none.unwrap`
+    /// is. The emitter makes it, once the function is finished, of a
+    /// `jump-some` whose target is a new binding's `unwrap` of the register
+    /// it tests, and jumps past that `unwrap` (a `None =>` arm written
+    /// before the `Some(x)` arm).
+    JumpSomeUnwrap = "jump-some.unwrap" { dst: DstAny, opt: SrcRef, target: Target }
     /// `dst = list[index]`, then `if dst { pc = target }`, on a
     /// `List[Bool]`: the `get.list` and the `jump-if` that tests the
     /// element in one dispatch (a sieve's `if flags[i]`, a search's
@@ -916,6 +937,8 @@ const fn ends_stretch(op: Opcode) -> bool {
             | LoopLtIntImm
             | JumpNone
             | JumpSome
+            | JumpNoneUnwrap
+            | JumpSomeUnwrap
             | JumpIfList
             | JumpIfNotList
             | JumpIfLtFloat

@@ -1195,8 +1195,13 @@ mod tests {
             for (kind, operand) in opcode.operand_kinds().iter().zip(instr.operands()) {
                 // A closure call's result has the class of its callee's
                 // result type, which only the flow pass knows; it checks
-                // it wherever the call can run (`Flow::call_closure`).
-                let from_flow = *opcode == Opcode::CallClosure && *kind == OperandKind::DstAny;
+                // it wherever the call can run (`Flow::call_closure`). So
+                // does the value a fused Option test takes out, the class
+                // of the type the flow pass knows its Option to hold.
+                let from_flow = matches!(
+                    opcode,
+                    Opcode::CallClosure | Opcode::JumpNoneUnwrap | Opcode::JumpSomeUnwrap
+                ) && *kind == OperandKind::DstAny;
                 if is_any(*kind) && !from_flow {
                     assert!(
                         given.iter().any(|(r, _, _)| Operand::Reg(*r) == operand),

@@ -685,6 +685,64 @@ fn an_unwrap_of_an_option_of_another_type_is_rejected() {
 }
 
 #[test]
+fn a_fused_test_and_unwrap_of_a_register_of_mixed_types_is_rejected() {
+    // r2 is an Option[Int] on one path and a List[Int] on the other: the
+    // instruction has no type operand, so it cannot know what it unwraps.
+    for op in ["jump-none.unwrap", "jump-some.unwrap"] {
+        rejects(
+            H,
+            &format!(
+                "  @0 jump-eq.int.imm r0, 0, @3\n  @1 some r2, r0, t2\n  @2 jump @4\n  \
+                 @3 new.list r2, t2, r0, 1\n  @4 {op} r1, r2, @5\n  @5 return r1\n"
+            ),
+            Some(4),
+            "holds values of different types on the paths that reach here",
+        );
+    }
+}
+
+#[test]
+fn a_fused_test_and_unwrap_into_a_register_of_the_wrong_class_is_rejected() {
+    // An Option[Int] unwrapped into a ref register.
+    for op in ["jump-none.unwrap", "jump-some.unwrap"] {
+        rejects(
+            H,
+            &format!("  @0 some r3, r0, t2\n  @1 {op} r2, r3, @2\n  @2 return r0\n"),
+            Some(1),
+            "r2 is not of the class of Int",
+        );
+    }
+}
+
+#[test]
+fn a_fused_test_and_unwrap_of_something_not_an_option_is_rejected() {
+    for op in ["jump-none.unwrap", "jump-some.unwrap"] {
+        rejects(
+            H,
+            &format!("  @0 new.list r3, t2, r0, 1\n  @1 {op} r1, r3, @2\n  @2 return r0\n"),
+            Some(1),
+            &format!("`{op}`"),
+        );
+    }
+}
+
+#[test]
+fn a_fused_test_and_unwrap_types_its_register_on_both_paths() {
+    // A String taken out of an Option[String] into r3, read as a String
+    // after the jump and after falling through; and an Int into r1.
+    for op in ["jump-none.unwrap", "jump-some.unwrap"] {
+        assert_eq!(
+            faults(&format!(
+                "fn f1 main in m\n  result t4\n  registers 4\n  refs r2 r3\n  \
+                 @0 load.const r2, k1\n  @1 some r2, r2, t4\n  @2 {op} r3, r2, @4\n  \
+                 @3 return r3\n  @4 concat.str r3, r3, r3\n  @5 return r3\n"
+            )),
+            vec![]
+        );
+    }
+}
+
+#[test]
 fn a_builtin_argument_that_breaks_its_type_parameter_is_rejected() {
     rejects(
         H,

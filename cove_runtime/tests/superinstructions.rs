@@ -1,6 +1,7 @@
 //! The instructions that do the work of two (`move2`, `mul-add.float`,
 //! `mul-sub.float`) or
-//! of a builtin call (`to-float.int`, `sqrt.float`): each gives the bits
+//! of a builtin call (`to-float.int`, `sqrt.float`), or test an `Option` and
+//! unwrap it (`jump-none.unwrap`, `jump-some.unwrap`): each gives the bits
 //! the instructions it stands for give, in the order they would run, so a
 //! program fused by the emitter computes what it computed unfused.
 
@@ -129,4 +130,48 @@ fn an_int_converts_to_the_nearest_float_and_a_square_root_is_ieee() {
         vec![Value::Int((1 << 53) + 1)],
     );
     assert_eq!(got, Value::Float((((1i64 << 53) + 1) as f64).sqrt()));
+}
+
+/// Runs `m.f(n)` of a module whose `f` makes `Some(n)` when `n` is not 0
+/// and `None` when it is, then runs `test` (a `jump-none.unwrap` or
+/// `jump-some.unwrap` of it into r1, to @6) and returns, on the path
+/// that fell through, `r1 + 1000` and on the path that jumped, `r1 + 2000`.
+fn fused_unwrap(test: &str, n: i64) -> Value {
+    let text = format!(
+        "module m \"m.cove\"\n\
+         fn f0 f in m export\n  params t2\n  result t2\n  registers 4\n  refs r2\n\
+         @0  load.int r1, 77\n\
+         @1  jump-eq.int.imm r0, 0, @3\n\
+         @2  some r2, r0, t2\n\
+         @3  {test} r1, r2, @6\n\
+         @4  add.int.imm r3, r1, 1000\n\
+         @5  jump @7\n\
+         @6  add.int.imm r3, r1, 2000\n\
+         @7  return r3\n"
+    );
+    let program = cove_ir::parse::program(&text).expect("it parses");
+    let mut vm = Vm::new(&program);
+    vm.run_entry("m", "f", vec![Value::Int(n)])
+        .expect("it runs")
+}
+
+#[test]
+fn a_fused_none_test_unwraps_a_some_and_falls_through() {
+    assert_eq!(fused_unwrap("jump-none.unwrap", 5), Value::Int(1005));
+}
+
+#[test]
+fn a_fused_none_test_of_none_writes_zero_and_jumps() {
+    // r1 held 77 before: on the None path the register is written too.
+    assert_eq!(fused_unwrap("jump-none.unwrap", 0), Value::Int(2000));
+}
+
+#[test]
+fn a_fused_some_test_unwraps_a_some_and_jumps() {
+    assert_eq!(fused_unwrap("jump-some.unwrap", 5), Value::Int(2005));
+}
+
+#[test]
+fn a_fused_some_test_of_none_writes_zero_and_falls_through() {
+    assert_eq!(fused_unwrap("jump-some.unwrap", 0), Value::Int(1000));
 }

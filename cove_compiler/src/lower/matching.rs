@@ -811,7 +811,7 @@ impl FnCx<'_> {
         let r = self.e.alloc(self.is_ref(ty));
         let reg = match extract(r) {
             Some(i) => {
-                self.e.emit(i);
+                self.e.emit_binding(i);
                 Some(r)
             }
             None => None,

@@ -773,6 +773,33 @@ impl<'p> Flow<'p> {
                     .push((opt, Want::Exactly(t), "`unwrap`".to_string()));
                 e.writes.push((dst, known(inner)));
             }
+            Instr::JumpNoneUnwrap { dst, opt, .. } | Instr::JumpSomeUnwrap { dst, opt, .. } => {
+                let what = format!("`{}`", instr.opcode());
+                e.needs.push((opt, Want::AnyOption, what.clone()));
+                // The value's type is the one `opt` is known to hold: no
+                // operand names it (see the opcode). A register not yet
+                // written holds `None`, whose 0 suits a register of
+                // either class.
+                let written = match state[opt.0 as usize] {
+                    Val::Null => Val::Null,
+                    Val::Known(t) => match self.types.shape(t) {
+                        Shape::Option(inner) => {
+                            if self.f.is_ref(dst) != self.types.is_ref(inner) {
+                                e.faults.push(format!(
+                                    "{dst} is not of the class of {}, the value {what} takes out of {opt}",
+                                    self.types.name(inner)
+                                ));
+                            }
+                            known(inner)
+                        }
+                        // Not an Option: the need above reports it.
+                        _ => Val::Mixed,
+                    },
+                    // Types that differ by path: the need reports it too.
+                    Val::Mixed => Val::Mixed,
+                };
+                e.writes.push((dst, written));
+            }
             Instr::NewList {
                 dst,
                 ty,

@@ -1023,6 +1023,33 @@ impl<'env> Machine<'env> {
                     }
                     Instr::JumpNone { opt, target } => jump_if!(reg!(opt) == 0, target),
                     Instr::JumpSome { opt, target } => jump_if!(reg!(opt) != 0, target),
+                    Instr::JumpNoneUnwrap { dst, opt, target } => {
+                        let r = reg!(opt);
+                        // SAFETY: *types*: `r`, not 0, is a `some` of this
+                        // heap, whose value is its one word of contents.
+                        set!(
+                            dst,
+                            if r == 0 {
+                                0
+                            } else {
+                                unsafe { self.heap.field(r, 0) }
+                            }
+                        );
+                        jump_if!(r == 0, target)
+                    }
+                    Instr::JumpSomeUnwrap { dst, opt, target } => {
+                        let r = reg!(opt);
+                        // SAFETY: as for `jump-none.unwrap`.
+                        set!(
+                            dst,
+                            if r == 0 {
+                                0
+                            } else {
+                                unsafe { self.heap.field(r, 0) }
+                            }
+                        );
+                        jump_if!(r != 0, target)
+                    }
                     Instr::JumpIfList {
                         dst,
                         list,
