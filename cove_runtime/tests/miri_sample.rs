@@ -10,8 +10,9 @@
 //! (`cargo +nightly miri test -p cove_runtime --test miri_sample`, see
 //! `docs/RELIABILITY.md`) every memory access of those runs is checked for
 //! undefined behaviour; natively it is one more fast test of the round
-//! trip. The sample is twelve short programs chosen to touch each kind of
+//! trip. The sample is thirteen short programs chosen to touch each kind of
 //! heap object (strings, lists, maps, structs, enums, closures), a fault,
+//! the fused tests of an `Option` that unwrap it (on both of their paths),
 //! and values copied between tasks' heaps through spawn, join and channels;
 //! the whole suite under Miri would take hours.
 //!
@@ -159,4 +160,8 @@ sample!(
 sample!(
     channels_channel_strings_runs_from_printed_ir,
     "channels/channel_strings"
+);
+sample!(
+    control_flow_threaded_jumps_and_option_tests_runs_from_printed_ir,
+    "control_flow/threaded_jumps_and_option_tests"
 );
