@@ -588,12 +588,17 @@ impl Emitter {
             lines.append(&mut self.lines);
             self.lines = lines;
         }
+        // How many jumps land on each pc (one past the code included).
+        let mut landing_here = vec![0u32; self.code.len() + 1];
         for (at, label) in std::mem::take(&mut self.fixups) {
             let target = self.labels[label.0].unwrap_or(self.code.len() as u32);
             self.code[at] = retarget(self.code[at], target);
+            landing_here[target as usize] += 1;
         }
+        // Before the threading, which may send other jumps to a binding's
+        // `unwrap`: see `fuse_unwraps`.
+        fuse_unwraps(&mut self.code, &self.bindings, &landing_here);
         thread_jumps(&mut self.code, &mut self.lines);
-        fuse_unwraps(&mut self.code, &self.bindings);
         let moved = self.sink_pins(params);
         let registers = self.classes.len() as u16;
         Finished {
@@ -750,18 +755,28 @@ fn thread_jumps(code: &mut [Instr], lines: &mut [u32]) {
     }
 }
 
-/// Makes each `jump-some` whose target is the `unwrap` of a `Some(x)`
+/// Makes a `jump-some` whose target is the `unwrap` of a `Some(x)`
 /// pattern ([`Emitter::emit_binding`]'s `bindings`, in order) of the
 /// register it tests a `jump-some.unwrap` to the instruction after it:
 /// the layout of a `match` whose `None` arm comes first, where the `Some`
 /// arm's first instruction is the jump's target. The `unwrap` stays, for
 /// any other way into the arm.
-fn fuse_unwraps(code: &mut [Instr], bindings: &[u32]) {
+///
+/// Only where that jump is the one jump to the `unwrap` (`landing_here`
+/// counts them): then it is the test of the pattern before, whose
+/// fall-through is that pattern's arm, lowered before the binding's
+/// register was allocated, so the arm writes any register it shares with
+/// the binding before reading it, and the 0 the fused jump writes there is
+/// read by nothing.
+fn fuse_unwraps(code: &mut [Instr], bindings: &[u32], landing_here: &[u32]) {
     for pc in 0..code.len() {
         let Instr::JumpSome { opt, target } = code[pc] else {
             continue;
         };
-        if bindings.binary_search(&target).is_err() || target as usize + 1 >= code.len() {
+        if bindings.binary_search(&target).is_err()
+            || landing_here.get(target as usize) != Some(&1)
+            || target as usize + 1 >= code.len()
+        {
             continue;
         }
         if let Instr::Unwrap {
@@ -994,6 +1009,40 @@ mod tests {
                 unwrap_of(0, 1),
                 Instr::Return { src: Reg(1) },
             ]
+        );
+    }
+
+    #[test]
+    fn a_some_test_is_not_fused_with_an_unwrap_another_jump_lands_on_too() {
+        // Only the pattern's own test may write the binding's register on
+        // its other path; with a second way in, nothing says which.
+        let mut e = Emitter::new();
+        let some = e.label();
+        e.jump(
+            Instr::JumpSome {
+                opt: Reg(0),
+                target: 0,
+            },
+            some,
+        );
+        e.jump(
+            Instr::JumpIf {
+                cond: Reg(2),
+                target: 0,
+            },
+            some,
+        );
+        e.emit(Instr::ReturnUnit {});
+        e.bind(some);
+        e.emit_binding(unwrap_of(0, 1));
+        e.emit(Instr::Return { src: Reg(1) });
+        let code = code(e);
+        assert_eq!(
+            code[0],
+            Instr::JumpSome {
+                opt: Reg(0),
+                target: 3
+            }
         );
     }
 

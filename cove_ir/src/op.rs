@@ -562,8 +562,8 @@ instruction_set! {
     /// = 0, falling through, if it is `None`. Typed as `jump-none.unwrap`
     /// is. The emitter makes it, once the function is finished, of a
     /// `jump-some` whose target is a new binding's `unwrap` of the register
-    /// it tests, and jumps past that `unwrap` (a `None =>` arm written
-    /// before the `Some(x)` arm).
+    /// it tests, where no other jump lands, and jumps past that `unwrap` (a
+    /// `None =>` arm written before the `Some(x)` arm).
     JumpSomeUnwrap = "jump-some.unwrap" { dst: DstAny, opt: SrcRef, target: Target }
     /// `dst = list[index]`, then `if dst { pc = target }`, on a
     /// `List[Bool]`: the `get.list` and the `jump-if` that tests the
