@@ -7,8 +7,9 @@
 //! The generator is small and structure-aware: integer and string
 //! variables, arithmetic that may overflow or divide by zero, lists grown
 //! in loops, a map, a helper function called in a loop, string
-//! interpolation and `println`. Faults are welcome (both runs must fault
-//! alike); hangs are not possible (fuel).
+//! interpolation and `println`, and `Option`s matched and walked (each
+//! such statement asserts its own answer). Faults are welcome (both runs
+//! must fault alike); hangs are not possible (fuel).
 
 use cove_runtime::{ErrorKind, Limits, Vm};
 
@@ -68,7 +69,7 @@ fn paren(e: String) -> String {
 /// One statement of `main`'s body.
 fn statement(rng: &mut Rng, ints: &mut Vec<String>, depth: u32) -> String {
     let indent = "  ".repeat(depth as usize + 1);
-    match rng.below(9) {
+    match rng.below(11) {
         0 | 1 => {
             let name = format!("v{}", ints.len());
             let e = int_expr(rng, ints, 3);
@@ -111,11 +112,71 @@ fn statement(rng: &mut Rng, ints: &mut Vec<String>, depth: u32) -> String {
             let then = statement(rng, &mut inner, depth + 1);
             format!("{indent}if {cond} {{\n{then}{indent}}}\n")
         }
+        9 => option_match(rng, ints, &indent),
+        10 => option_walk(rng, &indent),
         _ => format!(
             "{indent}println(\"{{{}}} {{s.length()}} {{xs.length()}} {{m.length()}}\")\n",
             int_expr(rng, ints, 2)
         ),
     }
+}
+
+/// A `match` on an `Option` made from an `Int`, its arms in either order,
+/// then an `assert` that it chose as the same test on the `Int` does: the
+/// program checks its own answer, so a test or an `unwrap` the compiler
+/// fused wrongly fails the run (alike with and without GC stress, so the
+/// assertion, not the comparison, is what catches it).
+fn option_match(rng: &mut Rng, ints: &[String], indent: &str) -> String {
+    let k = rng.next();
+    let e = int_expr(rng, ints, 2);
+    let arms = [
+        format!("None => p{k:x} = 0 - p{k:x}"),
+        format!("Some(w{k:x}) => p{k:x} = w{k:x} * 2"),
+    ];
+    let (first, second) = if rng.below(2) == 0 {
+        (&arms[0], &arms[1])
+    } else {
+        (&arms[1], &arms[0])
+    };
+    format!(
+        "{indent}var p{k:x} = {e}\n\
+         {indent}let q{k:x} = p{k:x}\n\
+         {indent}let o{k:x}: Option[Int] = if q{k:x} % 3 == 0 {{ None }} else {{ Some(q{k:x} + 1) }}\n\
+         {indent}match o{k:x} {{\n{indent}  {first}\n{indent}  {second}\n{indent}}}\n\
+         {indent}assert(p{k:x} == (if q{k:x} % 3 == 0 {{ 0 - q{k:x} }} else {{ (q{k:x} + 1) * 2 }}))\n"
+    )
+}
+
+/// A countdown kept in an `Option`, walked to `None` by a `loop` over a
+/// `match` (arms in either order, leaving by `break`) or by `while
+/// o.is_some()` with `o.unwrap()`: the shapes whose jumps the compiler
+/// threads and whose tests it fuses. Each allocates a `Some` a turn.
+fn option_walk(rng: &mut Rng, indent: &str) -> String {
+    let k = rng.next();
+    let n = rng.below(12);
+    let step = format!("o{k:x} = if x{k:x} > 0 {{ Some(x{k:x} - 1) }} else {{ None }}");
+    let walk = match rng.below(3) {
+        0 => format!(
+            "{indent}loop {{\n{indent}  match o{k:x} {{\n\
+             {indent}    Some(x{k:x}) => {{\n{indent}      c{k:x} += 1\n{indent}      {step}\n{indent}    }}\n\
+             {indent}    None => break\n{indent}  }}\n{indent}}}\n"
+        ),
+        1 => format!(
+            "{indent}loop {{\n{indent}  match o{k:x} {{\n\
+             {indent}    None => break\n\
+             {indent}    Some(x{k:x}) => {{\n{indent}      c{k:x} += 1\n{indent}      {step}\n{indent}    }}\n\
+             {indent}  }}\n{indent}}}\n"
+        ),
+        _ => format!(
+            "{indent}while o{k:x}.is_some() {{\n{indent}  let x{k:x} = o{k:x}.unwrap()\n\
+             {indent}  c{k:x} += 1\n{indent}  {step}\n{indent}}}\n"
+        ),
+    };
+    format!(
+        "{indent}var c{k:x} = 0\n{indent}var o{k:x}: Option[Int] = Some({n})\n{walk}\
+         {indent}assert(c{k:x} == {})\n",
+        n + 1
+    )
 }
 
 /// The program of seed `seed`.
@@ -152,6 +213,9 @@ fn run(program: &cove_ir::program::Program, stress: bool) -> (String, Result<Str
     if let Err(error) = &ended {
         assert_ne!(error.kind, ErrorKind::Internal, "{error}");
         assert_ne!(error.kind, ErrorKind::Invalid, "{error}");
+        // Every `assert` the generator writes holds: one that fails is a
+        // wrong answer of the compiler or the VM, not the program's.
+        assert_ne!(error.kind, ErrorKind::AssertionFailed, "{error}");
     }
     (
         out.text(),

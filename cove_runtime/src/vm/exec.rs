@@ -421,6 +421,20 @@ impl<'env> Machine<'env> {
                 r
             }};
         }
+        // What a fused test of an `Option` (in `r`) writes: the value
+        // inside a `Some`, and 0 for `None`.
+        macro_rules! value_or_zero {
+            ($r:expr) => {{
+                let r: u64 = $r;
+                if r == 0 {
+                    0
+                } else {
+                    // SAFETY: *types*: `r`, not 0, is a `some` of this
+                    // heap, whose value is its one word of contents.
+                    unsafe { self.heap.field(r, 0) }
+                }
+            }};
+        }
         // After an instruction that allocated: collect if the heap asks.
         macro_rules! gc_point {
             () => {
@@ -1025,29 +1039,12 @@ impl<'env> Machine<'env> {
                     Instr::JumpSome { opt, target } => jump_if!(reg!(opt) != 0, target),
                     Instr::JumpNoneUnwrap { dst, opt, target } => {
                         let r = reg!(opt);
-                        // SAFETY: *types*: `r`, not 0, is a `some` of this
-                        // heap, whose value is its one word of contents.
-                        set!(
-                            dst,
-                            if r == 0 {
-                                0
-                            } else {
-                                unsafe { self.heap.field(r, 0) }
-                            }
-                        );
+                        set!(dst, value_or_zero!(r));
                         jump_if!(r == 0, target)
                     }
                     Instr::JumpSomeUnwrap { dst, opt, target } => {
                         let r = reg!(opt);
-                        // SAFETY: as for `jump-none.unwrap`.
-                        set!(
-                            dst,
-                            if r == 0 {
-                                0
-                            } else {
-                                unsafe { self.heap.field(r, 0) }
-                            }
-                        );
+                        set!(dst, value_or_zero!(r));
                         jump_if!(r != 0, target)
                     }
                     Instr::JumpIfList {
