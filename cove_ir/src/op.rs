@@ -893,6 +893,44 @@ const fn is_conditional_return(op: Opcode) -> bool {
     )
 }
 
+impl Instr {
+    /// The pcs control may reach after this instruction at `pc`: the next
+    /// one unless it only jumps or returns, and its jump target if it has
+    /// one. (The verifier's flow passes and [`reachable`] walk these.)
+    pub fn successors(&self, pc: usize) -> impl Iterator<Item = usize> + use<> {
+        let falls = !matches!(
+            self,
+            Instr::Jump { .. } | Instr::Return { .. } | Instr::ReturnUnit {}
+        );
+        let target = self.target().map(|t| t as usize);
+        falls.then_some(pc + 1).into_iter().chain(target)
+    }
+}
+
+/// Which instructions of `code` control can reach from its first: the
+/// ones a run may execute. The compiler leaves some unreached (a jump that
+/// every jump to it now passes by, once jumps are threaded; code after a
+/// `return`), and a report that lays counts over the source treats a line
+/// of only such instructions as holding no code, not as one that never
+/// ran. One walk of the control flow, each instruction visited once.
+pub fn reachable(code: &[Instr]) -> Vec<bool> {
+    let mut seen = vec![false; code.len()];
+    let mut work = Vec::new();
+    if !code.is_empty() {
+        seen[0] = true;
+        work.push(0);
+    }
+    while let Some(pc) = work.pop() {
+        for next in code[pc].successors(pc) {
+            if next < code.len() && !seen[next] {
+                seen[next] = true;
+                work.push(next);
+            }
+        }
+    }
+    seen
+}
+
 /// The length of the stretch that starts at each instruction of `code`:
 /// the instructions from it up to and including the first at or after it
 /// that ends a stretch ([`Opcode::ends_stretch`]).

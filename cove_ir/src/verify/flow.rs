@@ -1012,14 +1012,9 @@ impl<'p> Flow<'p> {
     }
 }
 
-/// The pcs control may reach after `instr` at `pc`.
+/// The pcs control may reach after `instr` at `pc` ([`Instr::successors`]).
 pub(super) fn successors(instr: &Instr, pc: usize) -> impl Iterator<Item = usize> {
-    let falls = !matches!(
-        instr,
-        Instr::Jump { .. } | Instr::Return { .. } | Instr::ReturnUnit {}
-    );
-    let target = instr.target().map(|t| t as usize);
-    falls.then_some(pc + 1).into_iter().chain(target)
+    instr.successors(pc)
 }
 
 #[cfg(test)]

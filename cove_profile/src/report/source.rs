@@ -7,9 +7,11 @@
 //! the instruction rows and one over every function's line table, when a
 //! report asks for it; nothing is kept between reports.
 //!
-//! A line "holds code" when any instruction of the program maps to it,
-//! whether or not it ran: that is what makes a line that never ran a
-//! coverage miss rather than a comment. A line's `hits` is the most times
+//! A line "holds code" when any instruction of the program that control
+//! can reach maps to it, whether or not it ran: that is what makes a line
+//! that never ran a coverage miss rather than a comment. An instruction
+//! nothing reaches (a jump the compiler's threading left behind, code
+//! after a `return`) is not code a run could have covered. A line's `hits` is the most times
 //! any one of its instructions ran, which for straight-line code is how
 //! many times the line was reached (its instruction count, `cost.ran`,
 //! counts every instruction of it each time).
@@ -93,8 +95,9 @@ impl<'a> Report<'a> {
         for (index, function) in program.functions.iter().enumerate() {
             let id = FunctionId(index as u32);
             let Some(file) = file_of(id) else { continue };
-            for &line in &function.lines {
-                if line > 0 {
+            let reachable = cove_ir::op::reachable(&function.code);
+            for (&line, reached) in function.lines.iter().zip(reachable) {
+                if line > 0 && reached {
                     files[file].lines.entry(line).or_default();
                 }
             }
@@ -126,7 +129,11 @@ impl<'a> Report<'a> {
             if line == 0 {
                 continue;
             }
-            let at = files[file].lines.entry(line).or_default();
+            // Every line of a reachable instruction is in already; one of
+            // an unreachable instruction (which no run counts) stays out.
+            let Some(at) = files[file].lines.get_mut(&line) else {
+                continue;
+            };
             at.cost.add(&row.cost);
             at.hits = at.hits.max(row.cost.ran);
         }
