@@ -981,9 +981,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_some_test_to_a_bindings_unwrap_of_it_takes_it_in_and_jumps_past_it() {
-        // `match o { None => ..., Some(x) => ... }`.
+    /// `match o { None => ..., Some(x) => ... }`: the `None` pattern's
+    /// `jump-some` to the `Some` arm, whose binding's `unwrap` starts it;
+    /// with `second_way`, another jump lands on that `unwrap` too.
+    fn none_arm_first(second_way: bool) -> Vec<Instr> {
         let mut e = Emitter::new();
         let some = e.label();
         e.jump(
@@ -993,12 +994,26 @@ mod tests {
             },
             some,
         );
+        if second_way {
+            e.jump(
+                Instr::JumpIf {
+                    cond: Reg(2),
+                    target: 0,
+                },
+                some,
+            );
+        }
         e.emit(Instr::ReturnUnit {});
         e.bind(some);
         e.emit_binding(unwrap_of(0, 1));
         e.emit(Instr::Return { src: Reg(1) });
+        code(e)
+    }
+
+    #[test]
+    fn a_some_test_to_a_bindings_unwrap_of_it_takes_it_in_and_jumps_past_it() {
         assert_eq!(
-            code(e),
+            none_arm_first(false),
             [
                 Instr::JumpSomeUnwrap {
                     dst: Reg(1),
@@ -1016,29 +1031,8 @@ mod tests {
     fn a_some_test_is_not_fused_with_an_unwrap_another_jump_lands_on_too() {
         // Only the pattern's own test may write the binding's register on
         // its other path; with a second way in, nothing says which.
-        let mut e = Emitter::new();
-        let some = e.label();
-        e.jump(
-            Instr::JumpSome {
-                opt: Reg(0),
-                target: 0,
-            },
-            some,
-        );
-        e.jump(
-            Instr::JumpIf {
-                cond: Reg(2),
-                target: 0,
-            },
-            some,
-        );
-        e.emit(Instr::ReturnUnit {});
-        e.bind(some);
-        e.emit_binding(unwrap_of(0, 1));
-        e.emit(Instr::Return { src: Reg(1) });
-        let code = code(e);
         assert_eq!(
-            code[0],
+            none_arm_first(true)[0],
             Instr::JumpSome {
                 opt: Reg(0),
                 target: 3
