@@ -16,8 +16,16 @@ use cove_runtime::{ErrorKind, Limits, Vm};
 mod support;
 use support::Captured;
 
-/// How many programs a `cargo test` tries.
+/// How many programs a `cargo test` tries; `COVE_GENERATED=n` tries the
+/// first `n` seeds instead, for a longer run by hand.
 const PROGRAMS: u64 = 2_000;
+
+fn programs() -> u64 {
+    std::env::var("COVE_GENERATED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(PROGRAMS)
+}
 
 /// A small, fast, seeded generator (SplitMix64): the same programs every
 /// run, without a dependency.
@@ -225,9 +233,10 @@ fn run(program: &cove_ir::program::Program, stress: bool) -> (String, Result<Str
 
 #[test]
 fn two_thousand_generated_programs_run_alike_with_and_without_gc_stress() {
+    let programs = programs();
     let mut compiled = 0;
     let mut faulted = 0;
-    for seed in 0..PROGRAMS {
+    for seed in 0..programs {
         let source = program(seed);
         let Ok(program) = cove_compiler::compile_module("m", &source) else {
             // The generator may make a program the checker rejects (an
@@ -240,12 +249,12 @@ fn two_thousand_generated_programs_run_alike_with_and_without_gc_stress() {
         assert_eq!(plain, stressed, "seed {seed}:\n{source}");
         faulted += u32::from(plain.1.is_err());
     }
-    println!("{compiled} of {PROGRAMS} compiled, {faulted} faulted");
+    println!("{compiled} of {programs} compiled, {faulted} faulted");
     // Most programs must compile, or the generator tests nothing; some
     // fault, or it never reaches the error paths.
     assert!(
-        compiled > PROGRAMS * 9 / 10,
-        "{compiled} of {PROGRAMS} compiled"
+        compiled > programs * 9 / 10,
+        "{compiled} of {programs} compiled"
     );
     assert!(faulted > 0);
 }
