@@ -3,8 +3,8 @@
 //!
 //! A line breakpoint is resolved to the first instruction of the line in
 //! each function with code on it; a line with no code (a blank, a comment,
-//! a closing brace) moves to the next line that has some, and the
-//! resolution says so. `FILE` may be the module's path as the compiler was
+//! a closing brace, or only instructions no run can reach) moves to the
+//! next line that has some, and the resolution says so. `FILE` may be the module's path as the compiler was
 //! given it or just the file's name, as gdb accepts, or the module's name.
 //! A function breakpoint is the function's first instruction; it is named
 //! `module.function` or, when only one module has it, `function`.
@@ -86,25 +86,39 @@ fn resolve_line(program: &Program, file: &str, line: u32) -> Result<Location, St
         )
     })?;
     // The nearest line at or after the one asked for with code on it, in
-    // any function of the module.
-    let functions: Vec<FunctionId> = program
+    // any function of the module. Code a run can reach: an instruction
+    // nothing jumps or falls to (a jump the compiler's threading passed
+    // by, the only one of a `loop {` line) would be a breakpoint that
+    // never hits.
+    let functions: Vec<(FunctionId, Vec<(usize, u32)>)> = program
         .function_ids()
         .filter(|id| program.function(*id).module == module.name)
+        .map(|id| {
+            let f = program.function(id);
+            let reached = cove_ir::op::reachable(&f.code);
+            let lines = f
+                .lines
+                .iter()
+                .enumerate()
+                .filter(|(pc, _)| reached.get(*pc).copied().unwrap_or(false))
+                .map(|(pc, l)| (pc, *l))
+                .collect();
+            (id, lines)
+        })
         .collect();
     let best = functions
         .iter()
-        .flat_map(|id| program.function(*id).lines.iter().copied())
+        .flat_map(|(_, lines)| lines.iter().map(|(_, l)| *l))
         .filter(|l| *l >= line)
         .min()
         .ok_or_else(|| format!("no code at or after line {line} of {}", module.path))?;
     let pcs = functions
         .iter()
-        .filter_map(|id| {
-            let lines = &program.function(*id).lines;
+        .filter_map(|(id, lines)| {
             lines
                 .iter()
-                .position(|l| *l == best)
-                .map(|pc| (*id, pc as u32))
+                .find(|(_, l)| *l == best)
+                .map(|(pc, _)| (*id, *pc as u32))
         })
         .collect();
     Ok(Location {
@@ -173,6 +187,34 @@ mod tests {
             assert_eq!(at.pcs.len(), 1);
             assert_eq!(p.function_name(at.pcs[0].0), "m.add");
         }
+    }
+
+    #[test]
+    fn a_line_whose_only_code_no_run_reaches_moves_to_the_next_line_with_some() {
+        // Line 3, `loop {`, holds only the loop's back edge, which the
+        // threaded jump at the end of the `Some` arm passes by.
+        let p = cove_compiler::compile_module(
+            "m",
+            "fn walk(o: Option[Int]) -> Int {\n  var cur = o\n  loop {\n    match cur {\n      \
+             Some(x) => cur = if x > 0 { Some(x - 1) } else { None }\n      None => break\n    }\n  \
+             }\n  0\n}\n",
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        let f = &p.functions[0];
+        let reached = cove_ir::op::reachable(&f.code);
+        assert!(
+            f.lines
+                .iter()
+                .zip(&reached)
+                .any(|(line, reached)| *line == 3 && !reached),
+            "the premise: line 3 has an unreached instruction"
+        );
+        // Line 4, `match cur {`, has no code of its own: each arm's test is
+        // on the arm's line.
+        let at = resolve(&p, "m.cove:3", "m").unwrap();
+        assert_eq!((at.line, at.moved_from), (5, Some(3)));
+        let (_, pc) = at.pcs[0];
+        assert!(reached[pc as usize]);
     }
 
     #[test]
