@@ -80,28 +80,11 @@ impl Replay {
         }
     }
 
-    /// This replay with one more run that took `nanos`.
-    pub fn and(self, nanos: u64) -> Replay {
-        let (fastest, next) = if nanos < self.fastest_nanos {
-            (nanos, self.fastest_nanos)
-        } else if self.runs == 1 || nanos < self.next_nanos {
-            (self.fastest_nanos, nanos)
-        } else {
-            (self.fastest_nanos, self.next_nanos)
-        };
-        Replay {
-            runs: self.runs + 1,
-            fastest_nanos: fastest,
-            next_nanos: next,
-            slowest_nanos: self.slowest_nanos.max(nanos),
-            input_bytes: self.input_bytes,
-        }
-    }
-
-    /// The relative uncertainty of the total: [`MOMENT_UNCERTAINTY`], or
-    /// how far the second fastest run came above the fastest where that is
-    /// more (the machine busy for a moment even among these runs), but not
-    /// above a quarter.
+    /// The relative uncertainty of the total: [`MOMENT_UNCERTAINTY`], or,
+    /// for a replay of several runs (as profiles written before a replay
+    /// became one run record), how far the second fastest came above the
+    /// fastest where that is more (the machine busy for a moment even among
+    /// those runs), but not above a quarter.
     pub fn uncertainty(&self) -> f64 {
         if self.runs <= 1 || self.fastest_nanos == 0 {
             return MOMENT_UNCERTAINTY;
@@ -206,19 +189,16 @@ mod tests {
     #[test]
     fn a_replay_is_read_to_the_moments_uncertainty_or_the_gap_of_its_two_fastest_runs() {
         assert_eq!(Replay::once(100).uncertainty(), MOMENT_UNCERTAINTY);
-        let four = Replay::once(110).and(100).and(107).and(130);
-        assert_eq!(
-            (
-                four.runs,
-                four.fastest_nanos,
-                four.next_nanos,
-                four.slowest_nanos
-            ),
-            (4, 100, 107, 130)
-        );
-        assert_eq!(four.uncertainty(), MOMENT_UNCERTAINTY);
-        let apart = Replay::once(100).and(122);
-        assert!((apart.uncertainty() - 0.22).abs() < 1e-9);
-        assert_eq!(Replay::once(100).and(150).uncertainty(), 0.25);
+        // Replays of several runs, as an earlier `cove profile` wrote them.
+        let runs = |runs, fastest_nanos, next_nanos, slowest_nanos| Replay {
+            runs,
+            fastest_nanos,
+            next_nanos,
+            slowest_nanos,
+            input_bytes: 0,
+        };
+        assert_eq!(runs(4, 100, 107, 130).uncertainty(), MOMENT_UNCERTAINTY);
+        assert!((runs(2, 100, 122, 122).uncertainty() - 0.22).abs() < 1e-9);
+        assert_eq!(runs(2, 100, 150, 150).uncertainty(), 0.25);
     }
 }
