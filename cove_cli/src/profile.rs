@@ -160,12 +160,7 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
     let mut status = ending(&program, result);
     if replaying && !stopped && !pipe::output_closed() {
         let recording = recording.and_then(|kept| {
-            let rows: Vec<_> = profiler
-                .rows()
-                .into_iter()
-                .map(|(at, cost)| (at, cost.ran))
-                .collect();
-            if replay::wrote_files(&program, &rows) {
+            if replay::wrote_files(&program, &profiler) {
                 Err(Some("the run wrote files, which a replay may not"))
             } else {
                 Ok(kept)

@@ -42,7 +42,7 @@ use std::sync::{Arc, Mutex};
 use cove_ir::builtins::Builtin;
 use cove_ir::op::Instr;
 use cove_ir::program::{FunctionId, Program};
-use cove_profile::Replay;
+use cove_profile::{Profiler, Replay};
 
 use crate::cli::LimitArgs;
 use crate::interrupt;
@@ -175,35 +175,43 @@ pub fn refusal(program: &Program, file: &Path) -> Option<&'static str> {
     if file == Path::new(crate::compile::STDIN) {
         return Some("the program was read from standard input");
     }
-    let code = program.functions.iter().flat_map(|f| f.code.iter());
-    for instr in code {
-        if let Instr::Spawn { .. } = instr {
-            return Some(
-                "the program can spawn tasks, whose time a replay would mix into task 0's",
-            );
-        }
-    }
-    None
+    let mut code = program.functions.iter().flat_map(|f| f.code.iter());
+    code.any(|instr| matches!(instr, Instr::Spawn { .. }))
+        .then_some("the program can spawn tasks, whose time a replay would mix into task 0's")
 }
 
-/// Whether a run whose instructions ran as `rows` say (each instruction's
-/// count, by function and pc) wrote a file: a `write_file` among them that
-/// ran. Its replay would write it again, or, run with writes refused as
-/// every replay is, fault where it did not.
-pub fn wrote_files(program: &Program, rows: &[((FunctionId, u32), u64)]) -> bool {
-    rows.iter().any(|&((function, pc), ran)| {
-        ran > 0
-            && matches!(
-                program
-                    .functions
-                    .get(function.index())
-                    .and_then(|f| f.code.get(pc as usize)),
-                Some(Instr::CallBuiltin {
-                    builtin: Builtin::WriteFile,
-                    ..
+/// Whether the run `profiler` watched wrote a file: a `write_file` of
+/// `program` among the instructions that ran. Its replay would write it
+/// again, or, run with writes refused as every replay is, fault where it
+/// did not. The profile's rows are gathered only for a program that has a
+/// `write_file` at all, which most do not.
+pub fn wrote_files(program: &Program, profiler: &Profiler) -> bool {
+    let writes: Vec<(FunctionId, u32)> = program
+        .functions
+        .iter()
+        .enumerate()
+        .flat_map(|(f, function)| {
+            function
+                .code
+                .iter()
+                .enumerate()
+                .filter_map(move |(pc, instr)| {
+                    matches!(
+                        instr,
+                        Instr::CallBuiltin {
+                            builtin: Builtin::WriteFile,
+                            ..
+                        }
+                    )
+                    .then_some((FunctionId(f as u32), pc as u32))
                 })
-            )
-    })
+        })
+        .collect();
+    !writes.is_empty()
+        && profiler
+            .rows()
+            .iter()
+            .any(|(at, cost)| cost.ran > 0 && writes.contains(at))
 }
 
 /// Replays a run of the program `file` (with `args`, under the command
