@@ -144,14 +144,11 @@ impl Emitter {
     pub(crate) fn emit_binding(&mut self, instr: Instr) {
         self.unfuse();
         let pc = self.pc();
-        let here = self.bound_here.0 == pc && !self.bound_here.1.is_empty();
         if let Instr::Unwrap { dst, opt, .. } = instr
-            && !here
-            && self.lines.last() == Some(&self.line)
-            && let Some(&Instr::JumpNone {
+            && let Some(Instr::JumpNone {
                 opt: tested,
                 target,
-            }) = self.code.last()
+            }) = self.fusable_last()
             && tested == opt
         {
             // The jump's fixup is at the same pc, and still finds a target.
@@ -216,16 +213,9 @@ impl Emitter {
     /// there); true if it did. The pairs are the ones
     /// `cargo xtask opcode-pairs` found commonest over the benchmarks.
     fn fuse_pair(&mut self, instr: Instr) -> bool {
-        let pc = self.pc();
-        if self.bound_here.0 == pc && !self.bound_here.1.is_empty() {
-            return false;
-        }
-        let (Some(&last), Some(&line)) = (self.code.last(), self.lines.last()) else {
+        let Some(last) = self.fusable_last() else {
             return false;
         };
-        if line != self.line {
-            return false;
-        }
         let fused = match (last, instr) {
             (
                 Instr::Move { dst, src },
@@ -286,14 +276,7 @@ impl Emitter {
     /// [`Emitter::fuse_pair`]. The fused instruction still writes the Bool,
     /// so whether the register is read again does not matter.
     fn fuse_test(&self, instr: Instr) -> Option<Instr> {
-        let pc = self.pc();
-        if self.bound_here.0 == pc && !self.bound_here.1.is_empty() {
-            return None;
-        }
-        let (&last, &line) = (self.code.last()?, self.lines.last()?);
-        if line != self.line {
-            return None;
-        }
+        let last = self.fusable_last()?;
         let (cond, when) = match instr {
             Instr::JumpIf { cond, .. } => (cond, true),
             Instr::JumpIfNot { cond, .. } => (cond, false),
@@ -529,6 +512,21 @@ impl Emitter {
             self.bound_here = (pc, Vec::new());
         }
         self.bound_here.1.push(label);
+    }
+
+    /// The last instruction, if the next may be fused with it: no label is
+    /// bound between the two (a jump landing between them must find an
+    /// instruction there), and both are of the current source line (a
+    /// line's count stays its own). The one rule of every pair fusion.
+    fn fusable_last(&self) -> Option<Instr> {
+        let pc = self.pc();
+        if self.bound_here.0 == pc && !self.bound_here.1.is_empty() {
+            return None;
+        }
+        match (self.code.last(), self.lines.last()) {
+            (Some(&last), Some(&line)) if line == self.line => Some(last),
+            _ => None,
+        }
     }
 
     /// Whether some label is bound to the next instruction (so code that
