@@ -4,8 +4,9 @@
 //! A line breakpoint is resolved to the first instruction of the line in
 //! each function with code on it; a line with no code (a blank, a comment,
 //! a closing brace, or only instructions no run can reach) moves to the
-//! next line that has some, and the resolution says so. `FILE` may be the module's path as the compiler was
-//! given it or just the file's name, as gdb accepts, or the module's name.
+//! next line that has some, and the resolution says so. `FILE` may be the
+//! module's path as the compiler was given it or just the file's name, as
+//! gdb accepts, or the module's name.
 //! A function breakpoint is the function's first instruction; it is named
 //! `module.function` or, when only one module has it, `function`.
 //!
@@ -99,9 +100,10 @@ fn resolve_line(program: &Program, file: &str, line: u32) -> Result<Location, St
             let lines = f
                 .lines
                 .iter()
+                .zip(reached)
                 .enumerate()
-                .filter(|(pc, _)| reached.get(*pc).copied().unwrap_or(false))
-                .map(|(pc, l)| (pc, *l))
+                .filter(|(_, (_, reached))| *reached)
+                .map(|(pc, (l, _))| (pc, *l))
                 .collect();
             (id, lines)
         })

@@ -11,10 +11,11 @@
 //! can reach maps to it, whether or not it ran: that is what makes a line
 //! that never ran a coverage miss rather than a comment. An instruction
 //! nothing reaches (a jump the compiler's threading left behind, code
-//! after a `return`) is not code a run could have covered. A line's `hits` is the most times
-//! any one of its instructions ran, which for straight-line code is how
-//! many times the line was reached (its instruction count, `cost.ran`,
-//! counts every instruction of it each time).
+//! after a `return`) is not code a run could have covered. A line's
+//! `hits` is the most times any one of its instructions ran, which for
+//! straight-line code is how many times the line was reached (its
+//! instruction count, `cost.ran`, counts every instruction of it each
+//! time).
 
 use std::collections::BTreeMap;
 
