@@ -4,7 +4,9 @@
 //! way with nothing, a do-nothing debugger, or the profiler installed, and
 //! time the run alone — not compiling, not starting the process. This
 //! subcommand does exactly that and prints one line on stderr,
-//! `bench-run: nanos N instructions M cpu C` (wall and processor time),
+//! `bench-run: nanos N instructions M cpu C task T blocked B` (wall time,
+//! the process's processor time, the main task's own processor time and
+//! the time it spent blocked),
 //! which the xtask reads; the program's own output goes where it always
 //! goes, or nowhere with `--quiet`. `--debugger off` is also what the
 //! xtask runs under valgrind to count the native instructions of an
@@ -49,7 +51,7 @@ pub fn bench_run(args: &BenchRunArgs) -> Status {
     }
     // Each debugger is installed as its own type, as `cove profile` installs
     // the profiler, so the loop measured is the one a user's run gets.
-    let (result, (nanos, cpu), instructions) = match args.debugger {
+    let (result, timing) = match args.debugger {
         BenchDebugger::Off => timed(vm, &program),
         BenchDebugger::Noop => timed(vm.with_debugger(&Noop), &program),
         #[cfg(feature = "profiler")]
@@ -79,26 +81,56 @@ pub fn bench_run(args: &BenchRunArgs) -> Status {
     };
     #[cfg(not(feature = "profiler"))]
     let ir = "";
+    let known =
+        |figure: Option<u64>| figure.map_or_else(|| "unknown".to_string(), |c| c.to_string());
     pipe::eprint(format_args!(
-        "bench-run: nanos {nanos} instructions {instructions} cpu {}{ir}\n",
-        cpu.map_or_else(|| "unknown".to_string(), |c| c.to_string())
+        "bench-run: nanos {} instructions {} cpu {} task {} blocked {}{ir}\n",
+        timing.nanos,
+        timing.instructions,
+        known(timing.cpu),
+        known(timing.task_cpu),
+        timing.blocked,
     ));
     ending(&program, result)
 }
 
-/// Runs `main` on `vm` and times the run alone: the wall clock's
-/// nanoseconds, and the process's processor time where there is a clock
-/// for it.
+/// What `bench-run` reports of a run, each figure of the run alone.
+struct Timing {
+    /// The wall clock's nanoseconds.
+    nanos: u128,
+    /// The instructions the main task ran.
+    instructions: u64,
+    /// The process's processor time, where this build can read it: every
+    /// task's.
+    cpu: Option<u64>,
+    /// The main task's own processor time ([`Vm::cpu_nanos`]), where the
+    /// platform has a clock per thread.
+    task_cpu: Option<u64>,
+    /// The nanoseconds the main task spent blocked ([`Vm::blocked_nanos`]).
+    /// With `task_cpu`, the measure of a run a profile of its main task
+    /// describes: a run whose tasks work on two cores at once spends more
+    /// processor time than it lasts.
+    blocked: u64,
+}
+
+/// Runs `main` on `vm` and times the run alone.
 fn timed<D: Debugger + ?Sized>(
     mut vm: Vm<'_, D>,
     program: &Program,
-) -> (Result<Value, RunError>, (u128, Option<u64>), u64) {
+) -> (Result<Value, RunError>, Timing) {
     let cpu = cpu_nanos();
     let started = Instant::now();
     let result = call_main(&mut vm, program);
     let nanos = started.elapsed().as_nanos();
     let cpu = cpu.zip(cpu_nanos()).map(|(before, after)| after - before);
-    (result, (nanos, cpu), vm.instructions())
+    let timing = Timing {
+        nanos,
+        instructions: vm.instructions(),
+        cpu,
+        task_cpu: vm.cpu_nanos(),
+        blocked: vm.blocked_nanos(),
+    };
+    (result, timing)
 }
 
 /// The process's processor time so far, where this build can read it.

@@ -121,7 +121,7 @@ pub fn profile(args: &ProfileArgs, default: Format) -> Status {
     // unwatched (see `replay`), on the input this run reads, which is kept
     // only for that.
     let replaying = profiler.time_mode() == "sampled" && !fake && !args.no_replay;
-    let recording = match replay::refusal(&program, args.program.file()) {
+    let recording = match replay::refusal(&program, args.program.file(), args.follow_tasks) {
         _ if !replaying => Err(None),
         Some(why) => Err(Some(why)),
         None => {

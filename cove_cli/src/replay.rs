@@ -22,10 +22,17 @@
 //! `write_file` in it is a fault that writes nothing, so a replay never
 //! repeats the profiled run's effects.
 //!
+//! The time a replay measures is the main task's own processor time (its
+//! thread's clock, `Vm::cpu_nanos`), which is what a profile's total
+//! describes: a program whose tasks work side by side spends more of the
+//! process's processor time than its main task does, and the time the
+//! main task waits for them is not running time (a profile reports it
+//! apart, as blocked).
+//!
 //! What is never replayed: a program read from standard input, a run that
 //! wrote a file (its replay would fault there), a program that can spawn a
-//! task (the process's processor time would then hold other tasks' work,
-//! and a profile covers task 0's), a run that was interrupted or whose
+//! task when the profile follows tasks (its total is every task's) or where
+//! there is no clock per thread, a run that was interrupted or whose
 //! output was closed, and a run that read more than [`MAX_RECORDED`] bytes
 //! of input. A Ctrl-C during the replay stops it, and the profile is
 //! written as it would have been without one.
@@ -170,14 +177,27 @@ pub enum Outcome {
 
 /// Why `program`, compiled from `file`, may not be replayed, if it may
 /// not: it was read from standard input (which its run reads too), or it
-/// can spawn a task.
-pub fn refusal(program: &Program, file: &Path) -> Option<&'static str> {
+/// can spawn a task and either the profile follows tasks (its total is
+/// every task's, which a replay's main task does not measure) or the
+/// platform has no clock per thread (the process's time would mix the
+/// spawned tasks' work into the main task's).
+pub fn refusal(program: &Program, file: &Path, follows_tasks: bool) -> Option<&'static str> {
     if file == Path::new(crate::compile::STDIN) {
         return Some("the program was read from standard input");
     }
     let mut code = program.functions.iter().flat_map(|f| f.code.iter());
-    code.any(|instr| matches!(instr, Instr::Spawn { .. }))
-        .then_some("the program can spawn tasks, whose time a replay would mix into task 0's")
+    if !code.any(|instr| matches!(instr, Instr::Spawn { .. })) {
+        return None;
+    }
+    if follows_tasks {
+        Some(
+            "the profile follows the tasks the program spawns, and a replay times only the main task",
+        )
+    } else if !cfg!(unix) {
+        Some("the program can spawn tasks, and this platform cannot time the main task alone")
+    } else {
+        None
+    }
 }
 
 /// Whether the run `profiler` watched wrote a file: a `write_file` of
@@ -326,8 +346,13 @@ pub fn run_once(
         let at = words.iter().position(|w| *w == name)?;
         words.get(at + 1).copied()
     };
-    let cpu = word("cpu")
-        .and_then(|w| w.parse().ok())
+    // The main task's own processor time, which a profile's total
+    // describes; the process's, which holds every task's work, only where
+    // the platform has no clock per thread (and then a program that can
+    // spawn is not replayed: see `refusal`).
+    let figure = |name: &str| word(name).and_then(|w| w.parse().ok());
+    let cpu = figure("task")
+        .or_else(|| figure("cpu"))
         .ok_or(Outcome::Refused("this build has no processor clock"))?;
     let instructions = word("instructions")
         .and_then(|w| w.parse().ok())
@@ -342,7 +367,8 @@ pub fn run_once(
 /// What one unwatched run in a process of its own reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ran {
-    /// Its processor time, in nanoseconds.
+    /// Its main task's processor time, in nanoseconds (the process's where
+    /// there is no clock per thread).
     pub cpu: u64,
     /// The instructions it ran.
     pub instructions: u64,

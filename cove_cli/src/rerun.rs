@@ -12,8 +12,10 @@
 //! reason (`hyperfine`'s interleaving, criterion's paired samples).
 //!
 //! When: both profiles measured their total by a replay (so each program
-//! is one that may be run again: it wrote no files, spawns no tasks and
-//! was not read from stdin; and it is run, as a replay is, with writes
+//! is one that may be run again: it wrote no files, was not read from
+//! stdin and, if it can spawn tasks, was profiled without following
+//! them, each run timed by its main task's processor time as a replay
+//! is; and it is run, as a replay is, with writes
 //! refused), neither run read standard input (a profile does not keep
 //! it), and each replay's fastest run took at most [`AUTO_LIMIT`], unless
 //! `--rerun` asks whatever the time; never with `--no-rerun`. Each run

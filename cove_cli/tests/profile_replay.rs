@@ -186,3 +186,79 @@ fn a_run_that_fails_is_replayed_to_the_same_fault() {
         "{json}"
     );
 }
+
+/// A main task that spawns a task of some tens of millions of
+/// instructions and waits for it.
+const SPAWNS: &str = "fn work(n: Int) -> Int {\n  var s = 0\n  for i in 0..n {\n    \
+                      s = (s + i) % 1000003\n  }\n  s\n}\n\nexport fn main() {\n  \
+                      let t = spawn work(20000000)\n  println(t.join())\n}\n";
+
+/// The processor time of `cove bench-run --debugger off` of `path`: every
+/// task's, and the main task's own.
+fn bench_run_times(path: &str) -> (u64, u64) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cove"))
+        .args(["bench-run", "--debugger", "off", "--quiet", path])
+        .output()
+        .expect("cove runs");
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    let said = stderr(&out);
+    let line = said
+        .lines()
+        .find_map(|l| l.strip_prefix("bench-run: "))
+        .unwrap_or_else(|| panic!("no timing in {said}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let figure = |name: &str| -> u64 {
+        let at = words.iter().position(|w| *w == name).expect(name);
+        words[at + 1].parse().expect(name)
+    };
+    (figure("cpu"), figure("task"))
+}
+
+#[test]
+#[cfg(unix)]
+fn a_program_that_spawns_is_replayed_and_its_total_is_the_main_tasks_own_time() {
+    let (_dir, path) = program(SPAWNS);
+    let (out, json) = profile(&[], &[&path], "");
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert!(!stderr(&out).contains("not measured"), "{}", stderr(&out));
+    let fastest = json["estimate"]["replay"]["fastest_nanos"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no replay: {json}"));
+    // The spawned task's work is the process's, not the main task's: the
+    // replay measured the main task alone, a small part of what the
+    // process spends on the same program.
+    let (process, _) = bench_run_times(&path);
+    assert!(
+        fastest * 4 < process,
+        "the replay took {fastest} ns for the main task; the process spends {process} ns"
+    );
+    // And the main task's waiting is reported apart, as blocked.
+    assert!(json["total"]["blocked"].as_u64().unwrap_or(0) > 0, "{json}");
+}
+
+#[test]
+fn a_program_that_spawns_profiled_following_its_tasks_is_not_replayed_and_the_profile_says_why() {
+    let (_dir, path) = program(SPAWNS);
+    let (out, json) = profile(&["--follow-tasks"], &[&path], "");
+    assert_eq!(status(&out), 0, "{}", stderr(&out));
+    assert!(json["estimate"]["replay"].is_null(), "{json}");
+    assert!(
+        stderr(&out).contains(
+            "not measured by a replay: the profile follows the tasks the program spawns, \
+             and a replay times only the main task"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+#[cfg(unix)]
+fn bench_run_reports_the_main_tasks_time_apart_from_the_processs() {
+    let (_dir, path) = program(SPAWNS);
+    let (process, task) = bench_run_times(&path);
+    assert!(
+        task * 4 < process,
+        "the main task ran {task} ns; the process {process} ns"
+    );
+}

@@ -175,3 +175,66 @@ fn main() -> Int {{
     let last = stops.last().expect("the run stopped").1;
     assert!(last > 0, "the join waited a measurable time");
 }
+
+#[test]
+fn the_vm_adds_up_its_main_tasks_blocked_time_over_its_runs_as_its_stops_saw_it() {
+    let source = format!(
+        "{SLOW}
+fn main() -> Int {{
+  let t = spawn slow(2000000)
+  t.join()
+}}
+"
+    );
+    let program = compile(&source);
+    let mut vm = Vm::new(&program).with_fixed_wait_time(PARK);
+    assert_eq!(vm.blocked_nanos(), 0, "a Vm that never ran never waited");
+    vm.run_entry("m", "main", vec![])
+        .expect("the run ends well");
+    assert_eq!(vm.blocked_nanos(), PARK, "one park at the join");
+    vm.run_entry("m", "main", vec![])
+        .expect("the run ends well");
+    assert_eq!(
+        vm.blocked_nanos(),
+        2 * PARK,
+        "and one more in the second run"
+    );
+}
+
+#[test]
+#[cfg(unix)]
+fn the_main_tasks_processor_time_leaves_out_the_task_it_waited_for() {
+    // The spawned task runs some tens of millions of instructions; main
+    // only spawns it and waits. Main's own clock sees a sliver of that,
+    // and its blocked time (the real clock's, here) about all of it.
+    let source = format!(
+        "{SLOW}
+fn main() -> Int {{
+  let t = spawn slow(20000000)
+  t.join()
+}}
+"
+    );
+    let program = compile(&source);
+    let mut vm = Vm::new(&program);
+    vm.run_entry("m", "main", vec![])
+        .expect("the run ends well");
+    let cpu = vm.cpu_nanos().expect("a thread clock on unix");
+    let blocked = vm.blocked_nanos();
+    assert!(
+        cpu < blocked,
+        "main ran {cpu} ns of processor time and waited {blocked} ns for the task"
+    );
+}
+
+#[test]
+#[cfg(unix)]
+fn a_run_without_tasks_spends_processor_time_and_no_blocked_time() {
+    let source = format!("{SLOW}\nfn main() -> Int {{\n  slow(2000000)\n}}\n");
+    let program = compile(&source);
+    let mut vm = Vm::new(&program);
+    vm.run_entry("m", "main", vec![])
+        .expect("the run ends well");
+    assert_eq!(vm.blocked_nanos(), 0);
+    assert!(vm.cpu_nanos().expect("a thread clock on unix") > 0);
+}

@@ -18,6 +18,7 @@
 //! a `Vm` runs only a program it holds that proof of.
 
 mod builtins;
+mod cpu_clock;
 pub mod debug;
 mod divide;
 pub mod exec;
@@ -78,6 +79,11 @@ pub struct Vm<'a, D: Debugger + ?Sized = dyn Debugger + 'a> {
     input: Box<dyn std::io::BufRead + Send>,
     args: Vec<String>,
     instructions: u64,
+    /// The processor time of the task this `Vm` ran, over every run, while
+    /// its thread's clock could be read (see [`Vm::cpu_nanos`]).
+    cpu_nanos: Option<u64>,
+    /// The time it spent blocked, over every run.
+    blocked_nanos: u64,
     /// The proof that the program may run, with what the machine digests
     /// of it; or why it may not, which every run then reports.
     proven: Result<(Verified<'a>, Digest), String>,
@@ -160,6 +166,8 @@ impl<'a> Vm<'a> {
             input: Box::new(std::io::BufReader::new(std::io::stdin())),
             args: Vec::new(),
             instructions: 0,
+            cpu_nanos: Some(0),
+            blocked_nanos: 0,
             proven,
             fail_allocation_at: None,
             fixed_wait: None,
@@ -221,6 +229,8 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
             input: self.input,
             args: self.args,
             instructions: self.instructions,
+            cpu_nanos: self.cpu_nanos,
+            blocked_nanos: self.blocked_nanos,
             proven: self.proven,
             fail_allocation_at: self.fail_allocation_at,
             fixed_wait: self.fixed_wait,
@@ -285,6 +295,26 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
     /// task 0.
     pub fn instructions(&self) -> u64 {
         self.instructions
+    }
+
+    /// Processor time the task this `Vm` ran has spent, over every run so
+    /// far: its thread's own clock, read as each run starts and ends, so
+    /// neither the tasks it spawned nor the time it waited for them is in
+    /// it. `None` where the platform has no clock per thread. With
+    /// [`Vm::blocked_nanos`], what its run took: a profile of it, which
+    /// describes that task, is checked against the two.
+    pub fn cpu_nanos(&self) -> Option<u64> {
+        self.cpu_nanos
+    }
+
+    /// Nanoseconds the task this `Vm` ran has spent blocked, in `join` and
+    /// `recv`, over every run so far: the figure a debugger reads as
+    /// [`Stop::blocked_nanos`](debug::Stop::blocked_nanos), whole at the
+    /// run's end (each wait counted
+    /// [`with_fixed_wait_time`](Vm::with_fixed_wait_time)'s fixed figure
+    /// where that is set).
+    pub fn blocked_nanos(&self) -> u64 {
+        self.blocked_nanos
     }
 
     /// Runs `module.function` on `args` and gives its result.
@@ -376,10 +406,14 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
                     .stack_size(stack)
                     .spawn_scoped(scope, move || {
                         let args = args.lock().take();
-                        let outcome =
+                        let started = cpu_clock::thread_cpu_nanos();
+                        let (outcome, tally) =
                             run_task(shared, scope, debugger, 0, func, args.unwrap_or_default());
+                        let cpu = started
+                            .zip(cpu_clock::thread_cpu_nanos())
+                            .map(|(from, to)| to.saturating_sub(from));
                         shared.scheduler.end();
-                        outcome
+                        (outcome, tally, cpu)
                     })
             };
             // A host short of address space (a tight `ulimit -v`, which
@@ -388,13 +422,16 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
             // run needs that no debugger's `at` deepens.
             let main = start(TASK_STACK).or_else(|_| start(SMALL_TASK_STACK));
             match main {
-                Ok(main) => main.join().unwrap_or_else(|_| (Err(internal_error()), 0)),
+                Ok(main) => main
+                    .join()
+                    .unwrap_or_else(|_| (Err(internal_error()), Tally::default(), None)),
                 Err(e) => (
                     Err(RunError::new(
                         ErrorKind::Internal,
                         format!("could not start the run's thread: {e}"),
                     )),
-                    0,
+                    Tally::default(),
+                    Some(0),
                 ),
             }
         });
@@ -412,10 +449,12 @@ impl<'a, D: Debugger + ?Sized> Vm<'a, D> {
         let _ = err.flush();
         self.error_output = err;
         self.input = shared.input.into_inner();
-        let (mut result, executed) = outcome;
+        let (mut result, tally, cpu) = outcome;
         builtins::flushed(&mut result, flushed);
         tasks::settle_result(&mut result, failure, unjoined);
-        self.instructions += executed;
+        self.instructions += tally.executed;
+        self.blocked_nanos += tally.blocked_nanos;
+        self.cpu_nanos = self.cpu_nanos.zip(cpu).map(|(so_far, more)| so_far + more);
         if let Err(error) = &result
             && error.kind == ErrorKind::Interrupted
         {
@@ -432,10 +471,19 @@ fn internal_error() -> RunError {
     )
 }
 
+/// What a task's run came to besides its result, counted whether or not
+/// it failed.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Tally {
+    /// The instructions it executed.
+    pub(crate) executed: u64,
+    /// The nanoseconds it spent blocked in `join` and `recv`.
+    pub(crate) blocked_nanos: u64,
+}
+
 /// Runs one task to its end on the calling thread: a machine of its own, the
 /// entry frame on `args`, the loop watched or not. Gives the result and the
-/// instructions executed, which count whether or not the run failed. A panic
-/// in the machine becomes an internal error.
+/// task's [`Tally`]. A panic in the machine becomes an internal error.
 pub(crate) fn run_task<'scope, 'env, D: Debugger + ?Sized>(
     shared: &'env Shared<'env>,
     scope: &'scope Scope<'scope, 'env>,
@@ -443,11 +491,11 @@ pub(crate) fn run_task<'scope, 'env, D: Debugger + ?Sized>(
     task: u32,
     func: FunctionId,
     args: Vec<Value>,
-) -> (Result<Value, RunError>, u64)
+) -> (Result<Value, RunError>, Tally)
 where
     'env: 'scope,
 {
-    let mut executed = 0;
+    let mut tally = Tally::default();
     let attempt = std::panic::catch_unwind(AssertUnwindSafe(|| {
         let mut machine = match Machine::new(shared, task) {
             Ok(machine) => machine,
@@ -491,7 +539,10 @@ where
                 None if machine.fuel.is_some() => machine.run::<_, false>(scope, &Unwatched),
                 None => machine.run::<_, true>(scope, &Unwatched),
             };
-            executed = machine.executed;
+            tally = Tally {
+                executed: machine.executed,
+                blocked_nanos: machine.waited.nanos,
+            };
             let bits = result?;
             let function = shared.program.function(func);
             let last = function.code.len().saturating_sub(1) as u32;
@@ -514,5 +565,5 @@ where
     if let Some(debugger) = debugger {
         debugger.ended(task);
     }
-    (attempt.unwrap_or_else(|_| Err(internal_error())), executed)
+    (attempt.unwrap_or_else(|_| Err(internal_error())), tally)
 }
