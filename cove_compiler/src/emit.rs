@@ -261,6 +261,31 @@ impl Emitter {
                 a,
                 b,
             },
+            // An index stepped in place and read at once (`i += 1` then
+            // `a[i]`): the step's register is the index, and stays
+            // written, so nothing after the pair sees a difference.
+            (
+                Instr::AddIntImm {
+                    dst: stepped,
+                    a,
+                    value,
+                },
+                Instr::GetList {
+                    dst,
+                    list,
+                    index,
+                    ty,
+                },
+            ) if stepped == a && index == stepped => match i8::try_from(value) {
+                Ok(offset) => Instr::StepGetList {
+                    dst,
+                    list,
+                    index,
+                    ty,
+                    offset,
+                },
+                Err(_) => return false,
+            },
             _ => return false,
         };
         let at = self.code.len() - 1;
@@ -512,6 +537,19 @@ impl Emitter {
             self.bound_here = (pc, Vec::new());
         }
         self.bound_here.1.push(label);
+    }
+
+    /// Binds `label`, every jump to which is already emitted (a label only
+    /// jumped to forward, as a `while` loop's condition is by `continue`):
+    /// if none was, nothing can land here, and the binding does not keep
+    /// the instructions on either side of it from fusing (a scan's `i +=
+    /// 1` at the end of the body and the condition's `a[i]`).
+    pub(crate) fn bind_forward(&mut self, label: Label) {
+        let guarded = self.guard.is_some_and(|guard| guard.label == label);
+        self.bind(label);
+        if !guarded && self.jumps[label.0] == 0 {
+            self.bound_here.1.retain(|&bound| bound != label);
+        }
     }
 
     /// The last instruction, if the next may be fused with it: no label is
@@ -1525,5 +1563,83 @@ mod tests {
             }
         );
         assert_eq!(done.registers, 3);
+    }
+
+    /// `i += step` then `a[i]` (the list in r0, the index in r1, the
+    /// element into r2), with `between` bound between the two: a label
+    /// bound forward, one with a jump to it already emitted (from before
+    /// the pair), or none.
+    fn step_then_read(step: i32, between: &str) -> Vec<Instr> {
+        let mut e = Emitter::new();
+        let label = e.label();
+        if between == "jumped to" {
+            e.jump(Instr::Jump { target: 0 }, label);
+        }
+        e.emit(Instr::AddIntImm {
+            dst: Reg(1),
+            a: Reg(1),
+            value: step,
+        });
+        if between != "none" {
+            e.bind_forward(label);
+        }
+        e.emit(Instr::GetList {
+            dst: Reg(2),
+            list: Reg(0),
+            index: Reg(1),
+            ty: Program::INT,
+        });
+        e.emit(Instr::ReturnUnit {});
+        code(e)
+    }
+
+    #[test]
+    fn an_index_stepped_in_place_and_read_at_once_is_one_instruction() {
+        for between in ["none", "bound forward, jumped to by nothing"] {
+            assert_eq!(
+                step_then_read(-1, between)[..2],
+                [
+                    Instr::StepGetList {
+                        dst: Reg(2),
+                        list: Reg(0),
+                        index: Reg(1),
+                        ty: Program::INT,
+                        offset: -1,
+                    },
+                    Instr::ReturnUnit {},
+                ],
+                "{between}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_step_and_a_read_a_jump_lands_between_or_of_a_step_too_large_stay_two_instructions() {
+        let landed = step_then_read(1, "jumped to");
+        assert!(matches!(landed[1], Instr::AddIntImm { .. }), "{landed:?}");
+        assert!(matches!(landed[2], Instr::GetList { .. }), "{landed:?}");
+        let large = step_then_read(1000, "none");
+        assert!(matches!(large[0], Instr::AddIntImm { .. }), "{large:?}");
+        assert!(matches!(large[1], Instr::GetList { .. }), "{large:?}");
+    }
+
+    #[test]
+    fn a_step_into_another_register_than_the_index_read_is_not_fused() {
+        let mut e = Emitter::new();
+        e.emit(Instr::AddIntImm {
+            dst: Reg(3),
+            a: Reg(1),
+            value: 1,
+        });
+        e.emit(Instr::GetList {
+            dst: Reg(2),
+            list: Reg(0),
+            index: Reg(3),
+            ty: Program::INT,
+        });
+        e.emit(Instr::ReturnUnit {});
+        let code = code(e);
+        assert!(matches!(code[0], Instr::AddIntImm { .. }), "{code:?}");
+        assert!(matches!(code[1], Instr::GetList { .. }), "{code:?}");
     }
 }

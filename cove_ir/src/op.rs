@@ -666,6 +666,15 @@ instruction_set! {
     /// runtime error of `add.int.imm`, and a sum out of range that of
     /// `get.list`.
     GetListImm = "get.list.imm" { dst: DstAny, list: SrcRef, index: SrcNum, ty: Type, offset: Offset }
+    /// `index += offset`, then `dst = list[index]`, elements of type `ty`:
+    /// an `add.int.imm` that steps an index in place and the `get.list` of
+    /// the stepped index in one dispatch (a partition's `i += 1` and the
+    /// `a[i]` its scan tests next). The step's overflow is the runtime
+    /// error of `add.int.imm`, and an index out of range that of
+    /// `get.list`, the index already stepped, as the pair leaves it. The
+    /// compiler's emitter makes it of the pair on one source line with no
+    /// label bound between the two.
+    StepGetList = "step.get.list" { dst: DstAny, list: SrcRef, index: DstNum, ty: Type, offset: Offset }
     /// `list[index] = src`, elements of type `ty`; an index out of range is
     /// a runtime error.
     SetList = "set.list" { list: SrcRef, index: SrcNum, src: SrcAny, ty: Type }

@@ -776,7 +776,8 @@ impl<'p> Checker<'p> {
             }
             Instr::Unwrap { dst, ty, .. }
             | Instr::GetList { dst, ty, .. }
-            | Instr::GetListImm { dst, ty, .. } => {
+            | Instr::GetListImm { dst, ty, .. }
+            | Instr::StepGetList { dst, ty, .. } => {
                 vec![(dst, self.type_class(ty), format!("a value of type {ty}"))]
             }
             Instr::NewList {

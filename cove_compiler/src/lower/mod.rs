@@ -1162,7 +1162,9 @@ impl FnCx<'_> {
         let v = self.block(body, None, Want::Discard);
         self.release(v);
         let broke = self.loops.pop().is_some_and(|l| l.broke);
-        self.e.bind(check);
+        // Every jump to the condition is behind it: the one past the body
+        // before the first round, and the body's `continue`s.
+        self.e.bind_forward(check);
         self.set_line(&cond.span);
         let reported = (self.errors.len(), self.warnings.len());
         self.cond(cond, true, top);

@@ -817,7 +817,9 @@ impl<'p> Flow<'p> {
                 let t = self.types.intern(Shape::List(element));
                 e.writes.push((dst, known(t)));
             }
-            Instr::GetList { dst, list, ty, .. } | Instr::GetListImm { dst, list, ty, .. } => {
+            Instr::GetList { dst, list, ty, .. }
+            | Instr::GetListImm { dst, list, ty, .. }
+            | Instr::StepGetList { dst, list, ty, .. } => {
                 let element = self.types.of(ty);
                 let t = self.types.intern(Shape::List(element));
                 e.needs

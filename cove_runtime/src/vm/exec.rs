@@ -1431,6 +1431,27 @@ impl<'env> Machine<'env> {
                             None => fail!(index_out_of_range(i, self.heap.list_len(r))),
                         }
                     }
+                    Instr::StepGetList {
+                        dst,
+                        list,
+                        index,
+                        offset,
+                        ..
+                    } => {
+                        // The step first, written as the `add.int.imm` it
+                        // stands for writes it, then the element.
+                        let i = match int!(index).checked_add(i64::from(offset)) {
+                            Some(i) => i,
+                            None => fail!(sum_overflow(i64::from(offset))),
+                        };
+                        set!(index, i as u64);
+                        let r = object!(list, "`step.get.list`");
+                        // SAFETY: *types*: `r`, not 0, is a list of this heap.
+                        match unsafe { self.heap.list_get(r, i) } {
+                            Some(v) => set!(dst, v),
+                            None => fail!(index_out_of_range(i, self.heap.list_len(r))),
+                        }
+                    }
                     Instr::SetList {
                         list, index, src, ..
                     } => {
