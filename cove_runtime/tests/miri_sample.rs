@@ -10,9 +10,10 @@
 //! (`cargo +nightly miri test -p cove_runtime --test miri_sample`, see
 //! `docs/RELIABILITY.md`) every memory access of those runs is checked for
 //! undefined behaviour; natively it is one more fast test of the round
-//! trip. The sample is thirteen short programs chosen to touch each kind of
+//! trip. The sample is fourteen short programs chosen to touch each kind of
 //! heap object (strings, lists, maps, structs, enums, closures), a fault,
 //! the fused tests of an `Option` that unwrap it (on both of their paths),
+//! the fused step and read of a scan's index (`step.get.list`),
 //! and values copied between tasks' heaps through spawn, join and channels;
 //! the whole suite under Miri would take hours.
 //!
@@ -164,4 +165,8 @@ sample!(
 sample!(
     control_flow_threaded_jumps_and_option_tests_runs_from_printed_ir,
     "control_flow/threaded_jumps_and_option_tests"
+);
+sample!(
+    lists_a_scan_that_steps_its_index_reads_the_stepped_element_runs_from_printed_ir,
+    "lists/a_scan_that_steps_its_index_reads_the_stepped_element"
 );

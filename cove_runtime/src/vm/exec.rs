@@ -421,6 +421,31 @@ impl<'env> Machine<'env> {
                 r
             }};
         }
+        // The index `index + offset` of a fused read (`get.list.imm`,
+        // `step.get.list`): its overflow is the fault of the `add.int.imm`
+        // the instruction stands for.
+        macro_rules! offset_index {
+            ($index:expr, $offset:expr) => {
+                match int!($index).checked_add(i64::from($offset)) {
+                    Some(i) => i,
+                    None => fail!(sum_overflow(i64::from($offset))),
+                }
+            };
+        }
+        // `dst = list[i]` for the list in register `list`, or the fault of
+        // an index out of range; `what` names the instruction for a list
+        // that is 0.
+        macro_rules! read_element {
+            ($dst:expr, $list:expr, $i:expr, $what:expr) => {{
+                let r = object!($list, $what);
+                let i: i64 = $i;
+                // SAFETY: *types*: `r`, not 0, is a list of this heap.
+                match unsafe { self.heap.list_get(r, i) } {
+                    Some(v) => set!($dst, v),
+                    None => fail!(index_out_of_range(i, self.heap.list_len(r))),
+                }
+            }};
+        }
         // What a fused test of an `Option` (in `r`) writes: the value
         // inside a `Some`, and 0 for `None`.
         macro_rules! value_or_zero {
@@ -1403,13 +1428,7 @@ impl<'env> Machine<'env> {
                     Instr::GetList {
                         dst, list, index, ..
                     } => {
-                        let r = object!(list, "`get.list`");
-                        let i = int!(index);
-                        // SAFETY: *types*: `r`, not 0, is a list of this heap.
-                        match unsafe { self.heap.list_get(r, i) } {
-                            Some(v) => set!(dst, v),
-                            None => fail!(index_out_of_range(i, self.heap.list_len(r))),
-                        }
+                        read_element!(dst, list, int!(index), "`get.list`")
                     }
                     Instr::GetListImm {
                         dst,
@@ -1418,18 +1437,9 @@ impl<'env> Machine<'env> {
                         offset,
                         ..
                     } => {
-                        // The sum first: its overflow is the fault of the
-                        // `add.int.imm` this instruction stands for.
-                        let i = match int!(index).checked_add(i64::from(offset)) {
-                            Some(i) => i,
-                            None => fail!(sum_overflow(i64::from(offset))),
-                        };
-                        let r = object!(list, "`get.list.imm`");
-                        // SAFETY: *types*: `r`, not 0, is a list of this heap.
-                        match unsafe { self.heap.list_get(r, i) } {
-                            Some(v) => set!(dst, v),
-                            None => fail!(index_out_of_range(i, self.heap.list_len(r))),
-                        }
+                        // The sum first, before the list is looked at.
+                        let i = offset_index!(index, offset);
+                        read_element!(dst, list, i, "`get.list.imm`")
                     }
                     Instr::StepGetList {
                         dst,
@@ -1440,17 +1450,9 @@ impl<'env> Machine<'env> {
                     } => {
                         // The step first, written as the `add.int.imm` it
                         // stands for writes it, then the element.
-                        let i = match int!(index).checked_add(i64::from(offset)) {
-                            Some(i) => i,
-                            None => fail!(sum_overflow(i64::from(offset))),
-                        };
+                        let i = offset_index!(index, offset);
                         set!(index, i as u64);
-                        let r = object!(list, "`step.get.list`");
-                        // SAFETY: *types*: `r`, not 0, is a list of this heap.
-                        match unsafe { self.heap.list_get(r, i) } {
-                            Some(v) => set!(dst, v),
-                            None => fail!(index_out_of_range(i, self.heap.list_len(r))),
-                        }
+                        read_element!(dst, list, i, "`step.get.list`")
                     }
                     Instr::SetList {
                         list, index, src, ..
