@@ -7,8 +7,9 @@
 //! The generator is small and structure-aware: integer and string
 //! variables, arithmetic that may overflow or divide by zero, lists grown
 //! in loops, a map, a helper function called in a loop, string
-//! interpolation and `println`, and `Option`s matched and walked (each
-//! such statement asserts its own answer). Faults are welcome (both runs
+//! interpolation and `println`, `Option`s matched and walked, and lists
+//! scanned by a one-line `while` (each such statement asserts its own
+//! answer). Faults are welcome (both runs
 //! must fault alike); hangs are not possible (fuel).
 
 use cove_runtime::{ErrorKind, Limits, Vm};
@@ -120,6 +121,7 @@ fn statement(rng: &mut Rng, ints: &mut Vec<String>, depth: u32) -> String {
             let then = statement(rng, &mut inner, depth + 1);
             format!("{indent}if {cond} {{\n{then}{indent}}}\n")
         }
+        8 => list_scan(rng, &indent),
         9 => option_match(rng, ints, &indent),
         10 => option_walk(rng, &indent),
         _ => format!(
@@ -184,6 +186,50 @@ fn option_walk(rng: &mut Rng, indent: &str) -> String {
         "{indent}var c{k:x} = 0\n{indent}var o{k:x}: Option[Int] = Some({n})\n{walk}\
          {indent}assert(c{k:x} == {})\n",
         n + 1
+    )
+}
+
+/// A list of small `Int`s scanned by a one-line `while` that steps its
+/// index and reads the element at once (`while y[i] < 4 { i += 2 }`, the
+/// shape the compiler fuses into `step.get.list`), up from the first
+/// element or down from the last, by one or two. The index it stops at is
+/// asserted as the generator found it; a scan with nothing to stop it
+/// runs off the list, a fault, and is followed by an `assert(false)`, so a
+/// run that went past it without one fails.
+fn list_scan(rng: &mut Rng, indent: &str) -> String {
+    let k = rng.next();
+    let values: Vec<i64> = (0..1 + rng.below(8))
+        .map(|_| rng.below(10) as i64)
+        .collect();
+    let limit = 1 + rng.below(10) as i64;
+    let step = 1 + rng.below(2) as i64;
+    let (start, step) = if rng.below(2) == 0 {
+        (0, step)
+    } else {
+        (values.len() as i64 - 1, -step)
+    };
+    let mut i = start;
+    while (0..values.len() as i64).contains(&i) && values[i as usize] < limit {
+        i += step;
+    }
+    let stop = if (0..values.len() as i64).contains(&i) {
+        format!("i{k:x} == {i}")
+    } else {
+        "false".to_string()
+    };
+    let list: Vec<String> = values.iter().map(i64::to_string).collect();
+    let stepped = if step > 0 {
+        format!("i{k:x} += {step}")
+    } else {
+        format!("i{k:x} -= {}", -step)
+    };
+    format!(
+        "{indent}let y{k:x} = [{}]
+{indent}var i{k:x} = {start}
+         {indent}while y{k:x}[i{k:x}] < {limit} {{ {stepped} }}
+         {indent}assert({stop})
+",
+        list.join(", ")
     )
 }
 
