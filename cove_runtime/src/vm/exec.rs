@@ -432,16 +432,21 @@ impl<'env> Machine<'env> {
                 }
             };
         }
-        // `dst = list[i]` for the list in register `list`, or the fault of
-        // an index out of range; `what` names the instruction for a list
-        // that is 0.
+        // `dst = list[i]` for the list in register `list`, giving the
+        // element, or the fault of an index out of range; `what` names the
+        // instruction for a list that is 0. Every read of a list by index
+        // (`get.list` and its fused forms, the fused tests of a `Bool`
+        // element).
         macro_rules! read_element {
             ($dst:expr, $list:expr, $i:expr, $what:expr) => {{
                 let r = object!($list, $what);
                 let i: i64 = $i;
                 // SAFETY: *types*: `r`, not 0, is a list of this heap.
                 match unsafe { self.heap.list_get(r, i) } {
-                    Some(v) => set!($dst, v),
+                    Some(v) => {
+                        set!($dst, v);
+                        v
+                    }
                     None => fail!(index_out_of_range(i, self.heap.list_len(r))),
                 }
             }};
@@ -1078,16 +1083,8 @@ impl<'env> Machine<'env> {
                         index,
                         target,
                     } => {
-                        let r = object!(list, "`jump-if.list`");
-                        let i = int!(index);
-                        // SAFETY: *types*: `r`, not 0, is a list of this heap.
-                        match unsafe { self.heap.list_get(r, i) } {
-                            Some(v) => {
-                                set!(dst, v);
-                                jump_if!(v != 0, target)
-                            }
-                            None => fail!(index_out_of_range(i, self.heap.list_len(r))),
-                        }
+                        let v = read_element!(dst, list, int!(index), "`jump-if.list`");
+                        jump_if!(v != 0, target)
                     }
                     Instr::JumpIfNotList {
                         dst,
@@ -1095,16 +1092,8 @@ impl<'env> Machine<'env> {
                         index,
                         target,
                     } => {
-                        let r = object!(list, "`jump-ifnot.list`");
-                        let i = int!(index);
-                        // SAFETY: *types*: `r`, not 0, is a list of this heap.
-                        match unsafe { self.heap.list_get(r, i) } {
-                            Some(v) => {
-                                set!(dst, v);
-                                jump_if!(v == 0, target)
-                            }
-                            None => fail!(index_out_of_range(i, self.heap.list_len(r))),
-                        }
+                        let v = read_element!(dst, list, int!(index), "`jump-ifnot.list`");
+                        jump_if!(v == 0, target)
                     }
                     Instr::JumpIfLtFloat { dst, a, b, target } => {
                         let holds = float!(a) < float!(b);
@@ -1428,7 +1417,7 @@ impl<'env> Machine<'env> {
                     Instr::GetList {
                         dst, list, index, ..
                     } => {
-                        read_element!(dst, list, int!(index), "`get.list`")
+                        read_element!(dst, list, int!(index), "`get.list`");
                     }
                     Instr::GetListImm {
                         dst,
@@ -1439,7 +1428,7 @@ impl<'env> Machine<'env> {
                     } => {
                         // The sum first, before the list is looked at.
                         let i = offset_index!(index, offset);
-                        read_element!(dst, list, i, "`get.list.imm`")
+                        read_element!(dst, list, i, "`get.list.imm`");
                     }
                     Instr::StepGetList {
                         dst,
@@ -1452,7 +1441,7 @@ impl<'env> Machine<'env> {
                         // stands for writes it, then the element.
                         let i = offset_index!(index, offset);
                         set!(index, i as u64);
-                        read_element!(dst, list, i, "`step.get.list`")
+                        read_element!(dst, list, i, "`step.get.list`");
                     }
                     Instr::SetList {
                         list, index, src, ..
