@@ -354,9 +354,8 @@ pub fn run_once(
     let cpu = figure("task")
         .or_else(|| figure("cpu"))
         .ok_or(Outcome::Refused("this build has no processor clock"))?;
-    let instructions = word("instructions")
-        .and_then(|w| w.parse().ok())
-        .ok_or(Outcome::Refused("it did not say what it ran"))?;
+    let instructions =
+        figure("instructions").ok_or(Outcome::Refused("it did not say what it ran"))?;
     Ok(Ran {
         cpu,
         instructions,

@@ -1565,28 +1565,37 @@ mod tests {
         assert_eq!(done.registers, 3);
     }
 
-    /// `i += step` then `a[i]` (the list in r0, the index in r1, the
-    /// element into r2), with `between` bound between the two: a label
-    /// bound forward, one with a jump to it already emitted (from before
-    /// the pair), or none.
-    fn step_then_read(step: i32, between: &str) -> Vec<Instr> {
+    /// What lies between a step and a read in [`step_then_read`].
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Between {
+        /// Nothing.
+        Nothing,
+        /// A label bound forward that nothing jumps to.
+        UnusedLabel,
+        /// A label a jump emitted before the pair lands on.
+        LandedLabel,
+    }
+
+    /// `stepped = r1 + step` then `a[stepped]` (the list in r0, the element
+    /// into r2), with `between` between the two.
+    fn step_then_read(step: i32, stepped: u16, between: Between) -> Vec<Instr> {
         let mut e = Emitter::new();
         let label = e.label();
-        if between == "jumped to" {
+        if between == Between::LandedLabel {
             e.jump(Instr::Jump { target: 0 }, label);
         }
         e.emit(Instr::AddIntImm {
-            dst: Reg(1),
+            dst: Reg(stepped),
             a: Reg(1),
             value: step,
         });
-        if between != "none" {
+        if between != Between::Nothing {
             e.bind_forward(label);
         }
         e.emit(Instr::GetList {
             dst: Reg(2),
             list: Reg(0),
-            index: Reg(1),
+            index: Reg(stepped),
             ty: Program::INT,
         });
         e.emit(Instr::ReturnUnit {});
@@ -1595,9 +1604,9 @@ mod tests {
 
     #[test]
     fn an_index_stepped_in_place_and_read_at_once_is_one_instruction() {
-        for between in ["none", "bound forward, jumped to by nothing"] {
+        for between in [Between::Nothing, Between::UnusedLabel] {
             assert_eq!(
-                step_then_read(-1, between)[..2],
+                step_then_read(-1, 1, between)[..2],
                 [
                     Instr::StepGetList {
                         dst: Reg(2),
@@ -1608,37 +1617,25 @@ mod tests {
                     },
                     Instr::ReturnUnit {},
                 ],
-                "{between}"
+                "{between:?}"
             );
         }
     }
 
     #[test]
     fn a_step_and_a_read_a_jump_lands_between_or_of_a_step_too_large_stay_two_instructions() {
-        let landed = step_then_read(1, "jumped to");
+        let landed = step_then_read(1, 1, Between::LandedLabel);
         assert!(matches!(landed[1], Instr::AddIntImm { .. }), "{landed:?}");
         assert!(matches!(landed[2], Instr::GetList { .. }), "{landed:?}");
-        let large = step_then_read(1000, "none");
+        let large = step_then_read(1000, 1, Between::Nothing);
         assert!(matches!(large[0], Instr::AddIntImm { .. }), "{large:?}");
         assert!(matches!(large[1], Instr::GetList { .. }), "{large:?}");
     }
 
     #[test]
     fn a_step_into_another_register_than_the_index_read_is_not_fused() {
-        let mut e = Emitter::new();
-        e.emit(Instr::AddIntImm {
-            dst: Reg(3),
-            a: Reg(1),
-            value: 1,
-        });
-        e.emit(Instr::GetList {
-            dst: Reg(2),
-            list: Reg(0),
-            index: Reg(3),
-            ty: Program::INT,
-        });
-        e.emit(Instr::ReturnUnit {});
-        let code = code(e);
+        // r3 = r1 + 1, then a[r3]: the sum is a new register, not a step.
+        let code = step_then_read(1, 3, Between::Nothing);
         assert!(matches!(code[0], Instr::AddIntImm { .. }), "{code:?}");
         assert!(matches!(code[1], Instr::GetList { .. }), "{code:?}");
     }
