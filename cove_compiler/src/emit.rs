@@ -261,6 +261,17 @@ impl Emitter {
                 a,
                 b,
             },
+            // A constant added in place to a sum (`row - c + n - 1`): the
+            // sum's register is the one the constant goes to, so nothing
+            // after the pair sees the sum alone.
+            (
+                Instr::AddInt { dst: sum, a, b },
+                Instr::AddIntImm {
+                    dst,
+                    a: added,
+                    value,
+                },
+            ) if added == sum && dst == sum => Instr::AddAddIntImm { dst, a, b, value },
             // An index stepped in place and read at once (`i += 1` then
             // `a[i]`): the step's register is the index, and stays
             // written, so nothing after the pair sees a difference.
@@ -1630,6 +1641,60 @@ mod tests {
         let large = step_then_read(1000, 1, Between::Nothing);
         assert!(matches!(large[0], Instr::AddIntImm { .. }), "{large:?}");
         assert!(matches!(large[1], Instr::GetList { .. }), "{large:?}");
+    }
+
+    /// `r2 = r0 + r1`, then `into = r2 + 7`, with `between` between.
+    fn sum_then_constant(into: u16, between: Between) -> Vec<Instr> {
+        let mut e = Emitter::new();
+        let label = e.label();
+        if between == Between::LandedLabel {
+            e.jump(Instr::Jump { target: 0 }, label);
+        }
+        e.emit(Instr::AddInt {
+            dst: Reg(2),
+            a: Reg(0),
+            b: Reg(1),
+        });
+        if between != Between::Nothing {
+            e.bind_forward(label);
+        }
+        e.emit(Instr::AddIntImm {
+            dst: Reg(into),
+            a: Reg(2),
+            value: 7,
+        });
+        e.emit(Instr::ReturnUnit {});
+        code(e)
+    }
+
+    #[test]
+    fn a_constant_added_in_place_to_a_sum_is_one_instruction() {
+        for between in [Between::Nothing, Between::UnusedLabel] {
+            assert_eq!(
+                sum_then_constant(2, between)[..2],
+                [
+                    Instr::AddAddIntImm {
+                        dst: Reg(2),
+                        a: Reg(0),
+                        b: Reg(1),
+                        value: 7,
+                    },
+                    Instr::ReturnUnit {},
+                ],
+                "{between:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_constant_added_to_a_sum_into_another_register_or_past_a_landing_stays_two_instructions() {
+        // r3 = r2 + 7 leaves the sum in r2, which something may read.
+        let apart = sum_then_constant(3, Between::Nothing);
+        assert!(matches!(apart[0], Instr::AddInt { .. }), "{apart:?}");
+        assert!(matches!(apart[1], Instr::AddIntImm { .. }), "{apart:?}");
+        let landed = sum_then_constant(2, Between::LandedLabel);
+        assert!(matches!(landed[1], Instr::AddInt { .. }), "{landed:?}");
+        assert!(matches!(landed[2], Instr::AddIntImm { .. }), "{landed:?}");
     }
 
     #[test]

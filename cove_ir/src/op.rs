@@ -390,6 +390,14 @@ instruction_set! {
     /// `dst = a + value`; overflow is a runtime error. Subtraction of a
     /// constant is this with a negative immediate.
     AddIntImm = "add.int.imm" { dst: DstNum, a: SrcNum, value: Imm }
+    /// `dst = a + b + value`: an `add.int` and the `add.int.imm` that
+    /// adds a constant to its sum in place (`row - c + n - 1`, `i + j + 1`)
+    /// in one dispatch. The sum's overflow is the runtime error of
+    /// `add.int`, and the constant's that of `add.int.imm`, with `dst`
+    /// left holding the sum, as the pair leaves it. The compiler's emitter
+    /// makes it of the pair on one source line with no label bound
+    /// between the two.
+    AddAddIntImm = "add-add.int.imm" { dst: DstNum, a: SrcNum, b: SrcNum, value: Imm }
     /// `dst = a - b`; overflow is a runtime error.
     SubInt = "sub.int" { dst: DstNum, a: SrcNum, b: SrcNum }
     /// `dst = a * b`; overflow is a runtime error.

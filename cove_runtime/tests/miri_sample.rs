@@ -170,3 +170,7 @@ sample!(
     lists_a_scan_that_steps_its_index_reads_the_stepped_element_runs_from_printed_ir,
     "lists/a_scan_that_steps_its_index_reads_the_stepped_element"
 );
+sample!(
+    arithmetic_a_constant_added_to_a_sum_on_one_line_runs_from_printed_ir,
+    "arithmetic/a_constant_added_to_a_sum_on_one_line"
+);

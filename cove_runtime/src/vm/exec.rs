@@ -849,6 +849,18 @@ impl<'env> Machine<'env> {
                             None => fail!(sum_overflow(i64::from(value))),
                         }
                     }
+                    Instr::AddAddIntImm { dst, a, b, value } => {
+                        let Some(sum) = int!(a).checked_add(int!(b)) else {
+                            fail!(overflow("addition"))
+                        };
+                        match sum.checked_add(i64::from(value)) {
+                            Some(v) => set!(dst, v as u64),
+                            None => {
+                                set!(dst, sum as u64);
+                                fail!(sum_overflow(i64::from(value)))
+                            }
+                        }
+                    }
                     Instr::SubInt { dst, a, b } => match int!(a).checked_sub(int!(b)) {
                         Some(v) => set!(dst, v as u64),
                         None => fail!(overflow("subtraction")),
