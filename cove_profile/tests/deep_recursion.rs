@@ -5,7 +5,8 @@
 //! Version 1 of the JSON wrote every calling context's whole path, so a
 //! recursion n deep held n²/2 names (5,000 deep: 251 MB); version 2 a node
 //! a level (100,000 deep: 23 MB); version 3 a chain of alike levels as one
-//! entry. These tests profile real recursions under a stepping clock,
+//! entry; version 4 a chain that repeats a cycle of levels (a mutual
+//! recursion's) as one entry too. These tests profile real recursions under a stepping clock,
 //! which makes every level but the last alike, and assert on bytes and
 //! frames, never on time.
 
@@ -27,15 +28,44 @@ export fn start(depth: Int) -> Int {
 }
 ";
 
+/// Three functions that call each other in a cycle, one level each.
+const CYCLE: &str = "
+fn a(n: Int) -> Int {
+  if n == 0 {
+    return 0
+  }
+  1 + b(n - 1)
+}
+fn b(n: Int) -> Int {
+  if n == 0 {
+    return 0
+  }
+  2 + c(n - 1)
+}
+fn c(n: Int) -> Int {
+  if n == 0 {
+    return 0
+  }
+  3 + a(n - 1)
+}
+export fn start(depth: Int) -> Int {
+  a(depth)
+}
+";
+
 /// The JSON and folded (by instructions) reports of `down(depth)`.
 fn reports(depth: i64) -> (String, String) {
-    let program = cove_compiler::compile_module("deep", DOWN).unwrap_or_else(|d| panic!("{d}"));
+    reports_of(DOWN, depth)
+}
+
+/// The JSON and folded (by instructions) reports of `start(depth)` of
+/// `source`.
+fn reports_of(source: &str, depth: i64) -> (String, String) {
+    let program = cove_compiler::compile_module("deep", source).unwrap_or_else(|d| panic!("{d}"));
     let profiler = Profiler::with_clock(SteppingClock::new(1));
     let mut vm = Vm::new(&program).with_debugger(&profiler);
-    let result = vm
-        .run_entry("deep", "start", vec![Value::Int(depth)])
+    vm.run_entry("deep", "start", vec![Value::Int(depth)])
         .expect("it runs");
-    assert_eq!(result, Value::Int(depth));
     drop(vm);
     let report = Report::new(&program, &profiler);
     (report.json(), report.folded(Metric::Ran))
@@ -57,6 +87,40 @@ fn a_recursion_20000_deep_profiles_to_a_small_json_that_reads_back_every_level()
     assert_eq!(profile.stacks.len(), 20_002, "start and 20,001 of down");
     let deepest = profile.stacks.last().expect("a node");
     assert_eq!(profile.stack_of(deepest.task, deepest.id).len(), 20_002);
+}
+
+#[test]
+fn a_mutual_recursion_20000_deep_profiles_to_a_small_json_that_reads_back_every_level() {
+    // 20,000 is not a multiple of the cycle's three functions: the chain
+    // ends part of the way round it.
+    let (json, _) = reports_of(CYCLE, 20_000);
+    // The cycle's levels are one entry: a node a level was about 5 MB.
+    assert!(
+        json.len() < 64 * 1024,
+        "{} bytes for 20,000 frames",
+        json.len()
+    );
+    let profile = Profile::from_json(&json).expect("it reads back");
+    assert_eq!(profile.stacks.len(), 20_002, "start and 20,001 levels");
+    let deepest = profile.stacks.last().expect("a node");
+    let path = profile.stack_of(deepest.task, deepest.id);
+    assert_eq!(path.len(), 20_002);
+    // Every level is the function the cycle puts there, the last included.
+    let cycle = ["deep.a", "deep.b", "deep.c"];
+    for (level, function) in path.iter().skip(1).enumerate() {
+        assert_eq!(*function, cycle[level % 3], "level {level}");
+    }
+    // And it reads back to itself, cycle and all.
+    let again = Profile::from_json(&profile.to_json()).expect("it reads back");
+    assert_eq!(again.stacks, profile.stacks);
+}
+
+#[test]
+fn a_mutual_recursion_twice_as_deep_has_a_json_no_bigger() {
+    let (short, _) = reports_of(CYCLE, 5_000);
+    let (long, _) = reports_of(CYCLE, 10_000);
+    let ratio = long.len() as f64 / short.len() as f64;
+    assert!(ratio < 1.1, "json: ×{ratio:.2}");
 }
 
 #[test]
@@ -211,6 +275,27 @@ fn a_version_2_profile_with_a_node_an_entry_reads_as_the_same_tree() {
     assert_eq!(old.version, SCHEMA_VERSION);
     assert_eq!(old.stacks, profile.stacks);
     assert_eq!(profile.stacks.len(), 52, "start and 51 levels of down");
+}
+
+#[test]
+fn a_version_3_profile_with_chains_of_one_function_reads_as_the_same_tree() {
+    // Version 3 wrote a recursion of one function as this version does:
+    // chains without cycles.
+    let (json, _) = reports(50);
+    let profile = Profile::from_json(&json).expect("this version reads");
+    let mut value: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert!(
+        value["stacks"]
+            .as_array()
+            .expect("stacks")
+            .iter()
+            .all(|entry| entry.get("cycle").is_none()),
+        "a recursion of one function has no cycle"
+    );
+    value["version"] = 3.into();
+    let old = Profile::from_json(&value.to_string()).expect("version 3 reads");
+    assert_eq!(old.version, SCHEMA_VERSION);
+    assert_eq!(old.stacks, profile.stacks);
 }
 
 #[test]

@@ -24,7 +24,10 @@
 //! the levels of a recursion — is written once, with how many nodes it
 //! stands for (`repeat`): a runaway recursion 100,000 frames deep, one
 //! node a level, wrote 23 MB before; its levels differ only where a
-//! sample landed, so it now writes one entry a sample or so.
+//! sample landed, so it now writes one entry a sample or so. A chain that
+//! repeats a cycle of a few nodes (`a`, `b`, `c`, `a`, ...: a mutual
+//! recursion) is written once too, the cycle's nodes after the first in
+//! its `cycle`.
 
 use std::fmt;
 
@@ -44,9 +47,13 @@ pub const JSON_SCHEMA: &str = include_str!("../../schema/profile.schema.json");
 /// which made a recursion n deep n²/2 names long). Version 3 writes a
 /// chain of alike nodes as one entry with a `repeat` (see
 /// [`StackEntry`]); a reader of version 2 would take such an entry for
-/// one node, so the version changed. [`Profile::from_json`] reads
-/// versions 1 and 2 too, rebuilding the tree from version 1's paths.
-pub const SCHEMA_VERSION: u32 = 3;
+/// one node, so the version changed. Version 4 writes a chain whose nodes
+/// repeat a cycle of several functions (a mutual recursion's levels) as
+/// one entry too, the cycle's other nodes in its `cycle`; a reader of
+/// version 3 would take such an entry for a chain of one function.
+/// [`Profile::from_json`] reads versions 1 to 3 too, rebuilding the tree
+/// from version 1's paths.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// What `format` says in every profile this crate writes.
 const FORMAT: &str = "cove-profile";
@@ -290,7 +297,9 @@ impl Profile {
             });
         }
         if header.version >= 2 {
-            // Version 2 is version 3 without chains: every entry one node.
+            // Version 2 is version 4 without chains, and version 3 without
+            // cycles: every entry of version 2 one node, every chain of
+            // version 3 one function.
             let mut profile: Profile = serde_json::from_str(text).map_err(malformed)?;
             profile.version = SCHEMA_VERSION;
             return Ok(profile);
@@ -341,10 +350,22 @@ impl Profile {
 }
 
 /// How `stacks` is written and read: a run of nodes, each the parent of
-/// the next, numbered one after another, of one task and function, with
-/// the same calls and cost, is one entry whose `repeat` says how many
-/// nodes it stands for (absent for one). Read back, each entry is its
-/// nodes again, so a profile reads back to itself.
+/// the next, numbered one after another, of one task, in which every node
+/// has the function, calls and cost of the node a *period* before it, is
+/// one entry whose `repeat` says how many nodes it stands for (absent for
+/// one) and whose `cycle` gives the function, calls and cost of the
+/// period's nodes after the first (absent for a period of one: the
+/// levels of a recursion of one function). Node `i` of the run is then
+/// the period's node `i % period`. Read back, each entry is its nodes
+/// again, so a profile reads back to itself.
+///
+/// Why periods: a runaway recursion of one function is a run of period
+/// one, but one of several (`a` calls `b`, which calls `c`, which calls
+/// `a` again) alternates its functions, and with a period of one only it
+/// wrote a node an entry, 23 MB for 100,000 frames. A period is looked
+/// for up to [`MAX_PERIOD`] nodes long, and taken only for a run of at
+/// least two whole periods, so every ordinary path is written a node an
+/// entry, as version 2 wrote it.
 mod chains {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -357,6 +378,12 @@ mod chains {
     /// always reads; a file past it is refused, by name.
     pub(super) const MAX_REPEATED: u64 = 1 << 20;
 
+    /// The longest period a run is looked for with: a cycle of mutually
+    /// recursive functions longer than this is written a node an entry.
+    /// Each node is compared with the one this many before it at most, so
+    /// writing stays linear in the nodes.
+    pub(super) const MAX_PERIOD: usize = 8;
+
     /// An entry as the file holds it.
     #[derive(Serialize, Deserialize)]
     struct Chain {
@@ -368,6 +395,16 @@ mod chains {
         cost: Charge,
         #[serde(default = "one", skip_serializing_if = "is_one")]
         repeat: u32,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        cycle: Vec<Link>,
+    }
+
+    /// A node of a period after its first: what it has of its own.
+    #[derive(Serialize, Deserialize)]
+    struct Link {
+        function: String,
+        calls: u64,
+        cost: Charge,
     }
 
     fn one() -> u32 {
@@ -378,14 +415,27 @@ mod chains {
         *n == 1
     }
 
-    /// Whether `next` continues the chain that ends in `last`.
-    fn continues(last: &StackEntry, next: &StackEntry) -> bool {
-        next.task == last.task
-            && next.parent == last.id
-            && Some(next.id) == last.id.checked_add(1)
-            && next.function == last.function
-            && next.calls == last.calls
-            && next.cost == last.cost
+    /// Whether `next` is the node `last` calls, numbered just after it.
+    fn called_by(last: &StackEntry, next: &StackEntry) -> bool {
+        next.task == last.task && next.parent == last.id && Some(next.id) == last.id.checked_add(1)
+    }
+
+    /// Whether two nodes have the same function, calls and cost.
+    fn alike(a: &StackEntry, b: &StackEntry) -> bool {
+        a.function == b.function && a.calls == b.calls && a.cost == b.cost
+    }
+
+    /// The end of the run of period `period` that starts at `start`: one
+    /// past its last node.
+    fn run_end(stacks: &[StackEntry], start: usize, period: usize) -> usize {
+        let mut end = start + 1;
+        while end < stacks.len()
+            && called_by(&stacks[end - 1], &stacks[end])
+            && (end < start + period || alike(&stacks[end - period], &stacks[end]))
+        {
+            end += 1;
+        }
+        end
     }
 
     pub(super) fn serialize<S: Serializer>(
@@ -395,11 +445,17 @@ mod chains {
         let mut chains: Vec<Chain> = Vec::new();
         let mut i = 0;
         while i < stacks.len() {
-            let first = &stacks[i];
-            let mut end = i + 1;
-            while end < stacks.len() && continues(&stacks[end - 1], &stacks[end]) {
-                end += 1;
+            // The period that covers the most nodes, the shortest of
+            // those; a longer one counts only where it repeats whole.
+            let mut best = (1, run_end(stacks, i, 1));
+            for period in 2..=MAX_PERIOD {
+                let end = run_end(stacks, i, period);
+                if end - i >= 2 * period && end > best.1 {
+                    best = (period, end);
+                }
             }
+            let (period, end) = best;
+            let first = &stacks[i];
             chains.push(Chain {
                 task: first.task,
                 id: first.id,
@@ -408,6 +464,14 @@ mod chains {
                 calls: first.calls,
                 cost: first.cost,
                 repeat: (end - i) as u32,
+                cycle: stacks[i + 1..i + period]
+                    .iter()
+                    .map(|node| Link {
+                        function: node.function.clone(),
+                        calls: node.calls,
+                        cost: node.cost,
+                    })
+                    .collect(),
             });
             i = end;
         }
@@ -443,15 +507,23 @@ mod chains {
                         chain.id, chain.repeat
                     ))
                 })?;
+            let period = 1 + chain.cycle.len();
             let mut parent = chain.parent;
-            for id in chain.id..=last {
+            for (i, id) in (chain.id..=last).enumerate() {
+                let (function, calls, cost) = match i % period {
+                    0 => (&chain.function, chain.calls, chain.cost),
+                    k => {
+                        let link = &chain.cycle[k - 1];
+                        (&link.function, link.calls, link.cost)
+                    }
+                };
                 stacks.push(StackEntry {
                     task: chain.task,
                     id,
                     parent,
-                    function: chain.function.clone(),
-                    calls: chain.calls,
-                    cost: chain.cost,
+                    function: function.clone(),
+                    calls,
+                    cost,
                 });
                 parent = id;
             }
