@@ -261,6 +261,24 @@ impl Emitter {
                 a,
                 b,
             },
+            // A variable moved into the first argument of a closure call
+            // (`f(x)` through a function value): the move's register is the
+            // window's first, which the call lends the callee anyway.
+            (
+                Instr::Move { dst: moved, src },
+                Instr::CallClosure {
+                    dst,
+                    callee,
+                    base,
+                    count,
+                },
+            ) if moved == base && count >= 1 && callee != moved => Instr::MoveCallClosure {
+                dst,
+                callee,
+                base,
+                count,
+                src,
+            },
             // A constant added in place to a sum (`row - c + n - 1`): the
             // sum's register is the one the constant goes to, so nothing
             // after the pair sees the sum alone.
@@ -1695,6 +1713,65 @@ mod tests {
         let landed = sum_then_constant(2, Between::LandedLabel);
         assert!(matches!(landed[1], Instr::AddInt { .. }), "{landed:?}");
         assert!(matches!(landed[2], Instr::AddIntImm { .. }), "{landed:?}");
+    }
+
+    /// `r4 = r0` moved into the window, then the closure in r1 called on
+    /// `count` registers from `base`, with `between` between.
+    fn move_then_call(base: u16, count: u16, between: Between) -> Vec<Instr> {
+        let mut e = Emitter::new();
+        let label = e.label();
+        if between == Between::LandedLabel {
+            e.jump(Instr::Jump { target: 0 }, label);
+        }
+        e.emit(Instr::Move {
+            dst: Reg(4),
+            src: Reg(0),
+        });
+        if between != Between::Nothing {
+            e.bind_forward(label);
+        }
+        e.emit(Instr::CallClosure {
+            dst: Reg(2),
+            callee: Reg(1),
+            base: Reg(base),
+            count,
+        });
+        e.emit(Instr::ReturnUnit {});
+        code(e)
+    }
+
+    #[test]
+    fn a_variable_moved_into_a_closure_calls_first_argument_is_one_instruction() {
+        for between in [Between::Nothing, Between::UnusedLabel] {
+            assert_eq!(
+                move_then_call(4, 2, between)[..2],
+                [
+                    Instr::MoveCallClosure {
+                        dst: Reg(2),
+                        callee: Reg(1),
+                        base: Reg(4),
+                        count: 2,
+                        src: Reg(0),
+                    },
+                    Instr::ReturnUnit {},
+                ],
+                "{between:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_move_elsewhere_than_the_first_argument_or_past_a_landing_stays_two_instructions() {
+        // The move fills the second argument, not the first.
+        let second = move_then_call(3, 2, Between::Nothing);
+        assert!(matches!(second[0], Instr::Move { .. }), "{second:?}");
+        assert!(matches!(second[1], Instr::CallClosure { .. }), "{second:?}");
+        // A call of no arguments has no first argument to move into.
+        let none = move_then_call(4, 0, Between::Nothing);
+        assert!(matches!(none[0], Instr::Move { .. }), "{none:?}");
+        let landed = move_then_call(4, 1, Between::LandedLabel);
+        assert!(matches!(landed[1], Instr::Move { .. }), "{landed:?}");
+        assert!(matches!(landed[2], Instr::CallClosure { .. }), "{landed:?}");
     }
 
     #[test]

@@ -734,6 +734,15 @@ instruction_set! {
     /// class (the compiler makes it a num one, so that it is not a ref
     /// register of the caller's for the return to clear).
     CallClosure = "call.closure" { dst: DstAny, callee: SrcRef, base: Base, count: Count }
+    /// `base = src`, then `call.closure dst, callee, base, count`: the
+    /// `move` of a variable into the first argument of a closure call and
+    /// the call in one dispatch (`g(f(x))` of a composed function, a fold
+    /// calling `f(acc, i)`). `src` is of the first parameter's class and
+    /// type, as the move's source would have to be; `count` is at least 1.
+    /// A closure that is 0 faults as `call.closure`'s does, with the move
+    /// already made, as the pair leaves it. The compiler's emitter makes
+    /// it of the pair on one source line with no label bound between.
+    MoveCallClosure = "move-call.closure" { dst: DstAny, callee: SrcRef, base: Base, count: Count, src: SrcAny }
 }
 
 impl Instr {
@@ -868,7 +877,10 @@ const STRETCH_END: [StretchEnd; Opcode::ALL.len()] = {
             StretchEnd::No
         } else if is_branch(op) {
             StretchEnd::Branch
-        } else if matches!(op, Opcode::Call | Opcode::CallClosure) {
+        } else if matches!(
+            op,
+            Opcode::Call | Opcode::CallClosure | Opcode::MoveCallClosure
+        ) {
             StretchEnd::Call
         } else if matches!(op, Opcode::Return | Opcode::ReturnUnit) {
             StretchEnd::Return
@@ -1024,6 +1036,7 @@ const fn ends_stretch(op: Opcode) -> bool {
             | NewChannel
             | NewClosure
             | CallClosure
+            | MoveCallClosure
     )
 }
 
@@ -1054,6 +1067,7 @@ mod tests {
         }
         assert_eq!(Opcode::Call.stretch_end(), StretchEnd::Call);
         assert_eq!(Opcode::CallClosure.stretch_end(), StretchEnd::Call);
+        assert_eq!(Opcode::MoveCallClosure.stretch_end(), StretchEnd::Call);
         assert_eq!(Opcode::ReturnUnit.stretch_end(), StretchEnd::Return);
         // Returned or fell through: the loop tells which as it runs it.
         assert_eq!(

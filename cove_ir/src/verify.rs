@@ -1002,7 +1002,7 @@ impl<'p> Checker<'p> {
                     vec![]
                 }
             },
-            Instr::CallClosure { base, count, .. } => {
+            Instr::CallClosure { base, count, .. } | Instr::MoveCallClosure { base, count, .. } => {
                 // The arity and classes depend on the callee's type, which
                 // the second pass follows; here only the closure's slot,
                 // which must be in the frame. Of either class: the VM
@@ -1021,7 +1021,24 @@ impl<'p> Checker<'p> {
                         ),
                     );
                 }
-                vec![]
+                // The move's source is of the class of the register it
+                // goes to, the first argument's; the flow pass checks its
+                // type against the callee's first parameter.
+                match *instr {
+                    Instr::MoveCallClosure { src, .. } => {
+                        if count == 0 {
+                            self.fail(
+                                at,
+                                format!(
+                                    "`move-call.closure` moves {src} into no argument: its count is 0"
+                                ),
+                            );
+                        }
+                        let class = (base.0 < f.registers).then(|| f.is_ref(base));
+                        vec![(src, class, format!("the first argument {base}"))]
+                    }
+                    _ => vec![],
+                }
             }
             // `return` and the guarded returns.
             _ => match instr.returned() {
@@ -1201,7 +1218,10 @@ mod tests {
                 // of the type the flow pass knows its Option to hold.
                 let from_flow = matches!(
                     opcode,
-                    Opcode::CallClosure | Opcode::JumpNoneUnwrap | Opcode::JumpSomeUnwrap
+                    Opcode::CallClosure
+                        | Opcode::MoveCallClosure
+                        | Opcode::JumpNoneUnwrap
+                        | Opcode::JumpSomeUnwrap
                 ) && *kind == OperandKind::DstAny;
                 if is_any(*kind) && !from_flow {
                     assert!(

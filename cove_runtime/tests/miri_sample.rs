@@ -174,3 +174,7 @@ sample!(
     arithmetic_a_constant_added_to_a_sum_on_one_line_runs_from_printed_ir,
     "arithmetic/a_constant_added_to_a_sum_on_one_line"
 );
+sample!(
+    functions_list_methods_taking_functions_runs_from_printed_ir,
+    "functions/list_methods_taking_functions"
+);

@@ -190,7 +190,10 @@ impl Pass<'_> {
                         _ => 0,
                     };
                     let base = usize::from(base.0);
-                    for r in base..base + count {
+                    // `move-call.closure` writes its first argument itself,
+                    // from `src`, which is looked at as a source.
+                    let moved = usize::from(matches!(instr, Instr::MoveCallClosure { .. }));
+                    for r in base + moved..base + count {
                         look(r, written);
                     }
                     window = Some((base, count));

@@ -466,7 +466,9 @@ impl<'a> Report<'a> {
                         }
                         // A call through a function value: the functions
                         // its call sites reached.
-                        Some(Instr::CallClosure { .. }) => (3, self.reached(row.function, row.pc)),
+                        Some(Instr::CallClosure { .. } | Instr::MoveCallClosure { .. }) => {
+                            (3, self.reached(row.function, row.pc))
+                        }
                         _ => continue,
                     };
                     per.entry(key).or_default().add(&row.cost);

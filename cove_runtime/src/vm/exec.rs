@@ -734,6 +734,23 @@ impl<'env> Machine<'env> {
                     go_round!();
                 }};
             }
+            // Calls the closure in `callee` on the `count` registers from
+            // `args`: `call.closure`, and `move-call.closure` after its move.
+            macro_rules! call_closure {
+                ($dst:expr, $callee:expr, $args:expr, $count:expr) => {{
+                    let (callee, args, count): (Reg, Reg, u16) = ($callee, $args, $count);
+                    // The function is in the closure's header: no check of
+                    // its type, which the verifier proved is the one of
+                    // every closure this register can hold.
+                    let closure = object!(callee, "`call.closure`");
+                    // SAFETY: *types*: a non-zero `callee` is a closure
+                    // of this task's heap.
+                    let header = unsafe { self.heap.typed_header(closure) };
+                    let func = FunctionId(crate::heap::a_of(header));
+                    set!(Reg(args.0 + count), closure);
+                    enter!($dst, func, args, count, 1);
+                }};
+            }
             // Goes on with the next instruction after one that may allocate
             // (it ends its stretch as `Other`) but, as it ran, neither
             // allocated, nor waited, nor left its frame: a builtin answered
@@ -1140,17 +1157,18 @@ impl<'env> Machine<'env> {
                         callee,
                         base: args,
                         count,
+                    } => call_closure!(dst, callee, args, count),
+                    Instr::MoveCallClosure {
+                        dst,
+                        callee,
+                        base: args,
+                        count,
+                        src,
                     } => {
-                        // The function is in the closure's header: no check of
-                        // its type, which the verifier proved is the one of
-                        // every closure this register can hold.
-                        let closure = object!(callee, "`call.closure`");
-                        // SAFETY: *types*: a non-zero `callee` is a closure
-                        // of this task's heap.
-                        let header = unsafe { self.heap.typed_header(closure) };
-                        let func = FunctionId(crate::heap::a_of(header));
-                        set!(Reg(args.0 + count), closure);
-                        enter!(dst, func, args, count, 1);
+                        // The move first, as the pair makes it: a closure
+                        // that is 0 faults with the argument moved.
+                        set!(args, reg!(src));
+                        call_closure!(dst, callee, args, count)
                     }
                     Instr::NewClosure {
                         dst,
