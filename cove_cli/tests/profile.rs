@@ -476,42 +476,10 @@ fn with_follow_tasks_the_table_by_task_has_a_row_a_task_and_the_folded_stacks_a_
     assert!(lines.contains("task 1;channels.worker"), "{lines}");
 }
 
-#[test]
-fn a_runaway_mutual_recursion_ended_by_the_depth_limit_still_writes_a_small_json_profile() {
-    let (_dir, path) = temp("runaway_cycle.json");
-    let out = run(&[
-        "profile",
-        "--max-depth",
-        "20000",
-        "--format",
-        "json",
-        "-o",
-        path.to_str().expect("a UTF-8 path"),
-        "cove_cli/tests/fixtures/runaway_cycle.cove",
-    ]);
-    assert_eq!(status(&out), 126, "{}", stderr(&out));
-    let bytes = std::fs::metadata(&path)
-        .expect("the profile was written")
-        .len();
-    // The cycle's alike levels are one entry: a node a level, as before a
-    // chain could repeat a cycle, was about 5 MB.
-    assert!(bytes < 1 << 20, "{bytes} bytes for 20,000 frames");
-    let text = std::fs::read_to_string(&path).expect("UTF-8");
-    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-    let stacks = json["stacks"].as_array().expect("stacks");
-    let nodes: u64 = stacks
-        .iter()
-        .map(|entry| entry.get("repeat").and_then(|r| r.as_u64()).unwrap_or(1))
-        .sum();
-    assert!(nodes >= 20_000, "{nodes} nodes in {} entries", stacks.len());
-    assert!(
-        stacks.iter().any(|entry| entry.get("cycle").is_some()),
-        "the levels are written as a cycle"
-    );
-}
-
-#[test]
-fn a_runaway_recursion_ended_by_the_depth_limit_still_writes_a_small_json_profile_of_every_level() {
+/// The JSON profile of the runaway recursion in `fixture`, ended by a
+/// depth limit of 20,000: its size in bytes and its `stacks` entries,
+/// which stand for at least the 20,000 levels.
+fn runaway_profile(fixture: &str) -> (u64, Vec<serde_json::Value>) {
     let (_dir, path) = temp("runaway.json");
     let out = run(&[
         "profile",
@@ -521,22 +489,40 @@ fn a_runaway_recursion_ended_by_the_depth_limit_still_writes_a_small_json_profil
         "json",
         "-o",
         path.to_str().expect("a UTF-8 path"),
-        "cove_cli/tests/fixtures/runaway.cove",
+        fixture,
     ]);
     assert_eq!(status(&out), 126, "{}", stderr(&out));
     let bytes = std::fs::metadata(&path)
         .expect("the profile was written")
         .len();
-    // Alike levels are one entry, and levels differ only where a sample
-    // landed: well under a megabyte. A node a level was about 5 MB, whole
-    // paths 20,000²/2 names, gigabytes.
-    assert!(bytes < 1 << 20, "{bytes} bytes for 20,000 frames");
     let text = std::fs::read_to_string(&path).expect("UTF-8");
     let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-    let stacks = json["stacks"].as_array().expect("stacks");
+    let stacks = json["stacks"].as_array().expect("stacks").clone();
     let nodes: u64 = stacks
         .iter()
         .map(|entry| entry.get("repeat").and_then(|r| r.as_u64()).unwrap_or(1))
         .sum();
     assert!(nodes >= 20_000, "{nodes} nodes in {} entries", stacks.len());
+    (bytes, stacks)
+}
+
+#[test]
+fn a_runaway_recursion_ended_by_the_depth_limit_still_writes_a_small_json_profile_of_every_level() {
+    let (bytes, _) = runaway_profile("cove_cli/tests/fixtures/runaway.cove");
+    // Alike levels are one entry, and levels differ only where a sample
+    // landed: well under a megabyte. A node a level was about 5 MB, whole
+    // paths 20,000²/2 names, gigabytes.
+    assert!(bytes < 1 << 20, "{bytes} bytes for 20,000 frames");
+}
+
+#[test]
+fn a_runaway_mutual_recursion_ended_by_the_depth_limit_still_writes_a_small_json_profile() {
+    let (bytes, stacks) = runaway_profile("cove_cli/tests/fixtures/runaway_cycle.cove");
+    // The cycle's alike levels are one entry: a node a level, as before a
+    // chain could repeat a cycle, was about 5 MB.
+    assert!(bytes < 1 << 20, "{bytes} bytes for 20,000 frames");
+    assert!(
+        stacks.iter().any(|entry| entry.get("cycle").is_some()),
+        "the levels are written as a cycle"
+    );
 }
