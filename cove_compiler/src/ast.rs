@@ -323,6 +323,37 @@ pub(crate) struct Expr {
     pub span: Span,
 }
 
+impl Expr {
+    /// Whether evaluating it surely assigns no variable: it is made of
+    /// literals, names, operators, fields, indexing, and list, tuple and
+    /// struct literals of such, with no call (a function or a closure
+    /// could assign a `var` it sees, a captured one included), block,
+    /// `if`, `match` or function expression. Conservative: `x.length()`
+    /// assigns nothing and is still refused, as every call is.
+    pub(crate) fn assigns_nothing(&self) -> bool {
+        match &self.kind {
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Unit
+            | ExprKind::Name(_) => true,
+            ExprKind::Str(pieces) => pieces.iter().all(|piece| match piece {
+                Piece::Text(_) => true,
+                Piece::Expr(e) | Piece::Formatted(e, _, _) => e.assigns_nothing(),
+            }),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) => {
+                a.assigns_nothing() && b.assigns_nothing()
+            }
+            ExprKind::Unary(_, a) | ExprKind::Field(a, _) => a.assigns_nothing(),
+            ExprKind::List(items) | ExprKind::Tuple(items) => {
+                items.iter().all(Expr::assigns_nothing)
+            }
+            ExprKind::StructLit(_, fields) => fields.iter().all(|(_, e)| e.assigns_nothing()),
+            _ => false,
+        }
+    }
+}
+
 /// The kinds of expression.
 #[derive(Debug, Clone)]
 pub(crate) enum ExprKind {

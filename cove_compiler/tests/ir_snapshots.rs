@@ -37,4 +37,5 @@ snapshot! {
     a_formatter_written_in_cove_compiles: "formatter",
     benchmark_style_loops_compile_to_tight_code: "bench_like",
     recursive_enums_and_structs_compile: "recursive_types",
+    a_push_onto_a_var_list_is_an_instruction_unless_its_argument_may_assign: "var_list_pushes",
 }

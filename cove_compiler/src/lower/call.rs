@@ -823,11 +823,13 @@ impl FnCx<'_> {
         if b == Builtin::ListPush
             && params[0] != Program::UNIT
             && let Some(list) = recv.reg
-            && (recv.temp || !self.is_mutable_reg(list))
+            && (recv.temp || !self.is_mutable_reg(list) || args[0].assigns_nothing())
         {
             // The IR has an opcode for it too: the list is not moved beside
-            // its argument, and there is no builtin call. Not on a `var`,
-            // which the argument could assign before the push, nor of `()`
+            // its argument, and there is no builtin call. Not on a `var`
+            // whose argument could assign it before the push (the push
+            // would then read the new list, where the call pushes into the
+            // one it moved beside its argument first), nor of `()`
             // elements, which no register holds.
             let v = self.expr(&args[0], Some(params[0]), Want::Any);
             self.check(params[0], v.ty, &args[0].span);
