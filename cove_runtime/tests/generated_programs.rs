@@ -7,9 +7,9 @@
 //! The generator is small and structure-aware: integer and string
 //! variables, arithmetic that may overflow or divide by zero, lists grown
 //! in loops, a map, a helper function called in a loop, string
-//! interpolation and `println`, `Option`s matched and walked, and lists
-//! scanned by a one-line `while` (each such statement asserts its own
-//! answer). Faults are welcome (both runs
+//! interpolation and `println`, `Option`s matched and walked, lists
+//! scanned by a one-line `while`, closures called on variables and `var`
+//! lists filled by pushes (each such statement asserts its own answer). Faults are welcome (both runs
 //! must fault alike); hangs are not possible (fuel).
 
 use cove_runtime::{ErrorKind, Limits, Vm};
@@ -78,7 +78,7 @@ fn paren(e: String) -> String {
 /// One statement of `main`'s body.
 fn statement(rng: &mut Rng, ints: &mut Vec<String>, depth: u32) -> String {
     let indent = "  ".repeat(depth as usize + 1);
-    match rng.below(11) {
+    match rng.below(13) {
         0 | 1 => {
             let name = format!("v{}", ints.len());
             let e = int_expr(rng, ints, 3);
@@ -124,6 +124,8 @@ fn statement(rng: &mut Rng, ints: &mut Vec<String>, depth: u32) -> String {
         8 => list_scan(rng, &indent),
         9 => option_match(rng, ints, &indent),
         10 => option_walk(rng, &indent),
+        11 => closure_call(rng, ints, &indent),
+        12 => var_pushes(rng, ints, &indent),
         _ => format!(
             "{indent}println(\"{{{}}} {{s.length()}} {{xs.length()}} {{m.length()}}\")\n",
             int_expr(rng, ints, 2)
@@ -186,6 +188,39 @@ fn option_walk(rng: &mut Rng, indent: &str) -> String {
         "{indent}var c{k:x} = 0\n{indent}var o{k:x}: Option[Int] = Some({n})\n{walk}\
          {indent}assert(c{k:x} == {})\n",
         n + 1
+    )
+}
+
+/// A closure that captures a value, called on a variable (the shape the
+/// compiler fuses into `move-call.closure`), its answer asserted against
+/// the same arithmetic written out.
+fn closure_call(rng: &mut Rng, ints: &[String], indent: &str) -> String {
+    let k = rng.next();
+    let captured = int_expr(rng, ints, 1);
+    let arg = ints[rng.below(ints.len() as u64) as usize].clone();
+    format!(
+        "{indent}let c{k:x} = {captured}\n\
+         {indent}let f{k:x} = fn(x: Int) -> Int {{ x * 2 + c{k:x} }}\n\
+         {indent}let r{k:x} = f{k:x}({arg})\n\
+         {indent}assert(r{k:x} == {arg} * 2 + c{k:x})\n"
+    )
+}
+
+/// A `var` list filled by pushes whose argument assigns nothing (the
+/// compiler's `push.list`), its length and last element asserted.
+fn var_pushes(rng: &mut Rng, ints: &[String], indent: &str) -> String {
+    let k = rng.next();
+    let n = rng.below(6);
+    let v = ints[rng.below(ints.len() as u64) as usize].clone();
+    let last = if n > 0 {
+        format!("{indent}assert(w{k:x}[{}] == {} * 3 + {v})\n", n - 1, n - 1)
+    } else {
+        String::new()
+    };
+    format!(
+        "{indent}var w{k:x} = List[Int]()\n\
+         {indent}for j{k:x} in 0..{n} {{\n{indent}  w{k:x}.push(j{k:x} * 3 + {v})\n{indent}}}\n\
+         {indent}assert(w{k:x}.length() == {n})\n{last}"
     )
 }
 
