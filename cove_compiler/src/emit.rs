@@ -279,6 +279,14 @@ impl Emitter {
                 count,
                 src,
             },
+            // A sum returned at once (`fib(n - 1) + fib(n - 2)`, `x + 1`):
+            // nothing reads the sum's register after the return.
+            (Instr::AddInt { dst, a, b }, Instr::Return { src }) if src == dst => {
+                Instr::ReturnAddInt { a, b }
+            }
+            (Instr::AddIntImm { dst, a, value }, Instr::Return { src }) if src == dst => {
+                Instr::ReturnAddIntImm { a, value }
+            }
             // A constant added in place to a sum (`row - c + n - 1`): the
             // sum's register is the one the constant goes to, so nothing
             // after the pair sees the sum alone.
@@ -1772,6 +1780,66 @@ mod tests {
         let landed = move_then_call(4, 1, Between::LandedLabel);
         assert!(matches!(landed[1], Instr::Move { .. }), "{landed:?}");
         assert!(matches!(landed[2], Instr::CallClosure { .. }), "{landed:?}");
+    }
+
+    /// `r2 = r0 + r1` (or `r2 = r0 + 7` with `imm`), then `return
+    /// returned`, with `between` between.
+    fn sum_then_return(imm: bool, returned: u16, between: Between) -> Vec<Instr> {
+        let mut e = Emitter::new();
+        let label = e.label();
+        if between == Between::LandedLabel {
+            e.jump(Instr::Jump { target: 0 }, label);
+        }
+        e.emit(if imm {
+            Instr::AddIntImm {
+                dst: Reg(2),
+                a: Reg(0),
+                value: 7,
+            }
+        } else {
+            Instr::AddInt {
+                dst: Reg(2),
+                a: Reg(0),
+                b: Reg(1),
+            }
+        });
+        if between != Between::Nothing {
+            e.bind_forward(label);
+        }
+        e.emit(Instr::Return { src: Reg(returned) });
+        code(e)
+    }
+
+    #[test]
+    fn a_sum_returned_at_once_is_one_instruction() {
+        for between in [Between::Nothing, Between::UnusedLabel] {
+            assert_eq!(
+                sum_then_return(false, 2, between),
+                [Instr::ReturnAddInt {
+                    a: Reg(0),
+                    b: Reg(1)
+                }],
+                "{between:?}"
+            );
+            assert_eq!(
+                sum_then_return(true, 2, between),
+                [Instr::ReturnAddIntImm {
+                    a: Reg(0),
+                    value: 7
+                }],
+                "{between:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_sum_followed_by_the_return_of_another_register_or_a_landing_stays_two_instructions() {
+        let other = sum_then_return(false, 0, Between::Nothing);
+        assert!(matches!(other[0], Instr::AddInt { .. }), "{other:?}");
+        assert!(matches!(other[1], Instr::Return { .. }), "{other:?}");
+        let landed = sum_then_return(true, 2, Between::LandedLabel);
+        assert!(matches!(landed[1], Instr::AddIntImm { .. }), "{landed:?}");
+        assert!(matches!(landed[2], Instr::Return { .. }), "{landed:?}");
     }
 
     #[test]

@@ -621,6 +621,16 @@ instruction_set! {
     Return = "return" { src: SrcAny }
     /// Returns `()`.
     ReturnUnit = "return.unit" {}
+    /// Returns `a + b` on `Int`; overflow is a runtime error: an `add.int`
+    /// and the `return` of its sum (`fib(n - 1) + fib(n - 2)`, `x + k`) in
+    /// one dispatch. The compiler's emitter makes it of the pair on one
+    /// source line with no label bound between; only a function whose
+    /// result is a number may have it.
+    ReturnAddInt = "return.add.int" { a: SrcNum, b: SrcNum }
+    /// Returns `a + value` on `Int`; overflow is a runtime error: an
+    /// `add.int.imm` and the `return` of its sum (`x + 1`), as
+    /// `return.add.int` is of `add.int`.
+    ReturnAddIntImm = "return.add.int.imm" { a: SrcNum, value: Imm }
     /// `if a == value { return src }` on `Int`, else go on to the next
     /// instruction. This and the five below are a guarded return in one
     /// dispatch: the base case of a recursion (`if n < 2 { n } else ...`),
@@ -882,7 +892,10 @@ const STRETCH_END: [StretchEnd; Opcode::ALL.len()] = {
             Opcode::Call | Opcode::CallClosure | Opcode::MoveCallClosure
         ) {
             StretchEnd::Call
-        } else if matches!(op, Opcode::Return | Opcode::ReturnUnit) {
+        } else if matches!(
+            op,
+            Opcode::Return | Opcode::ReturnUnit | Opcode::ReturnAddInt | Opcode::ReturnAddIntImm
+        ) {
             StretchEnd::Return
         } else if is_conditional_return(op) {
             StretchEnd::Conditional
@@ -927,12 +940,25 @@ impl Instr {
     /// one unless it only jumps or returns, and its jump target if it has
     /// one. (The verifier's flow passes and [`reachable`] walk these.)
     pub fn successors(&self, pc: usize) -> impl Iterator<Item = usize> + use<> {
-        let falls = !matches!(
-            self,
-            Instr::Jump { .. } | Instr::Return { .. } | Instr::ReturnUnit {}
-        );
+        let falls = self.falls_through();
         let target = self.target().map(|t| t as usize);
         falls.then_some(pc + 1).into_iter().chain(target)
+    }
+
+    /// Whether control may go on to the next instruction after this one:
+    /// not after a jump that always jumps, nor after a return that always
+    /// returns. The one place that says which those are: the verifier's
+    /// *ends* (a function's code ends in one) and the compiler's "the
+    /// body already ended" both ask it.
+    pub fn falls_through(&self) -> bool {
+        !matches!(
+            self,
+            Instr::Jump { .. }
+                | Instr::Return { .. }
+                | Instr::ReturnUnit {}
+                | Instr::ReturnAddInt { .. }
+                | Instr::ReturnAddIntImm { .. }
+        )
     }
 }
 
@@ -1017,6 +1043,8 @@ const fn ends_stretch(op: Opcode) -> bool {
             | Spawn
             | Return
             | ReturnUnit
+            | ReturnAddInt
+            | ReturnAddIntImm
             | ReturnIfEqIntImm
             | ReturnIfNeIntImm
             | ReturnIfLtIntImm
@@ -1069,6 +1097,8 @@ mod tests {
         assert_eq!(Opcode::CallClosure.stretch_end(), StretchEnd::Call);
         assert_eq!(Opcode::MoveCallClosure.stretch_end(), StretchEnd::Call);
         assert_eq!(Opcode::ReturnUnit.stretch_end(), StretchEnd::Return);
+        assert_eq!(Opcode::ReturnAddInt.stretch_end(), StretchEnd::Return);
+        assert_eq!(Opcode::ReturnAddIntImm.stretch_end(), StretchEnd::Return);
         // Returned or fell through: the loop tells which as it runs it.
         assert_eq!(
             Opcode::ReturnIfLtIntImm.stretch_end(),

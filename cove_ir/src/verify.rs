@@ -351,10 +351,7 @@ fn reachable(f: &Function) -> Vec<bool> {
         if let Some(target) = instr.target() {
             work.push(target as usize);
         }
-        if !matches!(
-            instr,
-            Instr::Jump { .. } | Instr::Return { .. } | Instr::ReturnUnit {}
-        ) {
+        if instr.falls_through() {
             work.push(pc + 1);
         }
     }
@@ -620,7 +617,7 @@ impl<'p> Checker<'p> {
         }
         match f.code.last() {
             None => self.fail(at, "the function has no code".to_string()),
-            Some(Instr::Return { .. } | Instr::ReturnUnit {} | Instr::Jump { .. }) => {}
+            Some(last) if !last.falls_through() => {}
             Some(_) => self.fail(
                 At {
                     id,
@@ -787,6 +784,21 @@ impl<'p> Checker<'p> {
                 vec![self.type_class(ty); count as usize],
                 &format!("an element of type {ty}, element"),
             ),
+            // A sum is a number: the class of the result must be one (a
+            // `()` result is a number register too, as for `return`).
+            Instr::ReturnAddInt { .. } | Instr::ReturnAddIntImm { .. } => {
+                if self.type_class(f.result) == Some(true) {
+                    self.fail(
+                        at,
+                        format!(
+                            "`{}` in a function whose result, {}, is a reference",
+                            instr.opcode(),
+                            p.type_name(f.result)
+                        ),
+                    );
+                }
+                vec![]
+            }
             Instr::ReturnUnit {} => {
                 if self.type_class(f.result) == Some(true) {
                     self.fail(

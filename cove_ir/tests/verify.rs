@@ -331,6 +331,39 @@ fn a_unit_return_from_a_function_whose_result_is_a_reference_is_rejected() {
 }
 
 #[test]
+fn a_sum_returned_at_once_from_a_function_of_numbers_verifies() {
+    for ret in ["return.add.int r0, r1", "return.add.int.imm r0, -1"] {
+        assert_eq!(
+            faults(&format!(
+                "fn f1 main in m\n{H}  @0 load.int r0, 1\n  @1 load.int r1, 2\n  @2 {ret}\n"
+            )),
+            vec![],
+            "{ret}"
+        );
+    }
+}
+
+#[test]
+fn a_sum_returned_from_a_function_whose_result_is_a_reference_is_rejected() {
+    rejects(
+        "  result t4\n  registers 2\n",
+        "  @0 load.int r0, 1\n  @1 return.add.int.imm r0, 1\n",
+        Some(1),
+        "is a reference",
+    );
+}
+
+#[test]
+fn a_sum_returned_of_a_reference_register_is_rejected() {
+    rejects(
+        H,
+        "  @0 load.int r0, 1\n  @1 return.add.int r0, r2\n",
+        Some(1),
+        "r2",
+    );
+}
+
+#[test]
 fn a_constant_that_does_not_exist_is_rejected() {
     rejects(
         H,

@@ -178,3 +178,7 @@ sample!(
     functions_list_methods_taking_functions_runs_from_printed_ir,
     "functions/list_methods_taking_functions"
 );
+sample!(
+    arithmetic_a_sum_returned_at_once_runs_from_printed_ir,
+    "arithmetic/a_sum_returned_at_once"
+);

@@ -707,10 +707,8 @@ impl FnCx<'_> {
             }
         };
         cx.e.line = cx.line_of(fe.body.span.end.saturating_sub(1));
-        let terminated = matches!(
-            cx.e.code.last(),
-            Some(Instr::Return { .. } | Instr::ReturnUnit {} | Instr::Jump { .. })
-        ) && !cx.e.label_here();
+        let terminated =
+            cx.e.code.last().is_some_and(|last| !last.falls_through()) && !cx.e.label_here();
         if !terminated {
             let reg = if result == Program::UNIT || result == ERROR {
                 None

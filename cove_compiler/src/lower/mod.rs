@@ -316,10 +316,8 @@ pub(crate) fn lower_function(
     }
     let end_line = cx.line_of(decl.body.span.end.saturating_sub(1));
     cx.e.line = end_line;
-    let terminated = matches!(
-        cx.e.code.last(),
-        Some(Instr::Return { .. } | Instr::ReturnUnit {} | Instr::Jump { .. })
-    ) && !cx.e.label_here();
+    let terminated =
+        cx.e.code.last().is_some_and(|last| !last.falls_through()) && !cx.e.label_here();
     if !terminated {
         if unit {
             cx.e.emit(Instr::ReturnUnit {});

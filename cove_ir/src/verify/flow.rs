@@ -300,8 +300,7 @@ impl<'p> Flow<'p> {
                     leader[t as usize] = true;
                 }
             }
-            let ends = instr.target().is_some()
-                || matches!(instr, Instr::Return { .. } | Instr::ReturnUnit {});
+            let ends = instr.target().is_some() || !instr.falls_through();
             if ends && pc + 1 < n {
                 leader[pc + 1] = true;
             }

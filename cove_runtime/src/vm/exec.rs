@@ -1292,6 +1292,16 @@ impl<'env> Machine<'env> {
                         stretch_end!();
                     }
                     Instr::Return { src } => ret!(reg!(src)),
+                    Instr::ReturnAddInt { a, b } => match int!(a).checked_add(int!(b)) {
+                        Some(v) => ret!(v as u64),
+                        None => fail!(overflow("addition")),
+                    },
+                    Instr::ReturnAddIntImm { a, value } => {
+                        match int!(a).checked_add(i64::from(value)) {
+                            Some(v) => ret!(v as u64),
+                            None => fail!(sum_overflow(i64::from(value))),
+                        }
+                    }
                     Instr::ReturnUnit {} => ret!(0),
                     Instr::ReturnIfEqIntImm { a, value, src } => {
                         ret_if!(int!(a) == i64::from(value), reg!(src))
