@@ -421,14 +421,25 @@ impl<'env> Machine<'env> {
                 r
             }};
         }
-        // The index `index + offset` of a fused read (`get.list.imm`,
-        // `step.get.list`): its overflow is the fault of the `add.int.imm`
-        // the instruction stands for.
-        macro_rules! offset_index {
-            ($index:expr, $offset:expr) => {
-                match int!($index).checked_add(i64::from($offset)) {
-                    Some(i) => i,
-                    None => fail!(sum_overflow(i64::from($offset))),
+        // `x + y` of two `Int`s, or the fault of `add.int`'s overflow:
+        // `add.int` and the fused forms that make its sum.
+        macro_rules! plus {
+            ($x:expr, $y:expr) => {
+                match i64::checked_add($x, $y) {
+                    Some(v) => v,
+                    None => fail!(overflow("addition")),
+                }
+            };
+        }
+        // `a + value` of register `a` and a constant, or the fault of
+        // `add.int.imm`'s overflow: `add.int.imm` and every fused form
+        // that adds a constant (a returned sum, the index of
+        // `get.list.imm` and `step.get.list`).
+        macro_rules! plus_imm {
+            ($a:expr, $value:expr) => {
+                match int!($a).checked_add(i64::from($value)) {
+                    Some(v) => v,
+                    None => fail!(sum_overflow(i64::from($value))),
                 }
             };
         }
@@ -856,20 +867,12 @@ impl<'env> Machine<'env> {
                     Instr::LoadNone { dst } => set!(dst, 0),
 
                     // ---- Int ------------------------------------------------
-                    Instr::AddInt { dst, a, b } => match int!(a).checked_add(int!(b)) {
-                        Some(v) => set!(dst, v as u64),
-                        None => fail!(overflow("addition")),
-                    },
-                    Instr::AddIntImm { dst, a, value } => {
-                        match int!(a).checked_add(i64::from(value)) {
-                            Some(v) => set!(dst, v as u64),
-                            None => fail!(sum_overflow(i64::from(value))),
-                        }
-                    }
+                    Instr::AddInt { dst, a, b } => set!(dst, plus!(int!(a), int!(b)) as u64),
+                    Instr::AddIntImm { dst, a, value } => set!(dst, plus_imm!(a, value) as u64),
                     Instr::AddAddIntImm { dst, a, b, value } => {
-                        let Some(sum) = int!(a).checked_add(int!(b)) else {
-                            fail!(overflow("addition"))
-                        };
+                        let sum = plus!(int!(a), int!(b));
+                        // Not `plus_imm!`: the pair leaves the sum in
+                        // `dst` when the constant overflows.
                         match sum.checked_add(i64::from(value)) {
                             Some(v) => set!(dst, v as u64),
                             None => {
@@ -1292,16 +1295,8 @@ impl<'env> Machine<'env> {
                         stretch_end!();
                     }
                     Instr::Return { src } => ret!(reg!(src)),
-                    Instr::ReturnAddInt { a, b } => match int!(a).checked_add(int!(b)) {
-                        Some(v) => ret!(v as u64),
-                        None => fail!(overflow("addition")),
-                    },
-                    Instr::ReturnAddIntImm { a, value } => {
-                        match int!(a).checked_add(i64::from(value)) {
-                            Some(v) => ret!(v as u64),
-                            None => fail!(sum_overflow(i64::from(value))),
-                        }
-                    }
+                    Instr::ReturnAddInt { a, b } => ret!(plus!(int!(a), int!(b)) as u64),
+                    Instr::ReturnAddIntImm { a, value } => ret!(plus_imm!(a, value) as u64),
                     Instr::ReturnUnit {} => ret!(0),
                     Instr::ReturnIfEqIntImm { a, value, src } => {
                         ret_if!(int!(a) == i64::from(value), reg!(src))
@@ -1467,7 +1462,7 @@ impl<'env> Machine<'env> {
                         ..
                     } => {
                         // The sum first, before the list is looked at.
-                        let i = offset_index!(index, offset);
+                        let i = plus_imm!(index, offset);
                         read_element!(dst, list, i, "`get.list.imm`");
                     }
                     Instr::StepGetList {
@@ -1479,7 +1474,7 @@ impl<'env> Machine<'env> {
                     } => {
                         // The step first, written as the `add.int.imm` it
                         // stands for writes it, then the element.
-                        let i = offset_index!(index, offset);
+                        let i = plus_imm!(index, offset);
                         set!(index, i as u64);
                         read_element!(dst, list, i, "`step.get.list`");
                     }
