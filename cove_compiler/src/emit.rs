@@ -1602,7 +1602,7 @@ mod tests {
         assert_eq!(done.registers, 3);
     }
 
-    /// What lies between a step and a read in [`step_then_read`].
+    /// What lies between the two instructions of a [`pair`].
     #[derive(Debug, Clone, Copy, PartialEq)]
     enum Between {
         /// Nothing.
@@ -1613,30 +1613,44 @@ mod tests {
         LandedLabel,
     }
 
-    /// `stepped = r1 + step` then `a[stepped]` (the list in r0, the element
-    /// into r2), with `between` between the two.
-    fn step_then_read(step: i32, stepped: u16, between: Between) -> Vec<Instr> {
+    /// The code of `first` then `second`, emitted on one line with
+    /// `between` between the two (a landed label's jump before both), and a
+    /// `return.unit` after them unless `second` returns: the shape every
+    /// pair fusion is tried on.
+    fn pair(first: Instr, second: Instr, between: Between) -> Vec<Instr> {
         let mut e = Emitter::new();
         let label = e.label();
         if between == Between::LandedLabel {
             e.jump(Instr::Jump { target: 0 }, label);
         }
-        e.emit(Instr::AddIntImm {
-            dst: Reg(stepped),
-            a: Reg(1),
-            value: step,
-        });
+        e.emit(first);
         if between != Between::Nothing {
             e.bind_forward(label);
         }
-        e.emit(Instr::GetList {
-            dst: Reg(2),
-            list: Reg(0),
-            index: Reg(stepped),
-            ty: Program::INT,
-        });
-        e.emit(Instr::ReturnUnit {});
+        e.emit(second);
+        if second.falls_through() {
+            e.emit(Instr::ReturnUnit {});
+        }
         code(e)
+    }
+
+    /// `stepped = r1 + step` then `a[stepped]` (the list in r0, the element
+    /// into r2), with `between` between the two.
+    fn step_then_read(step: i32, stepped: u16, between: Between) -> Vec<Instr> {
+        pair(
+            Instr::AddIntImm {
+                dst: Reg(stepped),
+                a: Reg(1),
+                value: step,
+            },
+            Instr::GetList {
+                dst: Reg(2),
+                list: Reg(0),
+                index: Reg(stepped),
+                ty: Program::INT,
+            },
+            between,
+        )
     }
 
     #[test]
@@ -1671,26 +1685,19 @@ mod tests {
 
     /// `r2 = r0 + r1`, then `into = r2 + 7`, with `between` between.
     fn sum_then_constant(into: u16, between: Between) -> Vec<Instr> {
-        let mut e = Emitter::new();
-        let label = e.label();
-        if between == Between::LandedLabel {
-            e.jump(Instr::Jump { target: 0 }, label);
-        }
-        e.emit(Instr::AddInt {
-            dst: Reg(2),
-            a: Reg(0),
-            b: Reg(1),
-        });
-        if between != Between::Nothing {
-            e.bind_forward(label);
-        }
-        e.emit(Instr::AddIntImm {
-            dst: Reg(into),
-            a: Reg(2),
-            value: 7,
-        });
-        e.emit(Instr::ReturnUnit {});
-        code(e)
+        pair(
+            Instr::AddInt {
+                dst: Reg(2),
+                a: Reg(0),
+                b: Reg(1),
+            },
+            Instr::AddIntImm {
+                dst: Reg(into),
+                a: Reg(2),
+                value: 7,
+            },
+            between,
+        )
     }
 
     #[test]
@@ -1726,26 +1733,19 @@ mod tests {
     /// `r4 = r0` moved into the window, then the closure in r1 called on
     /// `count` registers from `base`, with `between` between.
     fn move_then_call(base: u16, count: u16, between: Between) -> Vec<Instr> {
-        let mut e = Emitter::new();
-        let label = e.label();
-        if between == Between::LandedLabel {
-            e.jump(Instr::Jump { target: 0 }, label);
-        }
-        e.emit(Instr::Move {
-            dst: Reg(4),
-            src: Reg(0),
-        });
-        if between != Between::Nothing {
-            e.bind_forward(label);
-        }
-        e.emit(Instr::CallClosure {
-            dst: Reg(2),
-            callee: Reg(1),
-            base: Reg(base),
-            count,
-        });
-        e.emit(Instr::ReturnUnit {});
-        code(e)
+        pair(
+            Instr::Move {
+                dst: Reg(4),
+                src: Reg(0),
+            },
+            Instr::CallClosure {
+                dst: Reg(2),
+                callee: Reg(1),
+                base: Reg(base),
+                count,
+            },
+            between,
+        )
     }
 
     #[test]
@@ -1785,12 +1785,7 @@ mod tests {
     /// `r2 = r0 + r1` (or `r2 = r0 + 7` with `imm`), then `return
     /// returned`, with `between` between.
     fn sum_then_return(imm: bool, returned: u16, between: Between) -> Vec<Instr> {
-        let mut e = Emitter::new();
-        let label = e.label();
-        if between == Between::LandedLabel {
-            e.jump(Instr::Jump { target: 0 }, label);
-        }
-        e.emit(if imm {
+        let sum = if imm {
             Instr::AddIntImm {
                 dst: Reg(2),
                 a: Reg(0),
@@ -1802,12 +1797,8 @@ mod tests {
                 a: Reg(0),
                 b: Reg(1),
             }
-        });
-        if between != Between::Nothing {
-            e.bind_forward(label);
-        }
-        e.emit(Instr::Return { src: Reg(returned) });
-        code(e)
+        };
+        pair(sum, Instr::Return { src: Reg(returned) }, between)
     }
 
     #[test]
