@@ -94,32 +94,16 @@ impl Memory {
             if !self.hold_host(needed, needed) {
                 return Err(self.host_limit());
             }
-            if self.spare.is_empty() {
-                // The first collection's copy: zeroed memory from the host
-                // (see `zeroed_words`).
-                match zeroed_words(needed) {
-                    Some(spare) => self.spare = spare,
-                    None => {
-                        let space = self.space.len();
-                        self.hold_host(space, 0);
-                        return Err(super::out_of_memory(
-                            more,
-                            format_args!("the host refused the collector's copy of the space"),
-                        ));
-                    }
-                }
-            } else {
-                // A later copy grows in place: its pages were the space
-                // before the last collection, and are the host's already.
-                if let Err(e) = self.spare.try_reserve_exact(more) {
-                    let (space, spare) = (self.space.len(), self.spare.len());
-                    self.hold_host(space, spare);
-                    return Err(super::out_of_memory(
-                        more,
-                        format_args!("{e}, growing the collector's copy of the space"),
-                    ));
-                }
-                self.spare.resize(needed, 0);
+            // The copy grows without writing (see `heap/words.rs`): what
+            // the collector copies into it is what survives, often a sliver
+            // of it, and only the pages that fills are the host's to map.
+            if let Err(e) = self.spare.resize(needed) {
+                let (space, spare) = (self.space.len(), self.spare.len());
+                self.hold_host(space, spare);
+                return Err(super::out_of_memory(
+                    more,
+                    format_args!("{e}, growing the collector's copy of the space"),
+                ));
             }
         }
         self.maps.begin_marking();
@@ -209,33 +193,4 @@ fn mark_map(maps: &mut Side<(super::Table, bool)>, index: u64, copier: &mut Copi
             *value = copier.forward(*value);
         }
     }
-}
-
-/// `words` zero words in a vector of exactly that capacity, asked of the
-/// host as zeroed memory (`calloc`), or `None` when the host refuses.
-///
-/// The collector's first copy of the space is as large as the space, but
-/// what it copies into it is what survives, often a sliver of it: zeroed
-/// memory from the host is pages it maps when first touched, so the copy
-/// costs the pages the survivors fill, and the rest are mapped as the
-/// space fills them after the swap, or never, when the run ends first.
-/// Growing an empty vector with `resize` wrote every word of it instead,
-/// which `examples/bench/append.cove`'s 100,000 appends paid in a thousand
-/// page faults (4 MiB written for a string of 175 KB), about a third of
-/// its run. A later copy is grown in place, since a fresh one would give
-/// back pages the host has mapped already and map them again.
-fn zeroed_words(words: usize) -> Option<Vec<u64>> {
-    if words == 0 {
-        return Some(Vec::new());
-    }
-    let layout = std::alloc::Layout::array::<u64>(words).ok()?;
-    // SAFETY: the layout's size is not zero (`words` is not).
-    let at = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
-    if at.is_null() {
-        return None;
-    }
-    // SAFETY: `at` was allocated by the global allocator with the layout
-    // of `words` u64s, which is the layout a `Vec<u64>` of capacity `words`
-    // frees with, and every one of those words is initialised (zero).
-    Some(unsafe { Vec::from_raw_parts(at, words, words) })
 }

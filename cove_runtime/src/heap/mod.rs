@@ -3,8 +3,9 @@
 //!
 //! # Shape
 //!
-//! A task's heap is one `Vec<u64>`; a reference is the index of an object's
-//! header word in it, and 0 is the null reference (`None`, "not yet
+//! A task's heap is one block of words (`heap/words.rs`, which grows
+//! without writing what it has not used); a reference is the index of an
+//! object's header word in it, and 0 is the null reference (`None`, "not yet
 //! written"), which is why word 0 is never handed out. Every object starts
 //! with a header that says what it is and how big, so the collector can walk
 //! the heap without the program:
@@ -101,6 +102,7 @@ mod gc;
 pub(crate) mod hash;
 mod render;
 pub(crate) mod reserve;
+mod words;
 
 use std::sync::Arc;
 
@@ -111,6 +113,7 @@ use crate::error::{ErrorKind, Fault, Faulty, RunError};
 use crate::limits::HeapBudget;
 use crate::value::{ChannelHandle, TaskHandle};
 use entries::Entries;
+use words::Words;
 
 /// The kinds of object a header can name.
 pub(crate) mod kind {
@@ -416,8 +419,9 @@ pub(crate) const HOST_ALLOWANCE: usize = 4 * FIRST_COLLECTION;
 /// [`FIRST_COLLECTION`] words of slack while that holds `end`. A need past
 /// `due` is the last instruction before a collection: it gets what it
 /// needs or an eighth more than `len`, within the slack (a doubling there
-/// made `append.cove`'s space 4 MiB, half of it written and never used,
-/// for a collection at the instruction's end). A need past the slack is
+/// made `append.cove`'s space 4 MiB for a collection at the instruction's
+/// end, half of it never used but counted in the run's host words). A
+/// need past the slack is
 /// an instruction allocating far past its heap's next collection (a
 /// string split into a million characters, a list's array doubling in a
 /// heap that is nearly full); it gets what it needs and the slack again,
@@ -442,7 +446,7 @@ fn space_growth(len: usize, end: usize, due: usize, limit: Option<u64>) -> usize
     } else if end <= cap {
         // The heap collects at the end of the instruction asking: room for
         // what it allocates, an eighth more each time, and not a doubling
-        // that would be written (zeroed) only to be collected at once.
+        // counted in the host budget only to be collected at once.
         end.max(len.saturating_add(len / 8)).min(cap)
     } else {
         end.saturating_add(FIRST_COLLECTION)
@@ -470,8 +474,8 @@ struct Lookup {
 /// A task's heap.
 #[derive(Debug)]
 pub(crate) struct Memory {
-    space: Vec<u64>,
-    spare: Vec<u64>,
+    space: Words,
+    spare: Words,
     next: usize,
     collect_at: usize,
     allocated_words: u64,
@@ -529,8 +533,10 @@ impl Memory {
     pub(crate) fn new(layouts: Arc<Layouts>, budget: Arc<HeapBudget>, stress: bool) -> Memory {
         let limit = budget.limit;
         let mut memory = Memory {
-            space: vec![0; 1024],
-            spare: Vec::new(),
+            space: Words::zeroed(1024).unwrap_or_else(|_| {
+                std::alloc::handle_alloc_error(std::alloc::Layout::new::<[u64; 1024]>())
+            }),
+            spare: Words::new(),
             next: 1,
             collect_at: FIRST_COLLECTION,
             allocated_words: 0,
@@ -676,26 +682,22 @@ impl Memory {
         let len = self.space.len();
         let spare = self.spare.len();
         let want = space_growth(len, end, self.collect_at, self.limit);
-        let grown =
-            if self.hold_host(want, spare) && self.space.try_reserve_exact(want - len).is_ok() {
-                want
-            } else {
-                // Doubling may be more than the run's heaps may hold or the
-                // host has; what is needed may not.
-                if !self.hold_host(end, spare) {
-                    self.hold_host(len, spare);
-                    return Err(self.host_limit());
-                }
-                if let Err(e) = self.space.try_reserve_exact(end - len) {
-                    self.hold_host(len, spare);
-                    return Err(out_of_memory(
-                        end - len,
-                        format_args!("{e}, growing the heap's space"),
-                    ));
-                }
-                end
-            };
-        self.space.resize(grown, 0);
+        if self.hold_host(want, spare) && self.space.resize(want).is_ok() {
+            return Ok(());
+        }
+        // Doubling may be more than the run's heaps may hold or the host
+        // has; what is needed may not.
+        if !self.hold_host(end, spare) {
+            self.hold_host(len, spare);
+            return Err(self.host_limit());
+        }
+        if let Err(e) = self.space.resize(end) {
+            self.hold_host(len, spare);
+            return Err(out_of_memory(
+                end - len,
+                format_args!("{e}, growing the heap's space"),
+            ));
+        }
         Ok(())
     }
 
@@ -742,10 +744,10 @@ impl Memory {
         self.roomy += 1;
         if self.roomy >= SHRINK_AFTER {
             self.roomy = 0;
-            self.space.truncate(need);
-            self.space.shrink_to_fit();
-            self.spare.truncate(need);
-            self.spare.shrink_to_fit();
+            // A block the host will not move to a smaller one stays as
+            // it is; the count below is of what each holds.
+            let _ = self.space.resize(need);
+            let _ = self.spare.resize(need);
             let (space, spare) = (self.space.len(), self.spare.len());
             self.hold_host(space, spare);
         }
