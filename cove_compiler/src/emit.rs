@@ -287,6 +287,27 @@ impl Emitter {
             (Instr::AddIntImm { dst, a, value }, Instr::Return { src }) if src == dst => {
                 Instr::ReturnAddIntImm { a, value }
             }
+            // A remainder by a small constant added to something else
+            // (`total + i % 7`), on either side: `Int` addition is
+            // commutative, its overflow included. Not when both sides are
+            // the remainder, which the fused instruction reads only after
+            // writing it.
+            (
+                Instr::RemIntImm { dst: rem, a, value },
+                Instr::AddInt {
+                    dst,
+                    a: left,
+                    b: right,
+                },
+            ) if (left == rem) != (right == rem) && i8::try_from(value).is_ok() => {
+                Instr::RemAddIntImm {
+                    dst,
+                    c: if left == rem { right } else { left },
+                    rem,
+                    a,
+                    divisor: value as i8,
+                }
+            }
             // A constant added in place to a sum (`row - c + n - 1`): the
             // sum's register is the one the constant goes to, so nothing
             // after the pair sees the sum alone.
@@ -1728,6 +1749,70 @@ mod tests {
         let landed = sum_then_constant(2, Between::LandedLabel);
         assert!(matches!(landed[1], Instr::AddInt { .. }), "{landed:?}");
         assert!(matches!(landed[2], Instr::AddIntImm { .. }), "{landed:?}");
+    }
+
+    /// `r3 = r2 % divisor`, then `r1 = left + right`, with `between`
+    /// between.
+    fn remainder_then_sum(divisor: i32, left: u16, right: u16, between: Between) -> Vec<Instr> {
+        pair(
+            Instr::RemIntImm {
+                dst: Reg(3),
+                a: Reg(2),
+                value: divisor,
+            },
+            Instr::AddInt {
+                dst: Reg(1),
+                a: Reg(left),
+                b: Reg(right),
+            },
+            between,
+        )
+    }
+
+    #[test]
+    fn a_remainder_by_a_small_constant_added_on_either_side_is_one_instruction() {
+        let fused = Instr::RemAddIntImm {
+            dst: Reg(1),
+            c: Reg(1),
+            rem: Reg(3),
+            a: Reg(2),
+            divisor: -7,
+        };
+        for between in [Between::Nothing, Between::UnusedLabel] {
+            assert_eq!(
+                remainder_then_sum(-7, 1, 3, between)[0],
+                fused,
+                "{between:?}"
+            );
+            assert_eq!(
+                remainder_then_sum(-7, 3, 1, between)[0],
+                fused,
+                "{between:?}"
+            );
+        }
+        assert!(matches!(
+            remainder_then_sum(127, 1, 3, Between::Nothing)[0],
+            Instr::RemAddIntImm { divisor: 127, .. }
+        ));
+    }
+
+    #[test]
+    fn a_remainder_too_large_for_a_byte_added_twice_or_past_a_landing_stays_two_instructions() {
+        for code in [
+            remainder_then_sum(128, 1, 3, Between::Nothing),
+            remainder_then_sum(1_000_003, 1, 3, Between::Nothing),
+            // `i % 7 + i % 7`: the fused instruction would read its
+            // remainder as `c` after writing it, which the pair does not.
+            remainder_then_sum(7, 3, 3, Between::Nothing),
+            // The sum does not read the remainder at all.
+            remainder_then_sum(7, 1, 2, Between::Nothing),
+        ] {
+            assert!(matches!(code[0], Instr::RemIntImm { .. }), "{code:?}");
+            assert!(matches!(code[1], Instr::AddInt { .. }), "{code:?}");
+        }
+        let landed = remainder_then_sum(7, 1, 3, Between::LandedLabel);
+        assert!(matches!(landed[1], Instr::RemIntImm { .. }), "{landed:?}");
+        assert!(matches!(landed[2], Instr::AddInt { .. }), "{landed:?}");
     }
 
     /// `r4 = r0` moved into the window, then the closure in r1 called on

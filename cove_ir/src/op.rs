@@ -89,6 +89,9 @@ pub enum OperandKind {
     /// instruction's four other operands in its twelve bytes (in the byte
     /// after the opcode's).
     Offset,
+    /// A constant divisor that fits in a signed byte: what fits beside an
+    /// instruction's four registers in its twelve bytes.
+    Divisor,
     /// A constant-pool index.
     Const,
     /// A program counter in the same function.
@@ -134,6 +137,8 @@ pub enum Operand {
     Imm(i32),
     /// `-1` (an offset)
     Offset(i8),
+    /// `7` (a divisor)
+    Divisor(i8),
     /// `k2`
     Const(ConstId),
     /// `@12`
@@ -182,6 +187,9 @@ macro_rules! operand_type {
         i32
     };
     (Offset) => {
+        i8
+    };
+    (Divisor) => {
         i8
     };
     (Const) => {
@@ -242,6 +250,9 @@ macro_rules! operand_of {
     };
     (Offset, $x:tt) => {
         Operand::Offset($x)
+    };
+    (Divisor, $x:tt) => {
+        Operand::Divisor($x)
     };
     (Const, $x:tt) => {
         Operand::Const($x)
@@ -419,6 +430,15 @@ instruction_set! {
     /// `dst = a % value`, with the sign of `a`. As for `div.int.imm`, the
     /// verifier refuses a `value` of 0 or -1, so this never fails.
     RemIntImm = "rem.int.imm" { dst: DstNum, a: SrcNum, value: Imm }
+    /// `rem = a % divisor`, then `dst = c + rem`: a `rem.int.imm` and the
+    /// `add.int` that adds its remainder (`total + i % 7`, `h + c % 16`) in
+    /// one dispatch, for a divisor that fits in a byte. `c` is read after
+    /// `rem` is written, as in the pair; the addition's overflow is the
+    /// runtime error of `add.int`, with `rem` written and `dst` not, as
+    /// the pair leaves them. The verifier refuses the divisors
+    /// `rem.int.imm` refuses (0 and -1). The compiler's emitter makes it
+    /// of the pair on one source line with no label bound between the two.
+    RemAddIntImm = "rem-add.int.imm" { dst: DstNum, c: SrcNum, rem: DstNum, a: SrcNum, divisor: Divisor }
     /// `dst = -a`; negating `Int.MIN` is a runtime error.
     NegInt = "neg.int" { dst: DstNum, a: SrcNum }
     /// `dst = a & b`.
@@ -783,6 +803,7 @@ impl Instr {
     pub fn constant_divisor(&self) -> Option<i32> {
         match *self {
             Instr::DivIntImm { value, .. } | Instr::RemIntImm { value, .. } => Some(value),
+            Instr::RemAddIntImm { divisor, .. } => Some(i32::from(divisor)),
             _ => None,
         }
     }

@@ -630,6 +630,9 @@ fn instruction(cursor: &mut Cursor) -> Result<Parsed, ParseError> {
             OperandKind::Offset => {
                 Operand::Offset(word.parse().map_err(|_| at("an 8-bit signed offset"))?)
             }
+            OperandKind::Divisor => {
+                Operand::Divisor(word.parse().map_err(|_| at("an 8-bit signed divisor"))?)
+            }
             OperandKind::Const => Operand::Const(ConstId(
                 prefixed(&word, "k").ok_or_else(|| at("a constant, `k2`"))?,
             )),

@@ -299,6 +299,7 @@ fn operand_with(program: &Program, operand: &Operand, unique: Unique<'_>) -> Str
         Operand::Count(n) => n.to_string(),
         Operand::Imm(v) => v.to_string(),
         Operand::Offset(v) => v.to_string(),
+        Operand::Divisor(v) => v.to_string(),
         Operand::Const(k) => k.to_string(),
         Operand::Target(t) => format!("@{t}"),
         Operand::Func(f) => function_ref(program, f, unique),

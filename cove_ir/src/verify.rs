@@ -219,8 +219,9 @@ impl std::error::Error for VerifyError {}
 /// 7. **types** — every non-zero reference an instruction reads is of the
 ///    Cove type the instruction needs (the second pass), so the VM may lay
 ///    out its reads of an object without looking at its header.
-/// 8. **divisor** — no `div.int.imm` or `rem.int.imm` divides by 0 or -1,
-///    the two divisors for which an `i64` division can fail.
+/// 8. **divisor** — no `div.int.imm`, `rem.int.imm` or `rem-add.int.imm`
+///    divides by 0 or -1, the two divisors for which an `i64` division can
+///    fail.
 /// 9. **lines** — every function's line table has one entry an
 ///    instruction, and every local lives in a register of its function,
 ///    of its type's class, over a range of its code: what a debugger reads
@@ -1147,6 +1148,7 @@ mod tests {
                 OperandKind::Count => Operand::Count(0),
                 OperandKind::Imm => Operand::Imm(0),
                 OperandKind::Offset => Operand::Offset(0),
+                OperandKind::Divisor => Operand::Divisor(0),
                 OperandKind::Const => Operand::Const(crate::program::ConstId(0)),
                 OperandKind::Target => Operand::Target(0),
                 OperandKind::Func => Operand::Func(FunctionId(0)),

@@ -837,6 +837,7 @@ fn nudge(operand: Operand, pick: u32, builtin: Builtin) -> Operand {
         Operand::Count(_) => Operand::Count((pick % 4) as u16),
         Operand::Imm(_) => Operand::Imm(pick as i32),
         Operand::Offset(_) => Operand::Offset(pick as i8),
+        Operand::Divisor(_) => Operand::Divisor(pick as i8),
         Operand::Const(_) => Operand::Const(cove_ir::program::ConstId(pick % 5)),
         Operand::Target(_) => Operand::Target(pick % 26),
         Operand::Func(_) => Operand::Func(FunctionId(pick % 3)),
@@ -903,6 +904,27 @@ fn a_division_by_any_other_immediate_verifies() {
                 "{op} {divisor}"
             );
         }
+    }
+}
+
+#[test]
+fn a_remainder_added_whose_divisor_can_fail_is_rejected_and_any_other_verifies() {
+    for divisor in [0, -1] {
+        rejects(
+            H,
+            &format!("  @0 rem-add.int.imm r0, r1, r0, r1, {divisor}\n  @1 return r0\n"),
+            Some(0),
+            &format!("the divisor {divisor} can fail"),
+        );
+    }
+    for divisor in [-128, -2, 1, 2, 7, 127] {
+        assert_eq!(
+            faults(&format!(
+                "fn f1 main in m\n{H}  @0 load.int r1, 5\n  @1 rem-add.int.imm r0, r1, r0, r1, {divisor}\n  @2 return r0\n"
+            )),
+            vec![],
+            "{divisor}"
+        );
     }
 }
 

@@ -182,3 +182,7 @@ sample!(
     arithmetic_a_sum_returned_at_once_runs_from_printed_ir,
     "arithmetic/a_sum_returned_at_once"
 );
+sample!(
+    arithmetic_a_remainder_added_on_one_line_runs_from_printed_ir,
+    "arithmetic/a_remainder_added_on_one_line"
+);

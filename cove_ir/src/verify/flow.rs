@@ -1129,6 +1129,7 @@ mod tests {
                     OperandKind::Count => Operand::Count(1),
                     OperandKind::Imm => Operand::Imm(0),
                     OperandKind::Offset => Operand::Offset(0),
+                    OperandKind::Divisor => Operand::Divisor(0),
                     OperandKind::Const => Operand::Const(ConstId(0)),
                     OperandKind::Target => Operand::Target(0),
                     OperandKind::Func => Operand::Func(FunctionId(0)),

@@ -927,6 +927,24 @@ impl<'env> Machine<'env> {
                         // SAFETY: *divisor*, as for `div.int.imm`.
                         set!(dst, unsafe { self.divisors.rem(a, value) } as u64)
                     }
+                    Instr::RemAddIntImm {
+                        dst,
+                        c,
+                        rem,
+                        a,
+                        divisor,
+                    } => {
+                        let a = int!(a);
+                        // SAFETY: *divisor*, as for `div.int.imm`: the
+                        // verifier refuses this instruction's divisor where
+                        // it refuses `rem.int.imm`'s.
+                        let r = unsafe { self.divisors.rem(a, i32::from(divisor)) };
+                        set!(rem, r as u64);
+                        match int!(c).checked_add(r) {
+                            Some(v) => set!(dst, v as u64),
+                            None => fail!(overflow("addition")),
+                        }
+                    }
                     Instr::NegInt { dst, a } => match int!(a).checked_neg() {
                         Some(v) => set!(dst, v as u64),
                         None => fail!(overflow("negation")),
