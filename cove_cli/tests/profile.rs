@@ -364,7 +364,7 @@ fn diff_of_two_versions_of_the_story_in_two_files_pairs_their_entry_modules() {
     let mut lines = text.lines();
     let verdict = lines.next().unwrap_or_default();
     assert!(
-        verdict.starts_with("verdict: ") && verdict.contains("instructions ×0.128"),
+        verdict.starts_with("verdict: ") && verdict.contains("instructions ×0.122"),
         "{text}"
     );
     assert_eq!(

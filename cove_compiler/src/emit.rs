@@ -354,18 +354,53 @@ impl Emitter {
     /// The superinstruction of a `jump-if` or `jump-ifnot` and the
     /// instruction before it that wrote the Bool it tests, if they have one
     /// (`jump-if.list` of a `get.list` on a `List[Bool]`,
-    /// `jump-ifnot.lt.float` of an `lt.float`, ...): on one source line,
-    /// with no label bound where the jump would go, as for
-    /// [`Emitter::fuse_pair`]. The fused instruction still writes the Bool,
-    /// so whether the register is read again does not matter.
+    /// `jump-ifnot.lt.float` of an `lt.float`, ...), or of a `jump-eq` or
+    /// `jump-ne` against 0 and the `rem.int.imm` that wrote what it tests
+    /// (`rem-jump-ne.int.imm`): on one source line, with no label bound
+    /// where the jump would go, as for [`Emitter::fuse_pair`]. The fused
+    /// instruction still writes the Bool or the remainder, so whether the
+    /// register is read again does not matter.
     fn fuse_test(&self, instr: Instr) -> Option<Instr> {
         let last = self.fusable_last()?;
+        let target = 0;
+        // A remainder by a small constant tested against 0 (`if n % 2 ==
+        // 0`): the remainder is written as the pair writes it.
+        if let Instr::RemIntImm {
+            dst: rem,
+            a,
+            value: divisor,
+        } = last
+            && let Ok(divisor) = i8::try_from(divisor)
+        {
+            return match instr {
+                Instr::JumpEqIntImm {
+                    a: tested,
+                    value: 0,
+                    ..
+                } if tested == rem => Some(Instr::RemJumpEqIntImm {
+                    rem,
+                    a,
+                    divisor,
+                    target,
+                }),
+                Instr::JumpNeIntImm {
+                    a: tested,
+                    value: 0,
+                    ..
+                } if tested == rem => Some(Instr::RemJumpNeIntImm {
+                    rem,
+                    a,
+                    divisor,
+                    target,
+                }),
+                _ => None,
+            };
+        }
         let (cond, when) = match instr {
             Instr::JumpIf { cond, .. } => (cond, true),
             Instr::JumpIfNot { cond, .. } => (cond, false),
             _ => return None,
         };
-        let target = 0;
         Some(match last {
             Instr::GetList {
                 dst,
@@ -1451,6 +1486,104 @@ mod tests {
                     cond: Reg(2),
                     target: 3
                 },
+                "{code:?}"
+            );
+        }
+    }
+
+    /// Emits `r = n % divisor`, then (on `line`, with a label bound
+    /// between the two when `bind_between`) `jump` of `tested` to the end,
+    /// and gives the code.
+    fn remainder_test(
+        divisor: i32,
+        jump: fn(Reg) -> Instr,
+        tested_is_remainder: bool,
+        bind_between: bool,
+        line: u32,
+    ) -> Vec<Instr> {
+        let mut e = Emitter::new();
+        let (n, r) = (e.alloc(false), e.alloc(false));
+        e.emit(Instr::RemIntImm {
+            dst: r,
+            a: n,
+            value: divisor,
+        });
+        if bind_between {
+            let here = e.label();
+            e.bind(here);
+        }
+        e.line = line;
+        let end = e.label();
+        e.jump(jump(if tested_is_remainder { r } else { n }), end);
+        e.emit(Instr::ReturnUnit {});
+        e.bind(end);
+        e.emit(Instr::ReturnUnit {});
+        e.finish(1).code
+    }
+
+    fn jump_eq_0(a: Reg) -> Instr {
+        Instr::JumpEqIntImm {
+            a,
+            value: 0,
+            target: 0,
+        }
+    }
+
+    fn jump_ne_0(a: Reg) -> Instr {
+        Instr::JumpNeIntImm {
+            a,
+            value: 0,
+            target: 0,
+        }
+    }
+
+    fn jump_ne_1(a: Reg) -> Instr {
+        Instr::JumpNeIntImm {
+            a,
+            value: 1,
+            target: 0,
+        }
+    }
+
+    #[test]
+    fn a_remainder_by_a_small_constant_tested_against_0_is_one_fused_jump_to_the_same_place() {
+        let (n, r) = (Reg(0), Reg(1));
+        assert_eq!(
+            remainder_test(2, jump_ne_0, true, false, 1),
+            [
+                Instr::RemJumpNeIntImm {
+                    rem: r,
+                    a: n,
+                    divisor: 2,
+                    target: 2
+                },
+                Instr::ReturnUnit {},
+                Instr::ReturnUnit {},
+            ]
+        );
+        assert_eq!(
+            remainder_test(-128, jump_eq_0, true, false, 1)[0],
+            Instr::RemJumpEqIntImm {
+                rem: r,
+                a: n,
+                divisor: -128,
+                target: 2
+            }
+        );
+    }
+
+    #[test]
+    fn a_remainder_tested_against_another_value_or_register_past_a_byte_or_a_landing_stays_two() {
+        for code in [
+            remainder_test(2, jump_ne_1, true, false, 1),
+            remainder_test(2, jump_ne_0, false, false, 1),
+            remainder_test(1000, jump_ne_0, true, false, 1),
+            remainder_test(2, jump_ne_0, true, true, 1),
+            remainder_test(2, jump_ne_0, true, false, 7),
+        ] {
+            assert!(matches!(code[0], Instr::RemIntImm { .. }), "{code:?}");
+            assert!(
+                matches!(code[1], Instr::JumpNeIntImm { target: 3, .. }),
                 "{code:?}"
             );
         }

@@ -552,6 +552,18 @@ instruction_set! {
     JumpEqIntImm = "jump-eq.int.imm" { a: SrcNum, value: Imm, target: Target }
     /// `if a != value { pc = target }` on `Int`.
     JumpNeIntImm = "jump-ne.int.imm" { a: SrcNum, value: Imm, target: Target }
+    /// `rem = a % divisor`, then `if rem == 0 { pc = target }`: a
+    /// `rem.int.imm` and the `jump-eq.int.imm` that tests its remainder
+    /// against 0 (`if n % 2 != 0`) in one dispatch, for a divisor that fits
+    /// in a byte. The remainder is written, as the pair writes it. The
+    /// verifier refuses the divisors `rem.int.imm` refuses (0 and -1). The
+    /// compiler's emitter makes it of the pair on one source line with no
+    /// label bound between the two.
+    RemJumpEqIntImm = "rem-jump-eq.int.imm" { rem: DstNum, a: SrcNum, divisor: Divisor, target: Target }
+    /// `rem = a % divisor`, then `if rem != 0 { pc = target }`: as
+    /// `rem-jump-eq.int.imm`, for `jump-ne.int.imm` (`if n % 2 == 0`, which
+    /// jumps past its block when the remainder is not 0).
+    RemJumpNeIntImm = "rem-jump-ne.int.imm" { rem: DstNum, a: SrcNum, divisor: Divisor, target: Target }
     /// `if a < value { pc = target }` on `Int`.
     JumpLtIntImm = "jump-lt.int.imm" { a: SrcNum, value: Imm, target: Target }
     /// `if a <= value { pc = target }` on `Int`.
@@ -803,7 +815,9 @@ impl Instr {
     pub fn constant_divisor(&self) -> Option<i32> {
         match *self {
             Instr::DivIntImm { value, .. } | Instr::RemIntImm { value, .. } => Some(value),
-            Instr::RemAddIntImm { divisor, .. } => Some(i32::from(divisor)),
+            Instr::RemAddIntImm { divisor, .. }
+            | Instr::RemJumpEqIntImm { divisor, .. }
+            | Instr::RemJumpNeIntImm { divisor, .. } => Some(i32::from(divisor)),
             _ => None,
         }
     }
@@ -1043,6 +1057,8 @@ const fn ends_stretch(op: Opcode) -> bool {
             | JumpGeInt
             | JumpEqIntImm
             | JumpNeIntImm
+            | RemJumpEqIntImm
+            | RemJumpNeIntImm
             | JumpLtIntImm
             | JumpLeIntImm
             | JumpGtIntImm

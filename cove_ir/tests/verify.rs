@@ -908,23 +908,33 @@ fn a_division_by_any_other_immediate_verifies() {
 }
 
 #[test]
-fn a_remainder_added_whose_divisor_can_fail_is_rejected_and_any_other_verifies() {
-    for divisor in [0, -1] {
-        rejects(
-            H,
-            &format!("  @0 rem-add.int.imm r0, r1, r0, r1, {divisor}\n  @1 return r0\n"),
-            Some(0),
-            &format!("the divisor {divisor} can fail"),
-        );
-    }
-    for divisor in [-128, -2, 1, 2, 7, 127] {
-        assert_eq!(
-            faults(&format!(
-                "fn f1 main in m\n{H}  @0 load.int r1, 5\n  @1 rem-add.int.imm r0, r1, r0, r1, {divisor}\n  @2 return r0\n"
-            )),
-            vec![],
-            "{divisor}"
-        );
+fn a_fused_remainder_whose_divisor_can_fail_is_rejected_and_any_other_verifies() {
+    let fused = [
+        "rem-add.int.imm r0, r1, r0, r1",
+        "rem-jump-eq.int.imm r0, r1",
+        "rem-jump-ne.int.imm r0, r1",
+    ];
+    for op in fused {
+        // The jumps' target, the next instruction, ends the operands.
+        let target = if op.contains("jump") { ", @1" } else { "" };
+        for divisor in [0, -1] {
+            rejects(
+                H,
+                &format!("  @0 {op}, {divisor}{target}\n  @1 return r0\n"),
+                Some(0),
+                &format!("the divisor {divisor} can fail"),
+            );
+        }
+        let target = if op.contains("jump") { ", @2" } else { "" };
+        for divisor in [-128, -2, 1, 2, 7, 127] {
+            assert_eq!(
+                faults(&format!(
+                    "fn f1 main in m\n{H}  @0 load.int r1, 5\n  @1 {op}, {divisor}{target}\n  @2 return r0\n"
+                )),
+                vec![],
+                "{op} {divisor}"
+            );
+        }
     }
 }
 

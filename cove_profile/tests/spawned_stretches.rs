@@ -100,7 +100,8 @@ fn a_spawned_task_counted_at_stretches_counts_what_one_stopped_at_every_instruct
     let every = profiled(Profiler::with_clock(SteppingClock::new(1)));
     let stretches = profiled(Profiler::counting());
     assert_eq!(every.1.len(), 3, "main and two workers");
-    assert!(every.1[2].ran > 5_000, "{:?}", every.1);
+    // The second worker's 1,050 turns, each at least three instructions.
+    assert!(every.1[2].ran > 3_000, "{:?}", every.1);
     assert_eq!(stretches.1, every.1, "each task's total");
     assert_eq!(stretches.0, every.0, "each instruction's row");
     assert_eq!(stretches.2, every.2, "each calling context's instructions");

@@ -186,3 +186,7 @@ sample!(
     arithmetic_a_remainder_added_on_one_line_runs_from_printed_ir,
     "arithmetic/a_remainder_added_on_one_line"
 );
+sample!(
+    control_flow_a_remainder_tested_against_zero_branches_as_the_pair_runs_from_printed_ir,
+    "control_flow/a_remainder_tested_against_zero_branches_as_the_pair"
+);

@@ -1081,6 +1081,30 @@ impl<'env> Machine<'env> {
                     Instr::JumpNeIntImm { a, value, target } => {
                         jump_if!(int!(a) != i64::from(value), target)
                     }
+                    Instr::RemJumpEqIntImm {
+                        rem,
+                        a,
+                        divisor,
+                        target,
+                    } => {
+                        let a = int!(a);
+                        // SAFETY: *divisor*, as for `rem-add.int.imm`.
+                        let r = unsafe { self.divisors.rem(a, i32::from(divisor)) };
+                        set!(rem, r as u64);
+                        jump_if!(r == 0, target)
+                    }
+                    Instr::RemJumpNeIntImm {
+                        rem,
+                        a,
+                        divisor,
+                        target,
+                    } => {
+                        let a = int!(a);
+                        // SAFETY: *divisor*, as for `rem-add.int.imm`.
+                        let r = unsafe { self.divisors.rem(a, i32::from(divisor)) };
+                        set!(rem, r as u64);
+                        jump_if!(r != 0, target)
+                    }
                     Instr::LoopLtInt {
                         counter,
                         limit,
