@@ -443,6 +443,20 @@ impl<'env> Machine<'env> {
                 }
             };
         }
+        // `rem = a % divisor` for a byte-sized divisor, giving the
+        // remainder: the fused forms of `rem.int.imm` (`rem-add.int.imm`,
+        // `rem-jump-eq.int.imm`, `rem-jump-ne.int.imm`).
+        macro_rules! remainder {
+            ($rem:expr, $a:expr, $divisor:expr) => {{
+                let a = int!($a);
+                // SAFETY: *divisor*, as for `div.int.imm`: the verifier
+                // refuses these instructions' divisors where it refuses
+                // `rem.int.imm`'s.
+                let r = unsafe { self.divisors.rem(a, i32::from($divisor)) };
+                set!($rem, r as u64);
+                r
+            }};
+        }
         // `dst = list[i]` for the list in register `list`, giving the
         // element, or the fault of an index out of range; `what` names the
         // instruction for a list that is 0. Every read of a list by index
@@ -934,12 +948,7 @@ impl<'env> Machine<'env> {
                         a,
                         divisor,
                     } => {
-                        let a = int!(a);
-                        // SAFETY: *divisor*, as for `div.int.imm`: the
-                        // verifier refuses this instruction's divisor where
-                        // it refuses `rem.int.imm`'s.
-                        let r = unsafe { self.divisors.rem(a, i32::from(divisor)) };
-                        set!(rem, r as u64);
+                        let r = remainder!(rem, a, divisor);
                         match int!(c).checked_add(r) {
                             Some(v) => set!(dst, v as u64),
                             None => fail!(overflow("addition")),
@@ -1087,10 +1096,7 @@ impl<'env> Machine<'env> {
                         divisor,
                         target,
                     } => {
-                        let a = int!(a);
-                        // SAFETY: *divisor*, as for `rem-add.int.imm`.
-                        let r = unsafe { self.divisors.rem(a, i32::from(divisor)) };
-                        set!(rem, r as u64);
+                        let r = remainder!(rem, a, divisor);
                         jump_if!(r == 0, target)
                     }
                     Instr::RemJumpNeIntImm {
@@ -1099,10 +1105,7 @@ impl<'env> Machine<'env> {
                         divisor,
                         target,
                     } => {
-                        let a = int!(a);
-                        // SAFETY: *divisor*, as for `rem-add.int.imm`.
-                        let r = unsafe { self.divisors.rem(a, i32::from(divisor)) };
-                        set!(rem, r as u64);
+                        let r = remainder!(rem, a, divisor);
                         jump_if!(r != 0, target)
                     }
                     Instr::LoopLtInt {
