@@ -927,10 +927,7 @@ const STRETCH_END: [StretchEnd; Opcode::ALL.len()] = {
             Opcode::Call | Opcode::CallClosure | Opcode::MoveCallClosure
         ) {
             StretchEnd::Call
-        } else if matches!(
-            op,
-            Opcode::Return | Opcode::ReturnUnit | Opcode::ReturnAddInt | Opcode::ReturnAddIntImm
-        ) {
+        } else if is_return(op) {
             StretchEnd::Return
         } else if is_conditional_return(op) {
             StretchEnd::Conditional
@@ -954,6 +951,15 @@ const fn is_branch(op: Opcode) -> bool {
         i += 1;
     }
     false
+}
+
+/// The returns that always return: `return`, `return.unit` and the fused
+/// forms that return what they make. The one list of them: whether an
+/// instruction falls through ([`Instr::falls_through`]) and how it ends a
+/// stretch both ask it.
+const fn is_return(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(op, Return | ReturnUnit | ReturnAddInt | ReturnAddIntImm)
 }
 
 /// The conditional returns, which return or fall through.
@@ -986,14 +992,8 @@ impl Instr {
     /// *ends* (a function's code ends in one) and the compiler's "the
     /// body already ended" both ask it.
     pub fn falls_through(&self) -> bool {
-        !matches!(
-            self,
-            Instr::Jump { .. }
-                | Instr::Return { .. }
-                | Instr::ReturnUnit {}
-                | Instr::ReturnAddInt { .. }
-                | Instr::ReturnAddIntImm { .. }
-        )
+        let op = self.opcode();
+        !(op == Opcode::Jump || is_return(op))
     }
 }
 
@@ -1045,64 +1045,61 @@ pub fn stretch_lengths(code: &[Instr]) -> Vec<u32> {
 /// Which opcodes end a stretch, as the table above is built from.
 const fn ends_stretch(op: Opcode) -> bool {
     use Opcode::*;
-    matches!(
-        op,
-        Jump | JumpIf
-            | JumpIfNot
-            | JumpEqInt
-            | JumpNeInt
-            | JumpLtInt
-            | JumpLeInt
-            | JumpGtInt
-            | JumpGeInt
-            | JumpEqIntImm
-            | JumpNeIntImm
-            | RemJumpEqIntImm
-            | RemJumpNeIntImm
-            | JumpLtIntImm
-            | JumpLeIntImm
-            | JumpGtIntImm
-            | JumpGeIntImm
-            | LoopLtInt
-            | LoopLtIntImm
-            | JumpNone
-            | JumpSome
-            | JumpNoneUnwrap
-            | JumpSomeUnwrap
-            | JumpIfList
-            | JumpIfNotList
-            | JumpIfLtFloat
-            | JumpIfNotLtFloat
-            | JumpIfLeFloat
-            | JumpIfNotLeFloat
-            | Call
-            | CallBuiltin
-            | Spawn
-            | Return
-            | ReturnUnit
-            | ReturnAddInt
-            | ReturnAddIntImm
-            | ReturnIfEqIntImm
-            | ReturnIfNeIntImm
-            | ReturnIfLtIntImm
-            | ReturnIfLeIntImm
-            | ReturnIfGtIntImm
-            | ReturnIfGeIntImm
-            | ConcatStr
-            | ToStrInt
-            | ToStrFloat
-            | ToStr
-            | NewStruct
-            | NewVariant
-            | NewSome
-            | NewList
-            | PushList
-            | NewMap
-            | NewChannel
-            | NewClosure
-            | CallClosure
-            | MoveCallClosure
-    )
+    is_return(op)
+        || matches!(
+            op,
+            Jump | JumpIf
+                | JumpIfNot
+                | JumpEqInt
+                | JumpNeInt
+                | JumpLtInt
+                | JumpLeInt
+                | JumpGtInt
+                | JumpGeInt
+                | JumpEqIntImm
+                | JumpNeIntImm
+                | RemJumpEqIntImm
+                | RemJumpNeIntImm
+                | JumpLtIntImm
+                | JumpLeIntImm
+                | JumpGtIntImm
+                | JumpGeIntImm
+                | LoopLtInt
+                | LoopLtIntImm
+                | JumpNone
+                | JumpSome
+                | JumpNoneUnwrap
+                | JumpSomeUnwrap
+                | JumpIfList
+                | JumpIfNotList
+                | JumpIfLtFloat
+                | JumpIfNotLtFloat
+                | JumpIfLeFloat
+                | JumpIfNotLeFloat
+                | Call
+                | CallBuiltin
+                | Spawn
+                | ReturnIfEqIntImm
+                | ReturnIfNeIntImm
+                | ReturnIfLtIntImm
+                | ReturnIfLeIntImm
+                | ReturnIfGtIntImm
+                | ReturnIfGeIntImm
+                | ConcatStr
+                | ToStrInt
+                | ToStrFloat
+                | ToStr
+                | NewStruct
+                | NewVariant
+                | NewSome
+                | NewList
+                | PushList
+                | NewMap
+                | NewChannel
+                | NewClosure
+                | CallClosure
+                | MoveCallClosure
+        )
 }
 
 impl fmt::Display for Opcode {
