@@ -299,13 +299,13 @@ impl Emitter {
                     a: left,
                     b: right,
                 },
-            ) if (left == rem) != (right == rem) && i8::try_from(value).is_ok() => {
+            ) if (left == rem) != (right == rem) && i16::try_from(value).is_ok() => {
                 Instr::RemAddIntImm {
                     dst,
                     c: if left == rem { right } else { left },
                     rem,
                     a,
-                    divisor: value as i8,
+                    divisor: value as i16,
                 }
             }
             // A constant added in place to a sum (`row - c + n - 1`): the
@@ -370,7 +370,7 @@ impl Emitter {
             a,
             value: divisor,
         } = last
-            && let Ok(divisor) = i8::try_from(divisor)
+            && let Ok(divisor) = i16::try_from(divisor)
         {
             return match instr {
                 Instr::JumpEqIntImm {
@@ -1562,22 +1562,22 @@ mod tests {
             ]
         );
         assert_eq!(
-            remainder_test(-128, jump_eq_0, true, false, 1)[0],
+            remainder_test(-32768, jump_eq_0, true, false, 1)[0],
             Instr::RemJumpEqIntImm {
                 rem: r,
                 a: n,
-                divisor: -128,
+                divisor: -32768,
                 target: 2
             }
         );
     }
 
     #[test]
-    fn a_remainder_tested_against_another_value_or_register_past_a_byte_or_a_landing_stays_two() {
+    fn a_remainder_tested_against_another_value_or_register_past_16_bits_or_a_landing_stays_two() {
         for code in [
             remainder_test(2, jump_ne_1, true, false, 1),
             remainder_test(2, jump_ne_0, false, false, 1),
-            remainder_test(1000, jump_ne_0, true, false, 1),
+            remainder_test(32768, jump_ne_0, true, false, 1),
             remainder_test(2, jump_ne_0, true, true, 1),
             remainder_test(2, jump_ne_0, true, false, 7),
         ] {
@@ -1924,15 +1924,15 @@ mod tests {
             );
         }
         assert!(matches!(
-            remainder_then_sum(127, 1, 3, Between::Nothing)[0],
-            Instr::RemAddIntImm { divisor: 127, .. }
+            remainder_then_sum(1000, 1, 3, Between::Nothing)[0],
+            Instr::RemAddIntImm { divisor: 1000, .. }
         ));
     }
 
     #[test]
-    fn a_remainder_too_large_for_a_byte_added_twice_or_past_a_landing_stays_two_instructions() {
+    fn a_remainder_past_16_bits_added_twice_or_past_a_landing_stays_two_instructions() {
         for code in [
-            remainder_then_sum(128, 1, 3, Between::Nothing),
+            remainder_then_sum(32768, 1, 3, Between::Nothing),
             remainder_then_sum(1_000_003, 1, 3, Between::Nothing),
             // `i % 7 + i % 7`: the fused instruction would read its
             // remainder as `c` after writing it, which the pair does not.

@@ -89,7 +89,7 @@ pub enum OperandKind {
     /// instruction's four other operands in its twelve bytes (in the byte
     /// after the opcode's).
     Offset,
-    /// A constant divisor that fits in a signed byte: what fits beside an
+    /// A constant divisor that fits in 16 signed bits: what fits beside an
     /// instruction's four registers in its twelve bytes.
     Divisor,
     /// A constant-pool index.
@@ -138,7 +138,7 @@ pub enum Operand {
     /// `-1` (an offset)
     Offset(i8),
     /// `7` (a divisor)
-    Divisor(i8),
+    Divisor(i16),
     /// `k2`
     Const(ConstId),
     /// `@12`
@@ -190,7 +190,7 @@ macro_rules! operand_type {
         i8
     };
     (Divisor) => {
-        i8
+        i16
     };
     (Const) => {
         ConstId
@@ -432,7 +432,7 @@ instruction_set! {
     RemIntImm = "rem.int.imm" { dst: DstNum, a: SrcNum, value: Imm }
     /// `rem = a % divisor`, then `dst = c + rem`: a `rem.int.imm` and the
     /// `add.int` that adds its remainder (`total + i % 7`, `h + c % 16`) in
-    /// one dispatch, for a divisor that fits in a byte. `c` is read after
+    /// one dispatch, for a divisor that fits in 16 bits. `c` is read after
     /// `rem` is written, as in the pair; the addition's overflow is the
     /// runtime error of `add.int`, with `rem` written and `dst` not, as
     /// the pair leaves them. The verifier refuses the divisors
@@ -555,7 +555,7 @@ instruction_set! {
     /// `rem = a % divisor`, then `if rem == 0 { pc = target }`: a
     /// `rem.int.imm` and the `jump-eq.int.imm` that tests its remainder
     /// against 0 (`if n % 2 != 0`) in one dispatch, for a divisor that fits
-    /// in a byte. The remainder is written, as the pair writes it. The
+    /// in 16 bits. The remainder is written, as the pair writes it. The
     /// verifier refuses the divisors `rem.int.imm` refuses (0 and -1). The
     /// compiler's emitter makes it of the pair on one source line with no
     /// label bound between the two.

@@ -631,7 +631,7 @@ fn instruction(cursor: &mut Cursor) -> Result<Parsed, ParseError> {
                 Operand::Offset(word.parse().map_err(|_| at("an 8-bit signed offset"))?)
             }
             OperandKind::Divisor => {
-                Operand::Divisor(word.parse().map_err(|_| at("an 8-bit signed divisor"))?)
+                Operand::Divisor(word.parse().map_err(|_| at("a 16-bit signed divisor"))?)
             }
             OperandKind::Const => Operand::Const(ConstId(
                 prefixed(&word, "k").ok_or_else(|| at("a constant, `k2`"))?,

@@ -90,7 +90,7 @@ fn operand(kind: OperandKind, functions: u32) -> BoxedStrategy<Operand> {
         OperandKind::Enum => any::<u16>().prop_map(|e| Operand::Enum(EnumId(e))).boxed(),
         OperandKind::Index => any::<u16>().prop_map(Operand::Index).boxed(),
         OperandKind::Offset => any::<i8>().prop_map(Operand::Offset).boxed(),
-        OperandKind::Divisor => any::<i8>().prop_map(Operand::Divisor).boxed(),
+        OperandKind::Divisor => any::<i16>().prop_map(Operand::Divisor).boxed(),
         _ => any::<u16>().prop_map(|r| Operand::Reg(Reg(r))).boxed(),
     }
 }

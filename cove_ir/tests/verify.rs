@@ -837,7 +837,7 @@ fn nudge(operand: Operand, pick: u32, builtin: Builtin) -> Operand {
         Operand::Count(_) => Operand::Count((pick % 4) as u16),
         Operand::Imm(_) => Operand::Imm(pick as i32),
         Operand::Offset(_) => Operand::Offset(pick as i8),
-        Operand::Divisor(_) => Operand::Divisor(pick as i8),
+        Operand::Divisor(_) => Operand::Divisor(pick as i16),
         Operand::Const(_) => Operand::Const(cove_ir::program::ConstId(pick % 5)),
         Operand::Target(_) => Operand::Target(pick % 26),
         Operand::Func(_) => Operand::Func(FunctionId(pick % 3)),
@@ -926,7 +926,7 @@ fn a_fused_remainder_whose_divisor_can_fail_is_rejected_and_any_other_verifies()
             );
         }
         let target = if op.contains("jump") { ", @2" } else { "" };
-        for divisor in [-128, -2, 1, 2, 7, 127] {
+        for divisor in [-32768, -128, -2, 1, 2, 7, 1000, 32767] {
             assert_eq!(
                 faults(&format!(
                     "fn f1 main in m\n{H}  @0 load.int r1, 5\n  @1 {op}, {divisor}{target}\n  @2 return r0\n"

@@ -443,7 +443,7 @@ impl<'env> Machine<'env> {
                 }
             };
         }
-        // `rem = a % divisor` for a byte-sized divisor, giving the
+        // `rem = a % divisor` for a divisor of 16 bits, giving the
         // remainder: the fused forms of `rem.int.imm` (`rem-add.int.imm`,
         // `rem-jump-eq.int.imm`, `rem-jump-ne.int.imm`).
         macro_rules! remainder {
