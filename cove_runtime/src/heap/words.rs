@@ -206,16 +206,22 @@ impl Words {
         let at = match Words::source(self.len) {
             Source::Mapped => {
                 let old = mapped_bytes(self.len * 8);
-                if len < self.len {
-                    // Words that stay mapped past the new end must read 0
-                    // when the block grows over them again.
-                    let kept = size / 8;
-                    // SAFETY: `len..kept` is inside the old mapping.
-                    unsafe { self.ptr.as_ptr().add(len).write_bytes(0, kept - len) };
-                }
                 // SAFETY: remaps this block's own mapping of `old` bytes;
                 // new pages are the host's zero pages.
-                unsafe { libc::mremap(self.ptr.as_ptr().cast(), old, size, libc::MREMAP_MAYMOVE) }
+                let at = unsafe {
+                    libc::mremap(self.ptr.as_ptr().cast(), old, size, libc::MREMAP_MAYMOVE)
+                };
+                if at != libc::MAP_FAILED && len < self.len {
+                    // Words that stay mapped past the new end must read 0
+                    // when the block grows over them again. Only once the
+                    // shrink is made: a refused one leaves the block as it
+                    // was.
+                    let kept = size / 8;
+                    // SAFETY: `len..kept` is inside the new mapping, of
+                    // `size` bytes.
+                    unsafe { at.cast::<u64>().add(len).write_bytes(0, kept - len) };
+                }
+                at
             }
             Source::None | Source::Allocator => {
                 // SAFETY: a fresh anonymous private mapping, asking for no
