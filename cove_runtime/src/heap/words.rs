@@ -138,7 +138,8 @@ impl Words {
             }
             #[cfg(all(target_os = "linux", not(miri)))]
             Source::Mapped => {
-                // SAFETY: this block's own mapping, of `mapped_bytes(len)`.
+                // SAFETY: this block's own mapping, of
+                // `mapped_bytes(len * 8)` bytes.
                 unsafe { libc::munmap(self.ptr.as_ptr().cast(), mapped_bytes(self.len * 8)) };
             }
         }
@@ -177,12 +178,15 @@ impl Words {
             }
             #[cfg(all(target_os = "linux", not(miri)))]
             Source::Mapped => {
-                // A mapping shrinking below `MAP_MIN`: copy what stays.
+                // A mapping shrinking below `MAP_MIN`: copy what stays,
+                // which writes every word of the new block, so it need not
+                // be zeroed first.
                 // SAFETY: the layout's size is not zero.
-                let at = unsafe { std::alloc::alloc_zeroed(layout(len)) };
+                let at = unsafe { std::alloc::alloc(layout(len)) };
                 if !at.is_null() {
                     // SAFETY: `len` is under the old length here, and the
-                    // two blocks are distinct.
+                    // two blocks are distinct; the copy initialises all
+                    // `len` words of the new one.
                     unsafe {
                         std::ptr::copy_nonoverlapping(self.ptr.as_ptr(), at.cast::<u64>(), len)
                     };

@@ -949,10 +949,7 @@ impl<'env> Machine<'env> {
                         divisor,
                     } => {
                         let r = remainder!(rem, a, divisor);
-                        match int!(c).checked_add(r) {
-                            Some(v) => set!(dst, v as u64),
-                            None => fail!(overflow("addition")),
-                        }
+                        set!(dst, plus!(int!(c), r) as u64)
                     }
                     Instr::NegInt { dst, a } => match int!(a).checked_neg() {
                         Some(v) => set!(dst, v as u64),
