@@ -811,7 +811,9 @@ impl Instr {
         }
     }
 
-    /// The constant divisor of a `div.int.imm` or `rem.int.imm`.
+    /// The constant divisor of a `div.int.imm`, a `rem.int.imm` or one of
+    /// its fused forms (`rem-add.int.imm`, `rem-jump-eq.int.imm`,
+    /// `rem-jump-ne.int.imm`).
     pub fn constant_divisor(&self) -> Option<i32> {
         match *self {
             Instr::DivIntImm { value, .. } | Instr::RemIntImm { value, .. } => Some(value),
@@ -822,7 +824,7 @@ impl Instr {
         }
     }
 
-    /// The divisor of a `div.int.imm` or `rem.int.imm` that could fail,
+    /// The constant divisor (see [`Instr::constant_divisor`]) that could fail,
     /// which the verifier refuses: see [`can_divide_unchecked`].
     pub fn failing_divisor(&self) -> Option<i32> {
         self.constant_divisor()
@@ -1042,49 +1044,19 @@ pub fn stretch_lengths(code: &[Instr]) -> Vec<u32> {
     lengths
 }
 
-/// Which opcodes end a stretch, as the table above is built from.
+/// Which opcodes end a stretch, as the table above is built from: every
+/// return, conditional or not, every branch (an opcode with a jump
+/// target, [`is_branch`]), and the calls and the instructions that may
+/// allocate.
 const fn ends_stretch(op: Opcode) -> bool {
     use Opcode::*;
     is_return(op)
+        || is_conditional_return(op)
+        || is_branch(op)
         || matches!(
             op,
-            Jump | JumpIf
-                | JumpIfNot
-                | JumpEqInt
-                | JumpNeInt
-                | JumpLtInt
-                | JumpLeInt
-                | JumpGtInt
-                | JumpGeInt
-                | JumpEqIntImm
-                | JumpNeIntImm
-                | RemJumpEqIntImm
-                | RemJumpNeIntImm
-                | JumpLtIntImm
-                | JumpLeIntImm
-                | JumpGtIntImm
-                | JumpGeIntImm
-                | LoopLtInt
-                | LoopLtIntImm
-                | JumpNone
-                | JumpSome
-                | JumpNoneUnwrap
-                | JumpSomeUnwrap
-                | JumpIfList
-                | JumpIfNotList
-                | JumpIfLtFloat
-                | JumpIfNotLtFloat
-                | JumpIfLeFloat
-                | JumpIfNotLeFloat
-                | Call
-                | CallBuiltin
+            Call | CallBuiltin
                 | Spawn
-                | ReturnIfEqIntImm
-                | ReturnIfNeIntImm
-                | ReturnIfLtIntImm
-                | ReturnIfLeIntImm
-                | ReturnIfGtIntImm
-                | ReturnIfGeIntImm
                 | ConcatStr
                 | ToStrInt
                 | ToStrFloat

@@ -219,9 +219,10 @@ impl std::error::Error for VerifyError {}
 /// 7. **types** — every non-zero reference an instruction reads is of the
 ///    Cove type the instruction needs (the second pass), so the VM may lay
 ///    out its reads of an object without looking at its header.
-/// 8. **divisor** — no `div.int.imm`, `rem.int.imm` or `rem-add.int.imm`
-///    divides by 0 or -1, the two divisors for which an `i64` division can
-///    fail.
+/// 8. **divisor** — no instruction with a constant divisor
+///    ([`Instr::constant_divisor`]: `div.int.imm`, `rem.int.imm` and the
+///    fused remainders) divides by 0 or -1, the two divisors for which an
+///    `i64` division can fail.
 /// 9. **lines** — every function's line table has one entry an
 ///    instruction, and every local lives in a register of its function,
 ///    of its type's class, over a range of its code: what a debugger reads
