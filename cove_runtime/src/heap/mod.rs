@@ -1024,6 +1024,28 @@ impl Memory {
         self.alloc_str_with(bytes.len(), |dst| dst.copy_from_slice(bytes))
     }
 
+    /// A new string of the ASCII string `r` in upper case (`upper`) or lower
+    /// case: copied from object to object inside the heap and mapped in
+    /// place, byte for byte, with no buffer of the host between (a word
+    /// count that upper-cases every word made two host allocations a word).
+    /// The caller checked that `r` is ASCII.
+    pub(crate) fn alloc_ascii_case(&mut self, r: u64, upper: bool) -> Faulty<u64> {
+        let len = self.str_bytes(r).len();
+        let dst = self.alloc_substr(r, 0, len)?;
+        let start = (dst as usize + 1) * 8;
+        // SAFETY: the new string's `len` bytes are inside `space`, after its
+        // header, and nothing else refers to them yet.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(self.space.as_mut_ptr().cast::<u8>().add(start), len)
+        };
+        if upper {
+            bytes.make_ascii_uppercase();
+        } else {
+            bytes.make_ascii_lowercase();
+        }
+        Ok(dst)
+    }
+
     /// A new string of the bytes `start..end` of the string `r` (a range
     /// the caller checked), copied from object to object inside the heap:
     /// a slice in a loop (k-nucleotide's every position) would otherwise
@@ -1163,6 +1185,43 @@ impl Memory {
         let list = self.alloc_raw(3)?;
         self.space[list as usize] = header(kind::LIST, u32::from(elem_ref), elem_ty);
         self.space[list as usize + 1] = items.len() as u64;
+        self.space[list as usize + 2] = array;
+        Ok(list)
+    }
+
+    /// A new list of `len` elements, the element `i` made by `item(self, i)`
+    /// in order: for a builtin whose elements are new objects (the pieces
+    /// of a split), so that their references go straight into the list's
+    /// array and not through a vector of the host's first.
+    ///
+    /// The array is allocated first, its slots zero, and written by
+    /// position as each element is made: allocating never collects, so the
+    /// array stays where it is while `item` allocates above it (the space
+    /// may move, which positions do not mind). If `item` fails, the array
+    /// and what was made are garbage no root reaches.
+    pub(crate) fn alloc_list_with(
+        &mut self,
+        elem_ref: bool,
+        elem_ty: u32,
+        len: usize,
+        mut item: impl FnMut(&mut Memory, usize) -> Faulty<u64>,
+    ) -> Faulty<u64> {
+        let array = if len == 0 {
+            0
+        } else {
+            let array = self.alloc_raw(1 + len)?;
+            let at = array as usize;
+            self.space[at] = header(kind::ARRAY, u32::from(elem_ref), len as u32);
+            self.space[at + 1..at + 1 + len].fill(0);
+            for i in 0..len {
+                let value = item(self, i)?;
+                self.space[at + 1 + i] = value;
+            }
+            array
+        };
+        let list = self.alloc_raw(3)?;
+        self.space[list as usize] = header(kind::LIST, u32::from(elem_ref), elem_ty);
+        self.space[list as usize + 1] = len as u64;
         self.space[list as usize + 2] = array;
         Ok(list)
     }
