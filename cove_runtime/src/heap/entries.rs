@@ -33,6 +33,26 @@
 //!
 //! Every read (iteration, printing, the collector) skips the dead.
 //!
+//! # The direct index
+//!
+//! Beside the hash table, a map of `Int` (or `Bool`) keys has a direct
+//! index: a vector whose slot `k` holds one more than the position of the
+//! live key `k`, or 0. Every live key from 0 up to the index's width is
+//! there and only there; negative keys and keys past the width are in the
+//! table. A lookup of such a key reads its slot and its entry: no hash,
+//! no probe, and two dependent reads where the table makes three. It is
+//! Lua's array part in the shape of this map: positions, not values, so
+//! that the order and the entries stay where they were.
+//!
+//! The index widens when a new key past it would fall within
+//! [`direct_room`] of the map's size: the largest power of two at most
+//! twice one more than its key count, so its 4-byte slots cost a key at
+//! most 8 bytes, what the table's slot and spare room cost one. A widening
+//! moves the table's keys that now have a slot into it (one pass over the
+//! table), and since it widens to the room the size pays for, the next
+//! widening waits until the map has about doubled: constant time per key,
+//! amortised. A sweep narrows it to what the keys left pay for.
+//!
 //! # Cost
 //!
 //! Lookup, set, removal and re-setting a removed key are constant time,
@@ -47,7 +67,7 @@
 //! An entry costs its key and value (16 bytes for an `Int` key, 40 for a
 //! `String`), a live flag (1 byte) and a 4-byte position in the table (with
 //! the table's spare room and its control byte). A map holds at most
-//! [`MAX_HELD`] entries, 2^32, dead ones included; setting a new key in a
+//! [`MAX_HELD`] entries, 2^32 − 1, dead ones included; setting a new key in a
 //! map that holds that many is refused (`Memory::map_set` makes it a
 //! heap-limit error), a bound of the same kind as a string's 32-bit length,
 //! and past what the default heap limit lets a run reach.
@@ -66,7 +86,7 @@
 //! not expose it), so taking it directly adds nothing to the build and takes
 //! `indexmap` out of it.
 //!
-//! A lookup in a map larger than the cache makes three dependent reads,
+//! A lookup in the table of a map larger than the cache makes three dependent reads,
 //! the control bytes, the position and the entry, and each is as fast as
 //! the cache it is found in: the 32-bit positions (half of `usize`'s) and
 //! the flags kept out of the entries (24 bytes an `Int` entry had, with
@@ -78,6 +98,12 @@
 //! measured too and is slower there: its table, 24 bytes a slot, is 6 MiB,
 //! and a read of it cost more than the two reads of the smaller tables it
 //! saved.
+//!
+//! The direct index is for the keys the table serves worst and Lua best:
+//! dense ones, such as a memo of the Collatz lengths of 1 to 300,000
+//! (651,569 keys, most of them under a million), where Lua's array part
+//! took the lookups in one read and the table in three. That program
+//! went from 1.0 of Lua 5.4's CPU time to 0.77–0.81 (`docs/RUNTIME.md`).
 
 use std::borrow::Borrow;
 use std::hash::{BuildHasher, Hash};
@@ -85,6 +111,44 @@ use std::hash::{BuildHasher, Hash};
 use hashbrown::HashTable;
 
 use super::hash::FxBuild;
+
+/// A key's slot in a map's direct index: a non-negative `Int` key's own
+/// value. `None` for every other key (negative, or a string), which only
+/// the hash table holds.
+pub(crate) trait Slot {
+    /// The slot, if the key may have one.
+    fn slot(&self) -> Option<usize>;
+}
+
+impl Slot for i64 {
+    #[inline]
+    fn slot(&self) -> Option<usize> {
+        usize::try_from(*self).ok()
+    }
+}
+
+impl Slot for [u8] {
+    #[inline]
+    fn slot(&self) -> Option<usize> {
+        None
+    }
+}
+
+impl Slot for super::StrKey {
+    #[inline]
+    fn slot(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// The most slots the direct index may have for a map of `len` keys: the
+/// largest power of two at most twice one more than `len`, so that its four
+/// bytes a slot are at most eight a key, what the hash table's slot and
+/// spare room cost a key it holds.
+fn direct_room(len: usize) -> usize {
+    let most = 2 * (len + 1);
+    1 << (usize::BITS - 1 - most.leading_zeros())
+}
 
 /// A map's entries: see the module documentation.
 #[derive(Debug, Clone)]
@@ -96,7 +160,12 @@ pub(crate) struct Entries<K> {
     /// only to iterate and to sweep, so kept out of the entries a lookup
     /// reads.
     live: Vec<bool>,
-    /// The position in `entries` of each live key, and of no dead one.
+    /// One more than the position in `entries` of the live key whose slot
+    /// is this one's index, or 0: every live key whose slot is below its
+    /// length is here, and only here.
+    direct: Vec<u32>,
+    /// The position in `entries` of each live key that is not in
+    /// `direct`, and of no dead one.
     index: HashTable<u32>,
     /// How many entries of `entries` are dead.
     dead: usize,
@@ -107,6 +176,7 @@ impl<K> Default for Entries<K> {
         Entries {
             entries: Vec::new(),
             live: Vec::new(),
+            direct: Vec::new(),
             index: HashTable::new(),
             dead: 0,
         }
@@ -121,9 +191,9 @@ const SWEEP_AT: usize = 16;
 /// than this many times what it needs.
 const SHRINK_BEYOND: usize = 4;
 
-/// The most entries a map may hold, dead ones included: a position is a
-/// `u32`.
-pub(crate) const MAX_HELD: usize = u32::MAX as usize + 1;
+/// The most entries a map may hold, dead ones included: a position, and
+/// one more than a position, is a `u32`.
+pub(crate) const MAX_HELD: usize = u32::MAX as usize;
 
 /// Why a map did not take a new key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,7 +210,7 @@ fn hash_of<Q: Hash + ?Sized>(key: &Q) -> u64 {
     FxBuild::default().hash_one(key)
 }
 
-impl<K: Hash + Eq> Entries<K> {
+impl<K: Hash + Eq + Slot> Entries<K> {
     /// How many keys the map has.
     pub(crate) fn len(&self) -> usize {
         self.entries.len() - self.dead
@@ -152,7 +222,14 @@ impl<K: Hash + Eq> Entries<K> {
         self.entries.len()
     }
 
-    /// The position of `key`'s live entry.
+    /// The direct index's slot of `key`, if it has one there.
+    #[inline]
+    fn direct_slot<Q: Slot + ?Sized>(&self, key: &Q) -> Option<usize> {
+        key.slot().filter(|&k| k < self.direct.len())
+    }
+
+    /// The position of `key`'s live entry, which is not in the direct
+    /// index, by way of the hash table.
     #[inline]
     fn find<Q: Hash + Eq + ?Sized>(&self, hash: u64, key: &Q) -> Option<usize>
     where
@@ -165,11 +242,12 @@ impl<K: Hash + Eq> Entries<K> {
     }
 
     /// The value of `key`.
-    pub(crate) fn get<Q: Hash + Eq + ?Sized>(&self, key: &Q) -> Option<u64>
+    #[inline(always)]
+    pub(crate) fn get<Q: Hash + Eq + Slot + ?Sized>(&self, key: &Q) -> Option<u64>
     where
         K: Borrow<Q>,
     {
-        self.find(hash_of(key), key).map(|at| self.entries[at].1)
+        self.locate(key).1.map(|at| self.entries[at].1)
     }
 
     /// Sets `key` to `value`, making the owned key with `own` only if the
@@ -178,7 +256,8 @@ impl<K: Hash + Eq> Entries<K> {
     /// ([`Entries::reserve_one`]); a new key is refused, with the map
     /// unchanged, when the host will not give it or the map holds
     /// [`MAX_HELD`] entries.
-    pub(crate) fn try_set<Q: Hash + Eq + ?Sized>(
+    #[inline(always)]
+    pub(crate) fn try_set<Q: Hash + Eq + Slot + ?Sized>(
         &mut self,
         key: &Q,
         value: u64,
@@ -187,8 +266,8 @@ impl<K: Hash + Eq> Entries<K> {
     where
         K: Borrow<Q>,
     {
-        let hash = hash_of(key);
-        if let Some(at) = self.find(hash, key) {
+        let (hash, at) = self.locate(key);
+        if let Some(at) = at {
             self.entries[at].1 = value;
             return Ok(false);
         }
@@ -199,11 +278,16 @@ impl<K: Hash + Eq> Entries<K> {
     /// The hash of `key` and the position of its live entry, if it has
     /// one: a lookup whose answer a set of the same key can use
     /// ([`Entries::set_value_at`], [`Entries::insert_new`]) without hashing
-    /// and probing again.
-    pub(crate) fn locate<Q: Hash + Eq + ?Sized>(&self, key: &Q) -> (u64, Option<usize>)
+    /// and probing again. A key with a slot in the direct index is found
+    /// there, unhashed (its hash is given as 0, which nothing reads).
+    #[inline(always)]
+    pub(crate) fn locate<Q: Hash + Eq + Slot + ?Sized>(&self, key: &Q) -> (u64, Option<usize>)
     where
         K: Borrow<Q>,
     {
+        if let Some(k) = self.direct_slot(key) {
+            return (0, self.direct[k].checked_sub(1).map(|at| at as usize));
+        }
         let hash = hash_of(key);
         (hash, self.find(hash, key))
     }
@@ -245,28 +329,76 @@ impl<K: Hash + Eq> Entries<K> {
     /// changing nothing, when the host will not give it or the map holds
     /// [`MAX_HELD`] entries.
     pub(crate) fn insert_new(&mut self, hash: u64, key: K, value: u64) -> Result<(), Refused> {
+        if self.entries.len() >= MAX_HELD {
+            return Err(Refused::Full);
+        }
         self.reserve_one().map_err(Refused::Host)?;
-        let at = u32::try_from(self.entries.len()).map_err(|_| Refused::Full)?;
+        // A key past the direct index whose slot a wider index could hold
+        // widens it, if the map has keys enough to pay for the room.
+        if let Some(k) = key.slot()
+            && k >= self.direct.len()
+        {
+            let room = direct_room(self.len());
+            if k < room {
+                self.widen(room).map_err(Refused::Host)?;
+            }
+        }
+        // Below `MAX_HELD`, checked above.
+        let at = self.entries.len() as u32;
+        let slot = key.slot().filter(|&k| k < self.direct.len());
         self.entries.push((key, value));
         self.live.push(true);
-        let entries = &self.entries;
-        self.index
-            .insert_unique(hash, at, |&at| hash_of(&entries[at as usize].0));
+        match slot {
+            Some(k) => self.direct[k] = at + 1,
+            None => {
+                // A key outside the direct index was hashed by its lookup.
+                let entries = &self.entries;
+                self.index
+                    .insert_unique(hash, at, |&at| hash_of(&entries[at as usize].0));
+            }
+        }
+        Ok(())
+    }
+
+    /// Widens the direct index to `to` slots, more than it has, and moves
+    /// there the keys of the hash table whose slots it now has. Its room is
+    /// asked of the host first; on failure nothing is changed, and the
+    /// error says how many bytes the host would not give.
+    fn widen(&mut self, to: usize) -> Result<(), usize> {
+        let more = to - self.direct.len();
+        self.direct
+            .try_reserve_exact(more)
+            .map_err(|_| more.saturating_mul(4))?;
+        self.direct.resize(to, 0);
+        let (entries, direct) = (&self.entries, &mut self.direct);
+        self.index.retain(
+            |&mut at| match entries[at as usize].0.slot().filter(|&k| k < to) {
+                Some(k) => {
+                    direct[k] = at + 1;
+                    false
+                }
+                None => true,
+            },
+        );
         Ok(())
     }
 
     /// Removes `key`; its value, if it was there.
-    pub(crate) fn remove<Q: Hash + Eq + ?Sized>(&mut self, key: &Q) -> Option<u64>
+    pub(crate) fn remove<Q: Hash + Eq + Slot + ?Sized>(&mut self, key: &Q) -> Option<u64>
     where
         K: Borrow<Q>,
     {
-        let entries = &self.entries;
-        let found = self
-            .index
-            .find_entry(hash_of(key), |&at| entries[at as usize].0.borrow() == key)
-            .ok()?;
-        let (at, _) = found.remove();
-        let at = at as usize;
+        let at = match self.direct_slot(key) {
+            Some(k) => std::mem::take(&mut self.direct[k]).checked_sub(1)? as usize,
+            None => {
+                let entries = &self.entries;
+                let found = self
+                    .index
+                    .find_entry(hash_of(key), |&at| entries[at as usize].0.borrow() == key)
+                    .ok()?;
+                found.remove().0 as usize
+            }
+        };
         self.live[at] = false;
         let value = self.entries[at].1;
         self.dead += 1;
@@ -298,11 +430,23 @@ impl<K: Hash + Eq> Entries<K> {
         } else {
             self.index.clear();
         }
+        // The direct index keeps no more room than the keys left pay for.
+        let room = self.direct.len().min(direct_room(live));
+        self.direct.clear();
+        self.direct.resize(room, 0);
+        if self.direct.capacity() > SHRINK_BEYOND * room.max(SWEEP_AT) {
+            self.direct.shrink_to(room);
+        }
         let entries = &self.entries;
         // Fewer entries than before, so every position fits.
         for (at, (key, _)) in (0u32..).zip(entries.iter()) {
-            self.index
-                .insert_unique(hash_of(key), at, |&at| hash_of(&entries[at as usize].0));
+            match key.slot().filter(|&k| k < room) {
+                Some(k) => self.direct[k] = at + 1,
+                None => {
+                    self.index
+                        .insert_unique(hash_of(key), at, |&at| hash_of(&entries[at as usize].0));
+                }
+            }
         }
     }
 
@@ -360,21 +504,80 @@ mod tests {
         e.keys().copied().collect()
     }
 
-    /// Checks what every read must agree on: the table knows exactly the
-    /// live entries, at their positions, and the counts add up.
+    /// Checks what every read must agree on: the direct index and the
+    /// table between them know exactly the live entries, at their
+    /// positions, each in the one its slot says; the direct index is no
+    /// wider than the keys pay for; and the counts add up.
     fn check(e: &Entries<i64>) {
         let live: Vec<(i64, u64)> = e.iter().map(|(k, v)| (*k, v)).collect();
         assert_eq!(live.len(), e.len());
-        assert_eq!(e.index.len(), e.len());
+        let direct = e.direct.iter().filter(|&&at| at != 0).count();
+        assert_eq!(e.index.len() + direct, e.len());
+        assert!(
+            e.direct.len() <= direct_room(e.held()),
+            "{}",
+            e.direct.len()
+        );
         assert_eq!(e.held(), e.len() + e.dead);
         for (k, v) in &live {
             assert_eq!(e.get(k), Some(*v));
         }
         for at in 0..e.held() {
             if let Some((k, _)) = e.held_at(at) {
-                assert_eq!(e.find(hash_of(k), k), Some(at));
+                match k.slot().filter(|&slot| slot < e.direct.len()) {
+                    Some(slot) => {
+                        assert_eq!(e.direct[slot] as usize, at + 1, "{k}");
+                        assert_eq!(e.find(hash_of(k), k), None, "{k} in both");
+                    }
+                    None => assert_eq!(e.find(hash_of(k), k), Some(at), "{k}"),
+                }
             }
         }
+    }
+
+    #[test]
+    fn dense_keys_go_to_the_direct_index_and_sparse_or_negative_ones_to_the_table() {
+        let mut e: Entries<i64> = Entries::default();
+        // Keys set from the top down: the first ones are too far out for
+        // a map so small and go to the table. A key past the direct index
+        // that the map's size pays for widens it (at 500 keys, to 512
+        // slots), and the table's keys below the new width move there.
+        for k in (0..1000).rev() {
+            assert_eq!(e.try_set(&k, k as u64, |k| *k), Ok(true));
+        }
+        check(&e);
+        assert_eq!(e.direct.len(), 512);
+        assert_eq!(e.index.len(), 1000 - 512);
+        // Keys set from the bottom up go to the direct index, which
+        // doubles as they come.
+        let mut up: Entries<i64> = Entries::default();
+        for k in 0..1000 {
+            assert_eq!(up.try_set(&k, 1, |k| *k), Ok(true));
+        }
+        check(&up);
+        assert_eq!((up.direct.len(), up.index.len()), (1024, 0));
+        // Negative and far keys are hashed.
+        for k in [-1, -5, i64::MIN, 1 << 40, i64::MAX] {
+            assert_eq!(e.try_set(&k, 7, |k| *k), Ok(true));
+            assert_eq!(e.get(&k), Some(7));
+        }
+        assert_eq!(e.index.len(), 1000 - 512 + 5);
+        check(&e);
+        // Removing most keys sweeps, and the sweep narrows the direct
+        // index to what the 15 keys left pay for.
+        for k in 0..990 {
+            assert_eq!(e.remove(&k), Some(k as u64));
+        }
+        check(&e);
+        assert_eq!(e.direct.len(), 32);
+        assert_eq!(e.get(&999), Some(999));
+        assert_eq!(keys(&e)[..3], [999, 998, 997]);
+        // A key removed from the direct index and set again goes last.
+        assert_eq!(e.remove(&995), Some(995));
+        assert_eq!(e.try_set(&995, 1, |k| *k), Ok(true));
+        assert_eq!(keys(&e).last(), Some(&995));
+        assert_eq!(e.remove(&3), None);
+        check(&e);
     }
 
     #[test]

@@ -1843,7 +1843,7 @@ mod tests {
         assert_eq!(fault.kind, crate::ErrorKind::HeapLimit);
         assert_eq!(
             fault.message,
-            "a map of 4294967296 entries cannot take another key"
+            "a map of 4294967295 entries cannot take another key"
         );
         // Reported once: the heap itself is whole, and collects.
         heap.collect(|visit| kept.iter_mut().for_each(visit))
