@@ -305,6 +305,17 @@ catalogue! {
     /// default, with no `Option` made between them. Its name is no
     /// identifier, so no method call resolves to it.
     MapGetOr = "map.get-or", Some(Map(&K, &V)), [K, V] -> V;
+    /// The test of each turn of `for (k, v) in map`: whether the map has
+    /// the key, looked for first at the position the turn gives (where it
+    /// is when the map has lost no entry since the loop took its keys),
+    /// then by its hash. Its name is no identifier, so no method call
+    /// resolves to it.
+    MapHasAt = "map.has-at", Some(Map(&K, &V)), [K, Int] -> Bool;
+    /// The read of each turn of `for (k, v) in map`, after `map.has-at`:
+    /// the value at the key, looked for as `map.has-at` looks, with no
+    /// `Option` made; a key the map does not have is a runtime error. Its
+    /// name is no identifier, so no method call resolves to it.
+    MapValueAt = "map.value-at", Some(Map(&K, &V)), [K, Int] -> V;
     /// `xs.pop()` whose value is not used: removes the last element, if
     /// there is one, and makes no `Option` to be thrown away. Its name is
     /// no identifier, so no method call resolves to it.

@@ -324,50 +324,76 @@ impl FnCx<'_> {
         if is_map && names.len() == 2 {
             // `for (k, v) in map`: its keys as the loop starts, in order,
             // and a lookup each as its turn begins; a key the body removed
-            // before its turn is skipped, not an `unwrap` of `None`.
+            // before its turn is skipped. The turn's number goes with the
+            // key as a hint (`map.has-at`, `map.value-at`): a map that has
+            // lost no entry since holds the key at that position, so a
+            // turn costs two reads and no hash, and no `Option` is made.
             self.hold("__cove_map", v);
             let keys = method_expr(name_expr("__cove_map", &span), "keys", vec![], &span);
-            let got = Ident {
-                name: "__cove_got".to_string(),
+            let keys = self.expr(&keys, None, Want::Any);
+            self.hold("__cove_keys", keys);
+            let turn = Ident {
+                name: "__cove_turn".to_string(),
                 span: span.clone(),
             };
-            let get = method_expr(
-                name_expr("__cove_map", &span),
-                "get",
-                vec![name_expr("__cove_key", &span)],
-                &span,
-            );
-            let skip = Expr {
+            let at_turn = |method: &str| {
+                method_expr(
+                    name_expr("__cove_map", &span),
+                    method,
+                    vec![
+                        name_expr("__cove_key", &span),
+                        name_expr("__cove_turn", &span),
+                    ],
+                    &span,
+                )
+            };
+            let this_key = Expr {
+                kind: ExprKind::Index(
+                    Box::new(name_expr("__cove_keys", &span)),
+                    Box::new(name_expr("__cove_turn", &span)),
+                ),
+                span: span.clone(),
+            };
+            // The turn's body runs inside `if map.has-at(key, turn) { ... }`:
+            // one conditional jump past it for a removed key.
+            let mut inner = Vec::new();
+            if names[0].name != "_" {
+                inner.push(let_stmt(&names[0], name_expr("__cove_key", &span)));
+            }
+            if names[1].name != "_" {
+                inner.push(let_stmt(&names[1], at_turn("value-at")));
+            }
+            inner.extend(body.stmts.iter().cloned());
+            let present = Expr {
                 kind: ExprKind::If(
-                    Box::new(method_expr(
-                        name_expr("__cove_got", &span),
-                        "is_none",
-                        vec![],
-                        &span,
-                    )),
+                    Box::new(at_turn("has-at")),
                     Block {
-                        stmts: vec![Stmt::Expr(Expr {
-                            kind: ExprKind::Continue,
-                            span: span.clone(),
-                        })],
-                        span: span.clone(),
+                        stmts: inner,
+                        span: body.span.clone(),
                     },
                     None,
                 ),
                 span: span.clone(),
             };
-            let mut stmts = vec![let_stmt(&got, get), Stmt::Expr(skip)];
-            if names[0].name != "_" {
-                stmts.push(let_stmt(&names[0], name_expr("__cove_key", &span)));
-            }
-            if names[1].name != "_" {
-                let value = method_expr(name_expr("__cove_got", &span), "unwrap", vec![], &span);
-                stmts.push(let_stmt(&names[1], value));
-            }
-            stmts.extend(body.stmts.iter().cloned());
+            let stmts = vec![let_stmt(&key, this_key), Stmt::Expr(present)];
+            let turns = Expr {
+                kind: ExprKind::Range(
+                    Box::new(Expr {
+                        kind: ExprKind::Int(Some(0)),
+                        span: span.clone(),
+                    }),
+                    Box::new(method_expr(
+                        name_expr("__cove_keys", &span),
+                        "length",
+                        vec![],
+                        &span,
+                    )),
+                ),
+                span: span.clone(),
+            };
             self.stmt(&Stmt::For {
-                name: key,
-                iter: keys,
+                name: turn,
+                iter: turns,
                 body: Block {
                     stmts,
                     span: body.span.clone(),

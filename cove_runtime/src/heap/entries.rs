@@ -250,6 +250,21 @@ impl<K: Hash + Eq + Slot> Entries<K> {
         self.locate(key).1.map(|at| self.entries[at].1)
     }
 
+    /// The value of `key`, looked for first at the held position `at` (a
+    /// hint: where the key is when the map has lost no entry since its
+    /// keys were listed), then as [`Entries::get`] looks. A live entry of
+    /// the key is the only one, so the hint's answer is the lookup's.
+    #[inline]
+    pub(crate) fn get_at<Q: Hash + Eq + Slot + ?Sized>(&self, key: &Q, at: usize) -> Option<u64>
+    where
+        K: Borrow<Q>,
+    {
+        match self.held_at(at) {
+            Some((k, value)) if k.borrow() == key => Some(value),
+            _ => self.get(key),
+        }
+    }
+
     /// Sets `key` to `value`, making the owned key with `own` only if the
     /// key is new: whether it is. A key removed before is new again, and
     /// goes to the end. Room for a new key is asked of the host first

@@ -1511,6 +1511,20 @@ impl Memory {
         }
     }
 
+    /// The value at `key` in the map `map`, if it holds the key, looked
+    /// for first at the held position `turn` (`map.has-at` and
+    /// `map.value-at`, the turns of `for (k, v) in map`): a loop over a
+    /// map that loses no entry finds each key where it looks first, with
+    /// no hash. A negative or far turn is only a hint that misses.
+    #[inline(never)]
+    pub(crate) fn map_lookup_at(&self, map: u64, key: u64, turn: u64) -> Option<u64> {
+        let at = usize::try_from(turn).unwrap_or(usize::MAX);
+        match self.table(map) {
+            Table::Int(m) => m.get_at(&(key as i64), at),
+            Table::Str(m) => m.get_at(self.str_bytes(key), at),
+        }
+    }
+
     /// `Map.set`: sets `key` to `value` in the map `map`, counting a new
     /// entry toward the next collection and the heap limit. Out of the
     /// dispatch loop's `match`, as [`Memory::list_pop`] is, so that a

@@ -194,6 +194,16 @@ fn case_mapped(t: &str, upper: bool) -> Faulty<Vec<u8>> {
     Ok(out)
 }
 
+/// `map.value-at` of a key the map does not have: never in compiled code,
+/// which asks `map.has-at` first, but a hand-written program may.
+#[cold]
+pub(crate) fn no_such_key() -> Fault {
+    Fault::new(
+        ErrorKind::UnwrapNone,
+        "`map.value-at` of a key the map does not have",
+    )
+}
+
 /// The byte ranges of the words of `t`, split at Unicode's White_Space as
 /// `str::split_whitespace` splits. An ASCII string is split by its bytes,
 /// whose white space is 9 to 13 and 32 (`split_ascii_whitespace` leaves
@@ -788,6 +798,13 @@ impl Machine<'_> {
             // (`call-builtin` in `vm/exec.rs`); the arm says the same.
             Builtin::MapGetOr => self.heap.map_lookup(arg(0), arg(1)).unwrap_or(arg(2)),
             Builtin::MapContains => bool_bits(self.heap.map_lookup(arg(0), arg(1)).is_some()),
+            Builtin::MapHasAt => {
+                bool_bits(self.heap.map_lookup_at(arg(0), arg(1), arg(2)).is_some())
+            }
+            Builtin::MapValueAt => self
+                .heap
+                .map_lookup_at(arg(0), arg(1), arg(2))
+                .ok_or_else(no_such_key)?,
             Builtin::MapRemove => {
                 let (map, key) = (arg(0), arg(1));
                 let removed = match self.heap.table_and_str_if(map, key) {
