@@ -282,7 +282,9 @@ impl FormatSpec {
         self.pad(kept, Align::Left)
     }
 
-    /// A number's digits (with its own `-`) signed and padded.
+    /// A number's digits (with its own `-`) signed and padded. The body is
+    /// given back as it is when it needs neither (the common `{x:.3}`):
+    /// each copy was a host allocation of every formatted number.
     fn number(&self, body: String, nan: bool) -> String {
         let (sign, digits) = match body.strip_prefix('-') {
             Some(rest) => ("-", rest),
@@ -297,7 +299,9 @@ impl FormatSpec {
                 out.push_str(digits);
                 out
             }
-            _ => self.pad(&format!("{sign}{digits}"), Align::Right),
+            Some(w) if usize::from(w) > len => self.pad(&format!("{sign}{digits}"), Align::Right),
+            _ if sign == "+" => format!("+{body}"),
+            _ => body,
         }
     }
 
@@ -360,6 +364,12 @@ mod tests {
         assert_eq!(spec("E").float(1234.5), format!("{:E}", 1234.5f64));
         assert_eq!(spec("").float(1e21), format!("{}", 1e21f64));
         assert_eq!(spec(".3").float(1.0 / 3.0), format!("{:.3}", 1.0f64 / 3.0));
+        // Neither sign nor width to add: the digits as they came.
+        assert_eq!(spec(".3").float(-2.0), format!("{:.3}", -2.0f64));
+        assert_eq!(spec("+").int(5), format!("{:+}", 5));
+        assert_eq!(spec("+").int(-5), format!("{:+}", -5));
+        assert_eq!(spec("2").int(-123), format!("{:2}", -123));
+        assert_eq!(spec("x").int(-1), format!("{:x}", -1i64));
     }
 
     #[test]
