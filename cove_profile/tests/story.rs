@@ -105,7 +105,10 @@ fn the_three_word_searches_agree_and_the_builtins_run_a_tenth_of_the_instruction
             bytes.total.ran
         );
     }
-    assert!(split.total.allocations > 3 * bytes.total.allocations);
+    // Twelve allocations a line against the byte loop's four: a list, its
+    // array and eight words, less the two `a`s, which are the heap's one
+    // shared string of that character.
+    assert!(split.total.allocations > 2 * bytes.total.allocations);
     assert_eq!(contains.total.allocations, bytes.total.allocations);
 
     // Three files, three entry modules, one program: the diff pairs them.

@@ -116,6 +116,9 @@ impl Memory {
             layouts: &self.layouts,
         };
         roots(&mut |slot: &mut u64| *slot = copier.forward(*slot));
+        for slot in self.byte_strings.iter_mut().filter(|slot| **slot != 0) {
+            *slot = copier.forward(*slot);
+        }
         let mut scan = 1;
         while scan < copier.free {
             let header = copier.to[scan];

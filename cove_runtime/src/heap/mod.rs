@@ -526,6 +526,11 @@ pub(crate) struct Memory {
     /// returned by a task) finds its handle without a walk of every slot:
     /// that walk made a loop sending N channels quadratic in N.
     channel_slots: std::collections::HashMap<usize, u32>,
+    /// The one-byte strings of ASCII's 128 characters, each made the first
+    /// time it is asked for and shared from then on (0 until then): see
+    /// [`Memory::byte_string`]. Roots of the collector. Boxed, so that the
+    /// heap's own fields keep their places.
+    byte_strings: Box<[u64; 128]>,
 }
 
 impl Memory {
@@ -538,6 +543,7 @@ impl Memory {
             }),
             spare: Words::new(),
             next: 1,
+            byte_strings: Box::new([0; 128]),
             collect_at: FIRST_COLLECTION,
             allocated_words: 0,
             allocations: 0,
@@ -1031,7 +1037,8 @@ impl Memory {
     /// The caller checked that `r` is ASCII.
     pub(crate) fn alloc_ascii_case(&mut self, r: u64, upper: bool) -> Faulty<u64> {
         let len = self.str_bytes(r).len();
-        let dst = self.alloc_substr(r, 0, len)?;
+        // A copy of its own, which is changed below: not a shared string.
+        let dst = self.copy_substr(r, 0, len)?;
         let start = (dst as usize + 1) * 8;
         // SAFETY: the new string's `len` bytes are inside `space`, after its
         // header, and nothing else refers to them yet.
@@ -1046,11 +1053,42 @@ impl Memory {
         Ok(dst)
     }
 
+    /// The string of the one ASCII character `byte`: the heap's one string
+    /// of it, made the first time it is asked for. A string is never
+    /// changed once made, so one object can be every one-character string
+    /// of an ASCII character, as Lua's interned short strings are: a loop
+    /// over `s.chars()`, or over `s.slice(i, i + 1)`, then allocates
+    /// nothing per character.
+    pub(crate) fn byte_string(&mut self, byte: u8) -> Faulty<u64> {
+        debug_assert!(byte.is_ascii());
+        let slot = usize::from(byte & 0x7f);
+        if self.byte_strings[slot] != 0 {
+            return Ok(self.byte_strings[slot]);
+        }
+        let r = self.alloc_str(&[byte])?;
+        self.byte_strings[slot] = r;
+        Ok(r)
+    }
+
+    /// The string of the bytes `start..end` of the string `r` (a range the
+    /// caller checked): the shared one of [`Memory::byte_string`] for one
+    /// ASCII character, else a new one ([`Memory::copy_substr`]).
+    pub(crate) fn alloc_substr(&mut self, r: u64, start: usize, end: usize) -> Faulty<u64> {
+        if end - start == 1 {
+            let byte = self.str_bytes(r)[start];
+            if byte.is_ascii() {
+                return self.byte_string(byte);
+            }
+        }
+        self.copy_substr(r, start, end)
+    }
+
     /// A new string of the bytes `start..end` of the string `r` (a range
     /// the caller checked), copied from object to object inside the heap:
     /// a slice in a loop (k-nucleotide's every position) would otherwise
-    /// pay the host's allocator twice for a buffer between the two.
-    pub(crate) fn alloc_substr(&mut self, r: u64, start: usize, end: usize) -> Faulty<u64> {
+    /// pay the host's allocator twice for a buffer between the two. Never
+    /// shared, so its maker may change it before anything else sees it.
+    fn copy_substr(&mut self, r: u64, start: usize, end: usize) -> Faulty<u64> {
         let len = end - start;
         self.str_fits(len)?;
         let dst = self.alloc_raw(1 + words_for(len))?;
@@ -1837,6 +1875,32 @@ mod tests {
             "space {} and copy {} words under a bound of {limit}",
             heap.space.len(),
             heap.spare.len()
+        );
+    }
+
+    #[test]
+    fn a_one_character_string_is_one_object_that_survives_collections_nothing_else_holds() {
+        let mut heap = heap_under(10_000_000);
+        let text = heap.alloc_str(b"xyx").expect("room");
+        let x = heap.alloc_substr(text, 0, 1).expect("room");
+        assert_eq!(heap.alloc_substr(text, 2, 3), Ok(x));
+        assert_eq!(heap.byte_string(b'x'), Ok(x));
+        // Only the text is kept: the shared string is a root of its own,
+        // moved with the rest.
+        let mut kept = [text];
+        heap.collect(|visit| kept.iter_mut().for_each(visit))
+            .expect("a collection");
+        heap.collect(|visit| kept.iter_mut().for_each(visit))
+            .expect("a collection");
+        let again = heap.alloc_substr(kept[0], 0, 1).expect("room");
+        assert_eq!(heap.str_bytes(again), b"x");
+        assert_eq!(heap.byte_string(b'x'), Ok(again));
+        // A case mapping is a new string, never the shared one changed.
+        let upper = heap.alloc_ascii_case(again, true).expect("room");
+        assert_ne!(upper, again);
+        assert_eq!(
+            (heap.str_bytes(upper), heap.str_bytes(again)),
+            (&b"X"[..], &b"x"[..])
         );
     }
 

@@ -965,7 +965,11 @@ impl Machine<'_> {
                 let Some(c) = u32::try_from(n).ok().and_then(char::from_u32) else {
                     return Err(invalid(format!("{n} is not a Unicode scalar value")));
                 };
-                self.heap.alloc_str(c.encode_utf8(&mut [0; 4]).as_bytes())?
+                if c.is_ascii() {
+                    self.heap.byte_string(c as u8)?
+                } else {
+                    self.heap.alloc_str(c.encode_utf8(&mut [0; 4]).as_bytes())?
+                }
             }
             Builtin::IntPow => {
                 let (n, k) = (int(0), int(1));
