@@ -8,8 +8,10 @@
 //! variables, arithmetic that may overflow or divide by zero, lists grown
 //! in loops, a map, a helper function called in a loop, string
 //! interpolation and `println`, `Option`s matched and walked, lists
-//! scanned by a one-line `while`, closures called on variables and `var`
-//! lists filled by pushes (each such statement asserts its own answer). Faults are welcome (both runs
+//! scanned by a one-line `while`, closures called on variables, `var`
+//! lists filled by pushes, `Int`-keyed maps walked while they lose keys
+//! and text taken apart by `chars()` and put back (each such statement
+//! asserts its own answer). Faults are welcome (both runs
 //! must fault alike); hangs are not possible (fuel).
 
 use cove_runtime::{ErrorKind, Limits, Vm};
@@ -78,7 +80,7 @@ fn paren(e: String) -> String {
 /// One statement of `main`'s body.
 fn statement(rng: &mut Rng, ints: &mut Vec<String>, depth: u32) -> String {
     let indent = "  ".repeat(depth as usize + 1);
-    match rng.below(13) {
+    match rng.below(15) {
         0 | 1 => {
             let name = format!("v{}", ints.len());
             let e = int_expr(rng, ints, 3);
@@ -126,6 +128,8 @@ fn statement(rng: &mut Rng, ints: &mut Vec<String>, depth: u32) -> String {
         10 => option_walk(rng, &indent),
         11 => closure_call(rng, ints, &indent),
         12 => var_pushes(rng, ints, &indent),
+        13 => map_walk(rng, &indent),
+        14 => chars_reversed(rng, ints, &indent),
         _ => format!(
             "{indent}println(\"{{{}}} {{s.length()}} {{xs.length()}} {{m.length()}}\")\n",
             int_expr(rng, ints, 2)
@@ -203,6 +207,61 @@ fn closure_call(rng: &mut Rng, ints: &[String], indent: &str) -> String {
          {indent}let f{k:x} = fn(x: Int) -> Int {{ x * 2 + c{k:x} }}\n\
          {indent}let r{k:x} = f{k:x}({arg})\n\
          {indent}assert(r{k:x} == {arg} * 2 + c{k:x})\n"
+    )
+}
+
+/// An `Int`-keyed map (keys dense or spread out, negative ones among
+/// them) with its first keys removed, then walked by `for (k, v) in map`
+/// while the body removes some of the keys it visits: the turns' count and
+/// sum are asserted. The map's direct index, its sweeps and the turns'
+/// position hints (`map.has-at`, `map.value-at`) all take part.
+fn map_walk(rng: &mut Rng, indent: &str) -> String {
+    let k = rng.next();
+    let n = rng.below(40);
+    let removed = rng.below(n + 1);
+    let stride = rng.pick(&["1", "2", "7", "1000003"]);
+    let offset = rng.pick(&["0", "3", "20"]);
+    let sum = |m: u64| m * m.saturating_sub(1) / 2;
+    format!(
+        "{indent}let mk{k:x} = Map[Int, Int]()\n\
+         {indent}for j{k:x} in 0..{n} {{\n\
+         {indent}  mk{k:x}.set(j{k:x} * {stride} - {offset}, j{k:x})\n\
+         {indent}}}\n\
+         {indent}for j{k:x} in 0..{removed} {{\n\
+         {indent}  mk{k:x}.remove(j{k:x} * {stride} - {offset})\n\
+         {indent}}}\n\
+         {indent}var t{k:x} = 0\n\
+         {indent}var c{k:x} = 0\n\
+         {indent}for (key{k:x}, v{k:x}) in mk{k:x} {{\n\
+         {indent}  t{k:x} += v{k:x}\n\
+         {indent}  c{k:x} += 1\n\
+         {indent}  if v{k:x} % 3 == 0 {{\n\
+         {indent}    mk{k:x}.remove(key{k:x})\n\
+         {indent}  }}\n\
+         {indent}}}\n\
+         {indent}assert(c{k:x} == {} && t{k:x} == {})\n",
+        n - removed,
+        sum(n) - sum(removed)
+    )
+}
+
+/// The text of an `Int` taken apart by `chars()` and put together again
+/// backwards, then by one-byte slices forwards again: the one-character
+/// strings the heap shares must give back the same text.
+fn chars_reversed(rng: &mut Rng, ints: &[String], indent: &str) -> String {
+    let k = rng.next();
+    let e = int_expr(rng, ints, 2);
+    format!(
+        "{indent}let text{k:x} = \"<{{{e}}}>\"\n\
+         {indent}var back{k:x} = \"\"\n\
+         {indent}for ch{k:x} in text{k:x}.chars() {{\n\
+         {indent}  back{k:x} = ch{k:x} + back{k:x}\n\
+         {indent}}}\n\
+         {indent}var again{k:x} = \"\"\n\
+         {indent}for i{k:x} in 0..back{k:x}.length() {{\n\
+         {indent}  again{k:x} = back{k:x}.slice(i{k:x}, i{k:x} + 1) + again{k:x}\n\
+         {indent}}}\n\
+         {indent}assert(again{k:x} == text{k:x} && back{k:x}.length() == text{k:x}.length())\n"
     )
 }
 
