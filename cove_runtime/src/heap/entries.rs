@@ -86,24 +86,24 @@
 //! not expose it), so taking it directly adds nothing to the build and takes
 //! `indexmap` out of it.
 //!
-//! A lookup in the table of a map larger than the cache makes three dependent reads,
-//! the control bytes, the position and the entry, and each is as fast as
-//! the cache it is found in: the 32-bit positions (half of `usize`'s) and
-//! the flags kept out of the entries (24 bytes an `Int` entry had, with
-//! the flag's padding, 16 now) make the table and the vector that
-//! `examples/bench/intmap.cove` reads at random 1.3 and 2.2 MiB, where they
-//! were 2.3 and 3.4 MiB, and took its CPU time from 0.80 of Lua 5.4's to
-//! 0.65 on the project's 2-core machine (`docs/RUNTIME.md`). Putting the key and the value beside
-//! the position, so that a lookup reads two places and not three, was
-//! measured too and is slower there: its table, 24 bytes a slot, is 6 MiB,
-//! and a read of it cost more than the two reads of the smaller tables it
-//! saved.
+//! A lookup in the table of a map larger than the cache makes three
+//! dependent reads, the control bytes, the position and the entry, and each
+//! is as fast as the cache it is found in: the 32-bit positions (half of
+//! `usize`'s) and the flags kept out of the entries (24 bytes an `Int`
+//! entry had, with the flag's padding, 16 now) make the table and the
+//! vector that `examples/bench/intmap.cove` reads at random 1.3 and 2.2
+//! MiB, where they were 2.3 and 3.4 MiB, and took its CPU time from 0.80 of
+//! Lua 5.4's to 0.65 on the project's 2-core machine (`docs/RUNTIME.md`).
+//! Putting the key and the value beside the position, so that a lookup
+//! reads two places and not three, was measured too and is slower there:
+//! its table, 24 bytes a slot, is 6 MiB, and a read of it cost more than
+//! the two reads of the smaller tables it saved.
 //!
 //! The direct index is for the keys the table serves worst and Lua best:
 //! dense ones, such as a memo of the Collatz lengths of 1 to 300,000
 //! (651,569 keys, most of them under a million), where Lua's array part
 //! took the lookups in one read and the table in three. That program
-//! went from 1.0 of Lua 5.4's CPU time to 0.77–0.81 (`docs/RUNTIME.md`).
+//! went from 1.0 of Lua 5.4's CPU time to 0.71–0.82 (`docs/RUNTIME.md`).
 
 use std::borrow::Borrow;
 use std::hash::{BuildHasher, Hash};
