@@ -179,7 +179,9 @@ impl FnCx<'_> {
                 untyped_none.get_or_insert_with(|| arm.body.span.clone());
                 self.pop_scope(None);
                 falls_through = true;
-                self.e.jump(Instr::Jump { target: 0 }, end);
+                if i + 1 < arms.len() {
+                    self.e.jump(Instr::Jump { target: 0 }, end);
+                }
                 self.e.bind(next);
                 self.e.line = old;
                 continue;
@@ -230,7 +232,10 @@ impl FnCx<'_> {
             }
             if v.ty != NEVER {
                 falls_through = true;
-                if want != Want::Return {
+                // The last arm falls through to the end, which is bound
+                // right after it: a jump there would only go to the next
+                // instruction.
+                if want != Want::Return && i + 1 < arms.len() {
                     self.e.jump(Instr::Jump { target: 0 }, end);
                 }
             }
