@@ -360,7 +360,7 @@ impl<K: Hash + Eq + Slot> Entries<K> {
         }
         // Below `MAX_HELD`, checked above.
         let at = self.entries.len() as u32;
-        let slot = key.slot().filter(|&k| k < self.direct.len());
+        let slot = self.direct_slot(&key);
         self.entries.push((key, value));
         self.live.push(true);
         match slot {

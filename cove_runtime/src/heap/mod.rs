@@ -937,12 +937,19 @@ impl Memory {
         self.str_fits(len)?;
         let r = self.alloc_raw(1 + words_for(len))?;
         self.space[r as usize] = header(kind::STR, 0, len as u32);
+        fill(self.fresh_str_bytes(r, len));
+        Ok(r)
+    }
+
+    /// The `len` bytes of `r`, a plain string (not a view of a buffer) of
+    /// that length just made and not yet seen by anything else, for its
+    /// maker to write.
+    #[inline]
+    fn fresh_str_bytes(&mut self, r: u64, len: usize) -> &mut [u8] {
         let words = &mut self.space[r as usize + 1..r as usize + 1 + words_for(len)];
         // SAFETY: `words` is an exclusive slice of at least `len` bytes, and
         // u8 has no alignment requirement.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), len) };
-        fill(bytes);
-        Ok(r)
+        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), len) }
     }
 
     /// Whether a string of `len` bytes could be allocated at all: no longer
@@ -1039,12 +1046,7 @@ impl Memory {
         let len = self.str_bytes(r).len();
         // A copy of its own, which is changed below: not a shared string.
         let dst = self.copy_substr(r, 0, len)?;
-        let start = (dst as usize + 1) * 8;
-        // SAFETY: the new string's `len` bytes are inside `space`, after its
-        // header, and nothing else refers to them yet.
-        let bytes = unsafe {
-            std::slice::from_raw_parts_mut(self.space.as_mut_ptr().cast::<u8>().add(start), len)
-        };
+        let bytes = self.fresh_str_bytes(dst, len);
         if upper {
             bytes.make_ascii_uppercase();
         } else {
@@ -1220,9 +1222,23 @@ impl Memory {
             self.space[array as usize + 1..array as usize + 1 + items.len()].copy_from_slice(items);
             array
         };
+        self.alloc_list_record(elem_ref, elem_ty, items.len(), array)
+    }
+
+    /// The list record of `len` elements of type `elem_ty` held in `array`
+    /// (0 when empty): the end of [`Memory::alloc_list`] and
+    /// [`Memory::alloc_list_with`].
+    #[inline(always)]
+    fn alloc_list_record(
+        &mut self,
+        elem_ref: bool,
+        elem_ty: u32,
+        len: usize,
+        array: u64,
+    ) -> Faulty<u64> {
         let list = self.alloc_raw(3)?;
         self.space[list as usize] = header(kind::LIST, u32::from(elem_ref), elem_ty);
-        self.space[list as usize + 1] = items.len() as u64;
+        self.space[list as usize + 1] = len as u64;
         self.space[list as usize + 2] = array;
         Ok(list)
     }
@@ -1257,11 +1273,7 @@ impl Memory {
             }
             array
         };
-        let list = self.alloc_raw(3)?;
-        self.space[list as usize] = header(kind::LIST, u32::from(elem_ref), elem_ty);
-        self.space[list as usize + 1] = len as u64;
-        self.space[list as usize + 2] = array;
-        Ok(list)
+        self.alloc_list_record(elem_ref, elem_ty, len, array)
     }
 
     #[inline]

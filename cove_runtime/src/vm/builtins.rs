@@ -221,7 +221,9 @@ fn word_ranges(t: &str) -> impl Iterator<Item = (usize, usize)> + Clone + '_ {
             .filter(|w| !w.is_empty())
             .map(range)
     });
-    let unicode = (ascii.is_none()).then(|| t.split_whitespace().map(move |w| range(w.as_bytes())));
+    let unicode = ascii
+        .is_none()
+        .then(|| t.split_whitespace().map(move |w| range(w.as_bytes())));
     ascii
         .into_iter()
         .flatten()
