@@ -259,9 +259,24 @@ impl<K: Hash + Eq + Slot> Entries<K> {
     where
         K: Borrow<Q>,
     {
+        self.locate_at(key, at).1.map(|at| self.entries[at].1)
+    }
+
+    /// Where `key` is, looked for as [`Entries::get_at`] looks: what
+    /// [`Entries::locate`] gives, but with no hash (0) when the hint finds
+    /// the key.
+    #[inline]
+    pub(crate) fn locate_at<Q: Hash + Eq + Slot + ?Sized>(
+        &self,
+        key: &Q,
+        at: usize,
+    ) -> (u64, Option<usize>)
+    where
+        K: Borrow<Q>,
+    {
         match self.held_at(at) {
-            Some((k, value)) if k.borrow() == key => Some(value),
-            _ => self.get(key),
+            Some((k, _)) if k.borrow() == key => (0, Some(at)),
+            _ => self.locate(key),
         }
     }
 
@@ -466,7 +481,7 @@ impl<K: Hash + Eq + Slot> Entries<K> {
     }
 
     /// The keys and values, in insertion order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, u64)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, u64)> + Clone {
         self.entries
             .iter()
             .zip(&self.live)
@@ -475,7 +490,7 @@ impl<K: Hash + Eq + Slot> Entries<K> {
     }
 
     /// The keys, in insertion order.
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &K> {
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &K> + Clone {
         self.iter().map(|(k, _)| k)
     }
 

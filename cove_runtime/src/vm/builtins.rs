@@ -819,23 +819,8 @@ impl Machine<'_> {
             }
             Builtin::MapKeys => {
                 let map = arg(0);
-                let key_ty = a_of(self.heap.header(map)) >> 1;
-                match self.heap.table(map) {
-                    Table::Int(m) => {
-                        let mut keys = host_vec(m.len(), "listing a map's keys")?;
-                        keys.extend(m.keys().map(|k| *k as u64));
-                        self.heap.alloc_list(false, key_ty, &keys)?
-                    }
-                    Table::Str(m) => {
-                        let mut keys = host_vec(m.len(), "listing a map's keys")?;
-                        keys.extend(m.keys().cloned());
-                        let mut refs = host_vec(keys.len(), "listing a map's keys")?;
-                        for key in keys {
-                            refs.push(self.heap.alloc_str(&key)?);
-                        }
-                        self.heap.alloc_list(true, key_ty, &refs)?
-                    }
-                }
+                self.heap
+                    .alloc_map_keys(map, a_of(self.heap.header(map)) >> 1)?
             }
             Builtin::MapValues => {
                 let map = arg(0);
