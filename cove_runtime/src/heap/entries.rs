@@ -53,6 +53,24 @@
 //! widening waits until the map has about doubled: constant time per key,
 //! amortised. A sweep narrows it to what the keys left pay for.
 //!
+//! # Key strings
+//!
+//! A map of `String` keys holds each key's bytes, not a Cove string: a
+//! lookup compares bytes, and a key set from a string the program keeps
+//! changing (a slice of a large buffer, say) keeps nothing else alive.
+//! `Map.keys`, and with it every `for (k, v) in map`, must hand out Cove
+//! strings, and making one a key at every walk was a third of a walk's
+//! time. So a listing remembers, beside each entry, the string it made of
+//! the entry's key (`strings`, by position, 0 for none) and hands the same
+//! string out at the next listing: a string never changes, so one object
+//! can stand for the key as long as the entry lives. The collector moves
+//! these strings as it moves a map's values; a removal forgets its entry's
+//! string, and a sweep, which moves the entries, forgets them all. A map
+//! never listed has no `strings` at all; one listed pays a word an entry,
+//! and the strings themselves, which the heap counts as it counts any.
+//! A walk's turn also finds its key by this string: the key it is given
+//! is the entry's own string, one comparison of references and no bytes.
+//!
 //! # Cost
 //!
 //! Lookup, set, removal and re-setting a removed key are constant time,
@@ -169,6 +187,10 @@ pub(crate) struct Entries<K> {
     index: HashTable<u32>,
     /// How many entries of `entries` are dead.
     dead: usize,
+    /// The heap string a listing made of each entry's key, by position, or
+    /// 0: see "Key strings" above. No longer than `entries`, and empty
+    /// until the map is first listed.
+    strings: Vec<u64>,
 }
 
 impl<K> Default for Entries<K> {
@@ -179,6 +201,7 @@ impl<K> Default for Entries<K> {
             direct: Vec::new(),
             index: HashTable::new(),
             dead: 0,
+            strings: Vec::new(),
         }
     }
 }
@@ -259,24 +282,9 @@ impl<K: Hash + Eq + Slot> Entries<K> {
     where
         K: Borrow<Q>,
     {
-        self.locate_at(key, at).1.map(|at| self.entries[at].1)
-    }
-
-    /// Where `key` is, looked for as [`Entries::get_at`] looks: what
-    /// [`Entries::locate`] gives, but with no hash (0) when the hint finds
-    /// the key.
-    #[inline]
-    pub(crate) fn locate_at<Q: Hash + Eq + Slot + ?Sized>(
-        &self,
-        key: &Q,
-        at: usize,
-    ) -> (u64, Option<usize>)
-    where
-        K: Borrow<Q>,
-    {
         match self.held_at(at) {
-            Some((k, _)) if k.borrow() == key => (0, Some(at)),
-            _ => self.locate(key),
+            Some((k, value)) if k.borrow() == key => Some(value),
+            _ => self.get(key),
         }
     }
 
@@ -430,6 +438,9 @@ impl<K: Hash + Eq + Slot> Entries<K> {
             }
         };
         self.live[at] = false;
+        if let Some(string) = self.strings.get_mut(at) {
+            *string = 0;
+        }
         let value = self.entries[at].1;
         self.dead += 1;
         if self.dead >= SWEEP_AT && self.dead * 2 >= self.entries.len() {
@@ -450,6 +461,8 @@ impl<K: Hash + Eq + Slot> Entries<K> {
         self.live.clear();
         self.live.resize(self.entries.len(), true);
         self.dead = 0;
+        // The entries moved: the next listing makes their strings again.
+        self.strings = Vec::new();
         let live = self.entries.len();
         if self.entries.capacity() > SHRINK_BEYOND * live.max(SWEEP_AT) {
             self.entries.shrink_to(2 * live);
@@ -513,6 +526,48 @@ impl<K: Hash + Eq + Slot> Entries<K> {
             .zip(&self.live)
             .filter(|(_, live)| **live)
             .map(|((_, v), _)| v)
+    }
+
+    /// The string a listing made of the key of the entry at `at`, or 0:
+    /// see "Key strings" above.
+    #[inline]
+    pub(crate) fn key_string(&self, at: usize) -> u64 {
+        self.strings.get(at).copied().unwrap_or(0)
+    }
+
+    /// How many places for key strings the map has: none until it is
+    /// first listed, then one a held entry.
+    pub(crate) fn key_string_slots(&self) -> usize {
+        self.strings.len()
+    }
+
+    /// The strings listings made of the keys, by position (0 for none):
+    /// for the collector to move, and for a listing to fill in, after
+    /// [`Entries::hold_key_strings`].
+    pub(crate) fn key_strings_mut(&mut self) -> &mut [u64] {
+        &mut self.strings
+    }
+
+    /// Makes a place for the string of every entry's key, asking the host
+    /// with `try_reserve`; on failure nothing is changed, and the error
+    /// says how many bytes the host would not give.
+    pub(crate) fn hold_key_strings(&mut self) -> Result<(), usize> {
+        let more = self.entries.len().saturating_sub(self.strings.len());
+        self.strings
+            .try_reserve_exact(more)
+            .map_err(|_| more.saturating_mul(8))?;
+        self.strings.resize(self.entries.len(), 0);
+        Ok(())
+    }
+
+    /// The live entries' positions and keys, in insertion order.
+    pub(crate) fn live_keys(&self) -> impl Iterator<Item = (usize, &K)> + Clone {
+        self.entries
+            .iter()
+            .zip(&self.live)
+            .enumerate()
+            .filter(|(_, (_, live))| **live)
+            .map(|(at, ((k, _), _))| (at, k))
     }
 
     /// The entry at position `at` of the entries held (see [`Entries::held`]),
@@ -764,5 +819,45 @@ mod tests {
         assert_eq!(e.keys().last().map(|k| &k[..]), Some(b"k3".as_slice()));
         // The dead entry's key is still held, and counted.
         assert_eq!(e.held_keys().count(), 52);
+    }
+
+    #[test]
+    fn a_key_string_is_forgotten_by_its_removal_and_every_one_by_a_sweep() {
+        let mut e: Entries<crate::heap::StrKey> = Entries::default();
+        for i in 0..40 {
+            let key = format!("k{i}");
+            assert_eq!(e.try_set(key.as_bytes(), i, |k: &[u8]| k.into()), Ok(true));
+        }
+        // A map never listed has no place for the strings.
+        assert_eq!((e.key_strings_mut().len(), e.key_string(3)), (0, 0));
+        // A listing remembers a string for every entry.
+        assert_eq!(e.hold_key_strings(), Ok(()));
+        for (at, string) in e.key_strings_mut().iter_mut().enumerate() {
+            *string = 1000 + at as u64;
+        }
+        assert_eq!(e.key_string(3), 1003);
+        // A key set after the listing has none yet.
+        assert_eq!(
+            e.try_set(b"new".as_slice(), 1, |k: &[u8]| k.into()),
+            Ok(true)
+        );
+        assert_eq!(e.key_string(40), 0);
+        // A removal forgets its entry's string and no other.
+        assert_eq!(e.remove(b"k3".as_slice()), Some(3));
+        assert_eq!((e.key_string(3), e.key_string(4)), (0, 1004));
+        // Enough removals to sweep: the entries move, and every string is
+        // forgotten.
+        for i in 4..30 {
+            assert_eq!(e.remove(format!("k{i}").as_bytes()), Some(i));
+        }
+        assert!(e.held() < 41, "{}", e.held());
+        assert!((0..e.held()).all(|at| e.key_string(at) == 0));
+        assert_eq!(e.key_strings_mut().len(), 0);
+        // The positions of the live keys, in order.
+        let live: Vec<usize> = e.live_keys().map(|(at, _)| at).collect();
+        let expected: Vec<usize> = (0..e.held())
+            .filter(|&at| e.held_at(at).is_some())
+            .collect();
+        assert_eq!((live.len(), live), (e.len(), expected));
     }
 }

@@ -189,11 +189,19 @@ impl Memory {
 
 fn mark_map(maps: &mut Side<(super::Table, bool)>, index: u64, copier: &mut Copier<'_>) {
     maps.mark(index);
-    if let Some((table, values_ref)) = maps.get_mut(index)
-        && *values_ref
-    {
+    let Some((table, values_ref)) = maps.get_mut(index) else {
+        return;
+    };
+    if *values_ref {
         for value in table.values_mut() {
             *value = copier.forward(*value);
+        }
+    }
+    // The strings listings made of a map's keys (`entries.rs`, "Key
+    // strings") live as long as the map.
+    if let super::Table::Str(m) = table {
+        for string in m.key_strings_mut() {
+            *string = copier.forward(*string);
         }
     }
 }

@@ -301,7 +301,11 @@ impl Table {
     fn estimate_words(&self) -> usize {
         match self {
             Table::Int(m) => m.held() * INT_ENTRY_WORDS,
-            Table::Str(m) => m.held_keys().map(|k| str_entry_words(k.len())).sum(),
+            Table::Str(m) => {
+                let entries: usize = m.held_keys().map(|k| str_entry_words(k.len())).sum();
+                // And a word an entry for the strings of a listed map.
+                entries + m.key_string_slots()
+            }
         }
     }
 }
@@ -455,8 +459,8 @@ fn space_growth(len: usize, end: usize, due: usize, limit: Option<u64>) -> usize
 }
 
 /// What a lookup of a `String` key found: the map, the key (its
-/// reference), the position of its entry, if it has one, and if not the
-/// key's hash (with an entry, a hash the lookup did not need is 0). A `Map.set` of the same key reference in the same map right
+/// reference), the key's hash and the position of its entry, if it has
+/// one. A `Map.set` of the same key reference in the same map right
 /// after it (a count's `m.set(k, m.get(k).unwrap_or(0) + 1)`) rewrites
 /// that entry, or adds one under that hash, with no second hash, probe
 /// and comparison of bytes. References are compared, not bytes: a string
@@ -1289,30 +1293,7 @@ impl Memory {
         self.alloc_list_record(elem_ref, elem_ty, len, array)
     }
 
-    /// New strings of the `count` byte strings `all`, laid end to end from
-    /// the position returned, in one allocation of their words in all
-    /// (each string still counted as an allocation): the strings of
-    /// `Map.keys`, made at a third of the native instructions of a call to
-    /// [`Memory::alloc_str`] a string.
-    fn alloc_strings<'a>(
-        &mut self,
-        all: impl Iterator<Item = &'a [u8]> + Clone,
-        count: usize,
-    ) -> Faulty<u64> {
-        let words = all.clone().map(|s| 1 + words_for(s.len())).sum();
-        let first = self.alloc_objects(words, count as u64)?;
-        let mut at = first;
-        for bytes in all {
-            self.space[at as usize] = header(kind::STR, 0, bytes.len() as u32);
-            self.fresh_str_bytes(at, bytes.len()).copy_from_slice(bytes);
-            at += 1 + words_for(bytes.len()) as u64;
-        }
-        Ok(first)
-    }
-
-    /// `Map.keys`: a new list of the map's keys in insertion order, a
-    /// `String` key made a new string whose bytes are written from the
-    /// key's straight into the heap.
+    /// `Map.keys`: a new list of the map's keys in insertion order.
     ///
     /// The table is lent out of its slot while the list is made, and put
     /// back on every path: allocating never reads a map's table, and the
@@ -1323,28 +1304,51 @@ impl Memory {
     pub(crate) fn alloc_map_keys(&mut self, map: u64, key_ty: u32) -> Faulty<u64> {
         let index = self.space[map as usize + 1];
         let slot = &mut self.maps.get_mut(index).expect("a live map has a table").0;
-        let table = std::mem::replace(slot, Table::Int(Entries::default()));
-        let list = match &table {
+        let mut table = std::mem::replace(slot, Table::Int(Entries::default()));
+        let list = match &mut table {
             Table::Int(m) => {
                 let mut keys = m.keys();
                 self.alloc_list_with(false, key_ty, m.len(), |_, _| {
                     Ok(keys.next().map_or(0, |k| *k as u64))
                 })
             }
-            Table::Str(m) => self
-                .alloc_strings(m.keys().map(|k| k.as_slice()), m.len())
-                .and_then(|first| {
-                    // The strings lie end to end from `first`, in order.
-                    let (mut at, mut keys) = (first, m.keys());
-                    self.alloc_list_with(true, key_ty, m.len(), |_, _| {
-                        let r = at;
-                        at += 1 + words_for(keys.next().map_or(0, |k| k.len())) as u64;
-                        Ok(r)
-                    })
-                }),
+            Table::Str(m) => self.alloc_str_keys(m, key_ty),
         };
         self.maps.get_mut(index).expect("a live map has a table").0 = table;
         list
+    }
+
+    /// [`Memory::alloc_map_keys`] of a map of `String` keys: each key's
+    /// string the one an earlier listing made of it (`entries.rs`, "Key
+    /// strings"), or one made now and remembered. The strings made now are
+    /// laid end to end in one allocation of their words in all, each still
+    /// counted as an allocation: a third of the native instructions of a
+    /// call to [`Memory::alloc_str`] a string.
+    fn alloc_str_keys(&mut self, m: &mut Entries<StrKey>, key_ty: u32) -> Faulty<u64> {
+        m.hold_key_strings()
+            .map_err(|bytes| map_refused(entries::Refused::Host(bytes)))?;
+        let missing = m
+            .live_keys()
+            .filter(|&(at, _)| m.key_string(at) == 0)
+            .map(|(_, key)| key.len());
+        let (count, words) = missing.fold((0, 0), |(n, w), len| (n + 1, w + 1 + words_for(len)));
+        if count > 0 {
+            let mut r = self.alloc_objects(words, count)?;
+            for at in 0..m.held() {
+                let Some((key, _)) = m.held_at(at).filter(|_| m.key_string(at) == 0) else {
+                    continue;
+                };
+                self.space[r as usize] = header(kind::STR, 0, key.len() as u32);
+                self.fresh_str_bytes(r, key.len()).copy_from_slice(key);
+                let next = r + 1 + words_for(key.len()) as u64;
+                m.key_strings_mut()[at] = r;
+                r = next;
+            }
+        }
+        let mut keys = m.live_keys();
+        self.alloc_list_with(true, key_ty, m.len(), |_, _| {
+            Ok(keys.next().map_or(0, |(at, _)| m.key_string(at)))
+        })
     }
 
     #[inline]
@@ -1638,26 +1642,23 @@ impl Memory {
     /// map that loses no entry finds each key where it looks first, with
     /// no hash. A negative or far turn is only a hint that misses.
     ///
-    /// A `String` key's lookup is remembered (see [`Lookup`]), so that the
-    /// `map.value-at` that follows a turn's `map.has-at` of the same key
-    /// reads the entry it found with no second comparison of bytes: a
-    /// third of the native instructions of a string-keyed walk's turn.
+    /// A `String` key that is the string the map's listing made of the
+    /// entry at the turn (`entries.rs`, "Key strings"), as every turn's
+    /// key of a walk is, is found by comparing references: no bytes.
     #[inline(never)]
     pub(crate) fn map_lookup_at(&self, map: u64, key: u64, turn: u64) -> Option<u64> {
         let at = usize::try_from(turn).unwrap_or(usize::MAX);
         match self.table(map) {
             Table::Int(m) => m.get_at(&(key as i64), at),
             Table::Str(m) => {
-                if let Some(last) = self.last_lookup.get()
-                    && last.map == map
-                    && last.key == key
-                    && let Some(at) = last.at
+                // The turn's key is the string the map's listing made of
+                // the entry the turn names (`entries.rs`, "Key strings").
+                if m.key_string(at) == key
+                    && let Some((_, value)) = m.held_at(at)
                 {
-                    return Some(m.value_at(at));
+                    return Some(value);
                 }
-                let (hash, at) = m.locate_at(self.str_bytes(key), at);
-                self.last_lookup.set(Some(Lookup { map, key, hash, at }));
-                at.map(|at| m.value_at(at))
+                m.get_at(self.str_bytes(key), at)
             }
         }
     }
