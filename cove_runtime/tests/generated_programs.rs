@@ -10,8 +10,9 @@
 //! interpolation and `println`, `Option`s matched and walked, lists
 //! scanned by a one-line `while`, closures called on variables, `var`
 //! lists filled by pushes, `Int`-keyed maps walked while they lose keys
-//! and text taken apart by `chars()` and put back (each such statement
-//! asserts its own answer). Faults are welcome (both runs
+//! and text taken apart by `chars()` and put back or counted in a
+//! `String`-keyed map read by `match` (each such statement asserts its own
+//! answer). Faults are welcome (both runs
 //! must fault alike); hangs are not possible (fuel).
 
 use cove_runtime::{ErrorKind, Limits, Vm};
@@ -80,7 +81,7 @@ fn paren(e: String) -> String {
 /// One statement of `main`'s body.
 fn statement(rng: &mut Rng, ints: &mut Vec<String>, depth: u32) -> String {
     let indent = "  ".repeat(depth as usize + 1);
-    match rng.below(15) {
+    match rng.below(16) {
         0 | 1 => {
             let name = format!("v{}", ints.len());
             let e = int_expr(rng, ints, 3);
@@ -130,6 +131,7 @@ fn statement(rng: &mut Rng, ints: &mut Vec<String>, depth: u32) -> String {
         12 => var_pushes(rng, ints, &indent),
         13 => map_walk(rng, &indent),
         14 => chars_reversed(rng, ints, &indent),
+        15 => chars_counted(rng, ints, &indent),
         _ => format!(
             "{indent}println(\"{{{}}} {{s.length()}} {{xs.length()}} {{m.length()}}\")\n",
             int_expr(rng, ints, 2)
@@ -242,6 +244,39 @@ fn map_walk(rng: &mut Rng, indent: &str) -> String {
          {indent}assert(c{k:x} == {} && t{k:x} == {})\n",
         n - removed,
         sum(n) - sum(removed)
+    )
+}
+
+/// The characters of an `Int`'s text counted in a `String`-keyed map by
+/// `match counts.get(ch)` (lowered without its `Option`), then walked
+/// twice, by `for (k, v)` and by `keys()` with a `match` again: the
+/// counts must add up to the text's length both ways. The lookup the heap
+/// remembers for the read after `contains`, and the strings a listing
+/// keeps for its keys, take part.
+fn chars_counted(rng: &mut Rng, ints: &[String], indent: &str) -> String {
+    let k = rng.next();
+    let e = int_expr(rng, ints, 2);
+    format!(
+        "{indent}let text{k:x} = \"<{{{e}}}>\"\n\
+         {indent}let counts{k:x} = Map[String, Int]()\n\
+         {indent}for ch{k:x} in text{k:x}.chars() {{\n\
+         {indent}  match counts{k:x}.get(ch{k:x}) {{\n\
+         {indent}    Some(c) => counts{k:x}.set(ch{k:x}, c + 1),\n\
+         {indent}    None => counts{k:x}.set(ch{k:x}, 1),\n\
+         {indent}  }}\n\
+         {indent}}}\n\
+         {indent}var total{k:x} = 0\n\
+         {indent}for (key{k:x}, v{k:x}) in counts{k:x} {{\n\
+         {indent}  total{k:x} += v{k:x} * key{k:x}.length()\n\
+         {indent}}}\n\
+         {indent}var again{k:x} = 0\n\
+         {indent}for key{k:x} in counts{k:x}.keys() {{\n\
+         {indent}  match counts{k:x}.get(key{k:x}) {{\n\
+         {indent}    None => again{k:x} -= 1000,\n\
+         {indent}    Some(v) => again{k:x} += v,\n\
+         {indent}  }}\n\
+         {indent}}}\n\
+         {indent}assert(total{k:x} == text{k:x}.length() && again{k:x} == total{k:x})\n"
     )
 }
 

@@ -84,6 +84,9 @@ impl FnCx<'_> {
         } else {
             arms
         };
+        if let Some(v) = self.map_get_match(scrutinee, arms, span, expected, want) {
+            return v;
+        }
         let s = self.expr(scrutinee, None, Want::Any);
         let sty = s.ty;
         let end = self.e.label();

@@ -23,6 +23,7 @@ mod consts;
 mod equality;
 mod expr;
 mod format;
+mod get_match;
 mod get_or;
 mod list_fns;
 mod literal;

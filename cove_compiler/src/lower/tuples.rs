@@ -70,21 +70,21 @@ pub(crate) fn tuple_elems(program: &Program, ty: TypeId) -> Option<(StructId, Ve
     }
 }
 
-fn name_expr(name: &str, span: &Span) -> Expr {
+pub(super) fn name_expr(name: &str, span: &Span) -> Expr {
     Expr {
         kind: ExprKind::Name(name.to_string()),
         span: span.clone(),
     }
 }
 
-fn call_expr(callee: Expr, args: Vec<Expr>, span: &Span) -> Expr {
+pub(super) fn call_expr(callee: Expr, args: Vec<Expr>, span: &Span) -> Expr {
     Expr {
         kind: ExprKind::Call(Box::new(callee), args),
         span: span.clone(),
     }
 }
 
-fn method_expr(recv: Expr, name: &str, args: Vec<Expr>, span: &Span) -> Expr {
+pub(super) fn method_expr(recv: Expr, name: &str, args: Vec<Expr>, span: &Span) -> Expr {
     let field = Expr {
         kind: ExprKind::Field(
             Box::new(recv),
@@ -98,7 +98,7 @@ fn method_expr(recv: Expr, name: &str, args: Vec<Expr>, span: &Span) -> Expr {
     call_expr(field, args, span)
 }
 
-fn let_stmt(name: &Ident, value: Expr) -> Stmt {
+pub(super) fn let_stmt(name: &Ident, value: Expr) -> Stmt {
     Stmt::Let {
         mutable: false,
         name: name.clone(),

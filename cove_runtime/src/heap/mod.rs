@@ -1658,6 +1658,15 @@ impl Memory {
                 {
                     return Some(value);
                 }
+                // The read right after a `contains` of the same key (a
+                // `match m.get(k)` lowered without its `Option`).
+                if let Some(last) = self.last_lookup.get()
+                    && last.map == map
+                    && last.key == key
+                    && let Some(at) = last.at
+                {
+                    return Some(m.value_at(at));
+                }
                 m.get_at(self.str_bytes(key), at)
             }
         }
