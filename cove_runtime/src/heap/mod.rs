@@ -1260,6 +1260,35 @@ impl Memory {
         Ok(list)
     }
 
+    /// A new list of the `len` elements `items`, which reads nothing of
+    /// the heap: written straight into the list's array, with no vector of
+    /// the host between and no zeroing first (a map's keys). Slots the
+    /// iterator does not reach, which it should, are 0.
+    fn alloc_list_from(
+        &mut self,
+        elem_ref: bool,
+        elem_ty: u32,
+        len: usize,
+        items: impl Iterator<Item = u64>,
+    ) -> Faulty<u64> {
+        let array = if len == 0 {
+            0
+        } else {
+            let array = self.alloc_raw(1 + len)?;
+            let at = array as usize;
+            self.space[at] = header(kind::ARRAY, u32::from(elem_ref), len as u32);
+            let slots = &mut self.space[at + 1..at + 1 + len];
+            let mut written = 0;
+            for (slot, item) in slots.iter_mut().zip(items) {
+                *slot = item;
+                written += 1;
+            }
+            slots[written..].fill(0);
+            array
+        };
+        self.alloc_list_record(elem_ref, elem_ty, len, array)
+    }
+
     /// A new list of `len` elements, the element `i` made by `item(self, i)`
     /// in order: for a builtin whose elements are new objects (the pieces
     /// of a split), so that their references go straight into the list's
@@ -1307,10 +1336,7 @@ impl Memory {
         let mut table = std::mem::replace(slot, Table::Int(Entries::default()));
         let list = match &mut table {
             Table::Int(m) => {
-                let mut keys = m.keys();
-                self.alloc_list_with(false, key_ty, m.len(), |_, _| {
-                    Ok(keys.next().map_or(0, |k| *k as u64))
-                })
+                self.alloc_list_from(false, key_ty, m.len(), m.keys().map(|k| *k as u64))
             }
             Table::Str(m) => self.alloc_str_keys(m, key_ty),
         };
@@ -1345,10 +1371,8 @@ impl Memory {
                 r = next;
             }
         }
-        let mut keys = m.live_keys();
-        self.alloc_list_with(true, key_ty, m.len(), |_, _| {
-            Ok(keys.next().map_or(0, |(at, _)| m.key_string(at)))
-        })
+        let strings = m.live_keys().map(|(at, _)| m.key_string(at));
+        self.alloc_list_from(true, key_ty, m.len(), strings)
     }
 
     #[inline]
