@@ -39,6 +39,8 @@ const PROGRAMS: &[&str] = &[
     "closures",
     "higher_order",
     "linked_list",
+    "memo",
+    "map_walk",
     // Tasks and channels, which have no Lua twin.
     "channels",
     // A directory program: the covefmt workload, which has no Lua twin.
