@@ -8,7 +8,7 @@ local function chain(k)
   local length = memo[k]
   if length then return length end
   local next
-  if k % 2 == 0 then next = k // 2 else next = 3 * k + 1 end
+  if k % 2 == 0 then next = math.floor(k / 2) else next = 3 * k + 1 end
   length = chain(next) + 1
   memo[k] = length
   count = count + 1
