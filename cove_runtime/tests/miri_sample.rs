@@ -10,8 +10,9 @@
 //! (`cargo +nightly miri test -p cove_runtime --test miri_sample`, see
 //! `docs/RELIABILITY.md`) every memory access of those runs is checked for
 //! undefined behaviour; natively it is one more fast test of the round
-//! trip. The sample is fourteen short programs chosen to touch each kind of
-//! heap object (strings, lists, maps, structs, enums, closures), a fault,
+//! trip. The sample is twenty short programs chosen to touch each kind of
+//! heap object (strings, lists, maps, structs, enums, closures), the
+//! strings a listed map keeps for its keys, a fault,
 //! the fused tests of an `Option` that unwrap it (on both of their paths),
 //! the fused step and read of a scan's index (`step.get.list`),
 //! and values copied between tasks' heaps through spawn, join and channels;
@@ -137,6 +138,10 @@ sample!(
 );
 sample!(maps_map_basics_runs_from_printed_ir, "maps/map_basics");
 sample!(maps_map_of_lists_runs_from_printed_ir, "maps/map_of_lists");
+sample!(
+    maps_listed_keys_outlive_collections_runs_from_printed_ir,
+    "maps/listed_keys_outlive_collections"
+);
 sample!(
     strings_string_building_runs_from_printed_ir,
     "strings/string_building"
