@@ -38,4 +38,5 @@ snapshot! {
     benchmark_style_loops_compile_to_tight_code: "bench_like",
     recursive_enums_and_structs_compile: "recursive_types",
     a_push_onto_a_var_list_is_an_instruction_unless_its_argument_may_assign: "var_list_pushes",
+    a_typed_tuple_is_built_in_place_and_a_match_on_a_map_read_makes_no_option: "tuples_and_map_reads",
 }

@@ -119,6 +119,9 @@ impl FnCx<'_> {
             .and_then(|t| tuple_elems(self.program, t))
             .filter(|(_, e)| e.len() == items.len())
             .map(|(_, e)| e);
+        if let Some(hint) = hint {
+            return self.tuple_into_window(items, &hint, want);
+        }
         let mut vals = Vec::with_capacity(items.len());
         let mut types = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
@@ -157,6 +160,40 @@ impl FnCx<'_> {
         for i in 0..classes.len() {
             self.e.free(Reg(base.0.wrapping_add(i as u16)));
         }
+        let dst = self.dst(want, true);
+        self.e.emit(Instr::NewStruct {
+            dst,
+            ty: sid,
+            base,
+            count: classes.len() as u16,
+        });
+        self.done(dst, ty, want)
+    }
+
+    /// [`FnCx::tuple_literal`] when the context gives the tuple's type (a
+    /// function's result, a typed `let`): the parts' registers are known
+    /// before the parts, so each is computed straight into its place in
+    /// the new struct's window, as a struct literal's fields are, with no
+    /// move after it (`divmod`'s `(a / b, a % b)` lost its `move2`).
+    fn tuple_into_window(&mut self, items: &[Expr], types: &[TypeId], want: Want) -> Val {
+        let classes: Vec<bool> = types.iter().map(|t| self.is_ref(*t)).collect();
+        let base = self.e.alloc_window(&classes);
+        for (i, (item, &t)) in items.iter().zip(types).enumerate() {
+            let slot = Reg(base.0.wrapping_add(i as u16));
+            let v = self.expr(item, Some(t), Want::Into(slot));
+            self.check(t, v.ty, &item.span);
+        }
+        // As the parts' own types are, in the other path: a part that
+        // fails to check was reported by `check`.
+        let broken = types.iter().any(|t| *t == ERROR || *t == NEVER);
+        for i in 0..classes.len() {
+            self.e.free(Reg(base.0.wrapping_add(i as u16)));
+        }
+        let ty = tuple_type(self.program, types);
+        let sid = match tuple_elems(self.program, ty) {
+            Some((sid, _)) if !broken => sid,
+            _ => return Val::none(ERROR),
+        };
         let dst = self.dst(want, true);
         self.e.emit(Instr::NewStruct {
             dst,
