@@ -82,9 +82,16 @@ impl FnCx<'_> {
         let found = &arms[1 - none];
         let mut stmts = Vec::with_capacity(2);
         if let Some(name) = some {
-            // A turn past every entry: the read finds the key by itself.
+            // A turn of -1, which names no entry (and loads as an
+            // immediate): the read finds the key by itself.
             let nowhere = Expr {
-                kind: ExprKind::Int(Some(i64::MAX as u64)),
+                kind: ExprKind::Unary(
+                    UnOp::Neg,
+                    Box::new(Expr {
+                        kind: ExprKind::Int(Some(1)),
+                        span: sspan.clone(),
+                    }),
+                ),
                 span: sspan.clone(),
             };
             let read = method_expr(map_of(), "value-at", vec![key(), nowhere], sspan);
