@@ -1490,7 +1490,21 @@ impl FnCx<'_> {
                 .help(format!("add `{}: ...`", missing[0])),
             );
         }
-        for i in 0..classes.len() {
+        self.new_struct_from(base, classes.len(), sid, ty, want)
+    }
+
+    /// Frees the window of `count` registers from `base`, which holds the
+    /// fields of a new struct `sid` of type `ty`, and makes the struct:
+    /// the end of every struct and tuple literal.
+    pub(super) fn new_struct_from(
+        &mut self,
+        base: cove_ir::op::Reg,
+        count: usize,
+        sid: cove_ir::types::StructId,
+        ty: TypeId,
+        want: Want,
+    ) -> Val {
+        for i in 0..count {
             self.e.free(cove_ir::op::Reg(base.0.wrapping_add(i as u16)));
         }
         let dst = self.dst(want, true);
@@ -1498,7 +1512,7 @@ impl FnCx<'_> {
             dst,
             ty: sid,
             base,
-            count: classes.len() as u16,
+            count: count as u16,
         });
         self.done(dst, ty, want)
     }

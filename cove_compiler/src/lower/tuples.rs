@@ -157,17 +157,7 @@ impl FnCx<'_> {
         for v in vals {
             self.release(v);
         }
-        for i in 0..classes.len() {
-            self.e.free(Reg(base.0.wrapping_add(i as u16)));
-        }
-        let dst = self.dst(want, true);
-        self.e.emit(Instr::NewStruct {
-            dst,
-            ty: sid,
-            base,
-            count: classes.len() as u16,
-        });
-        self.done(dst, ty, want)
+        self.new_struct_from(base, classes.len(), sid, ty, want)
     }
 
     /// [`FnCx::tuple_literal`] when the context gives the tuple's type (a
@@ -186,22 +176,16 @@ impl FnCx<'_> {
         // As the parts' own types are, in the other path: a part that
         // fails to check was reported by `check`.
         let broken = types.iter().any(|t| *t == ERROR || *t == NEVER);
-        for i in 0..classes.len() {
-            self.e.free(Reg(base.0.wrapping_add(i as u16)));
-        }
         let ty = tuple_type(self.program, types);
-        let sid = match tuple_elems(self.program, ty) {
-            Some((sid, _)) if !broken => sid,
-            _ => return Val::none(ERROR),
-        };
-        let dst = self.dst(want, true);
-        self.e.emit(Instr::NewStruct {
-            dst,
-            ty: sid,
-            base,
-            count: classes.len() as u16,
-        });
-        self.done(dst, ty, want)
+        match tuple_elems(self.program, ty) {
+            Some((sid, _)) if !broken => self.new_struct_from(base, classes.len(), sid, ty, want),
+            _ => {
+                for i in 0..classes.len() {
+                    self.e.free(Reg(base.0.wrapping_add(i as u16)));
+                }
+                Val::none(ERROR)
+            }
+        }
     }
 
     /// `let (a, b) = value` (or `var`): each name bound to its part.

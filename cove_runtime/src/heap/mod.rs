@@ -1260,6 +1260,15 @@ impl Memory {
         Ok(list)
     }
 
+    /// A list's array of `len` slots, its header written and its slots
+    /// not: for [`Memory::alloc_list_from`] and [`Memory::alloc_list_with`],
+    /// which write every slot before the instruction ends.
+    fn alloc_array(&mut self, elem_ref: bool, len: usize) -> Faulty<u64> {
+        let array = self.alloc_raw(1 + len)?;
+        self.space[array as usize] = header(kind::ARRAY, u32::from(elem_ref), len as u32);
+        Ok(array)
+    }
+
     /// A new list of the `len` elements `items`, which reads nothing of
     /// the heap: written straight into the list's array, with no vector of
     /// the host between and no zeroing first (a map's keys). Slots the
@@ -1274,9 +1283,8 @@ impl Memory {
         let array = if len == 0 {
             0
         } else {
-            let array = self.alloc_raw(1 + len)?;
+            let array = self.alloc_array(elem_ref, len)?;
             let at = array as usize;
-            self.space[at] = header(kind::ARRAY, u32::from(elem_ref), len as u32);
             let slots = &mut self.space[at + 1..at + 1 + len];
             let mut written = 0;
             for (slot, item) in slots.iter_mut().zip(items) {
@@ -1309,9 +1317,8 @@ impl Memory {
         let array = if len == 0 {
             0
         } else {
-            let array = self.alloc_raw(1 + len)?;
+            let array = self.alloc_array(elem_ref, len)?;
             let at = array as usize;
-            self.space[at] = header(kind::ARRAY, u32::from(elem_ref), len as u32);
             self.space[at + 1..at + 1 + len].fill(0);
             for i in 0..len {
                 let value = item(self, i)?;
