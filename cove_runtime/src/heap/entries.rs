@@ -494,7 +494,7 @@ impl<K: Hash + Eq + Slot> Entries<K> {
     }
 
     /// The keys and values, in insertion order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, u64)> + Clone {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, u64)> {
         self.entries
             .iter()
             .zip(&self.live)
@@ -503,7 +503,7 @@ impl<K: Hash + Eq + Slot> Entries<K> {
     }
 
     /// The keys, in insertion order.
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &K> + Clone {
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &K> {
         self.iter().map(|(k, _)| k)
     }
 
@@ -561,7 +561,7 @@ impl<K: Hash + Eq + Slot> Entries<K> {
     }
 
     /// The live entries' positions and keys, in insertion order.
-    pub(crate) fn live_keys(&self) -> impl Iterator<Item = (usize, &K)> + Clone {
+    pub(crate) fn live_keys(&self) -> impl Iterator<Item = (usize, &K)> {
         self.entries
             .iter()
             .zip(&self.live)

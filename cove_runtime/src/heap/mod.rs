@@ -1355,8 +1355,8 @@ impl Memory {
     /// string the one an earlier listing made of it (`entries.rs`, "Key
     /// strings"), or one made now and remembered. The strings made now are
     /// laid end to end in one allocation of their words in all, each still
-    /// counted as an allocation: a third of the native instructions of a
-    /// call to [`Memory::alloc_str`] a string.
+    /// counted as an allocation: one allocation's checks, not one a string
+    /// as [`Memory::alloc_str`] would pay.
     fn alloc_str_keys(&mut self, m: &mut Entries<StrKey>, key_ty: u32) -> Faulty<u64> {
         m.hold_key_strings()
             .map_err(|bytes| map_refused(entries::Refused::Host(bytes)))?;
