@@ -16,7 +16,12 @@
 //! places: a diagnostic of an arm (its type, a name it binds unused) reads
 //! as it would unfused. It applies to the shape only: two arms with no
 //! guard, `Some(name)` or `Some(_)` and `None` or `_`, in either order, on
-//! a map variable's `get`. Any other `match` is lowered as written.
+//! a map variable's `get`. Any other `match` is lowered as written. It
+//! costs the compiler one look at a `match`'s scrutinee and arms.
+//!
+//! One thing reads differently in a debugger: the arm's name is a `let`
+//! of the read, so an arm that is only `v` gives it no instruction of its
+//! own to be stopped at, where the unfused `Some(v)` bound it at the test.
 
 use super::tuples::{let_stmt, method_expr, name_expr};
 use super::{FnCx, Val, Want};
