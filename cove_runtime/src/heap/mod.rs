@@ -1233,9 +1233,7 @@ impl Memory {
         let array = if items.is_empty() {
             0
         } else {
-            let array = self.alloc_raw(1 + items.len())?;
-            self.space[array as usize] =
-                header(kind::ARRAY, u32::from(elem_ref), items.len() as u32);
+            let array = self.alloc_array(elem_ref, items.len())?;
             self.space[array as usize + 1..array as usize + 1 + items.len()].copy_from_slice(items);
             array
         };
@@ -1243,8 +1241,8 @@ impl Memory {
     }
 
     /// The list record of `len` elements of type `elem_ty` held in `array`
-    /// (0 when empty): the end of [`Memory::alloc_list`] and
-    /// [`Memory::alloc_list_with`].
+    /// (0 when empty): the end of [`Memory::alloc_list`],
+    /// [`Memory::alloc_list_from`] and [`Memory::alloc_list_with`].
     #[inline(always)]
     fn alloc_list_record(
         &mut self,
@@ -1261,8 +1259,8 @@ impl Memory {
     }
 
     /// A list's array of `len` slots, its header written and its slots
-    /// not: for [`Memory::alloc_list_from`] and [`Memory::alloc_list_with`],
-    /// which write every slot before the instruction ends.
+    /// not: for the list makers, which write every slot before the
+    /// instruction ends.
     fn alloc_array(&mut self, elem_ref: bool, len: usize) -> Faulty<u64> {
         let array = self.alloc_raw(1 + len)?;
         self.space[array as usize] = header(kind::ARRAY, u32::from(elem_ref), len as u32);
@@ -1338,17 +1336,37 @@ impl Memory {
     /// and a vector of them, was a third of the time of a `for (k, v) in
     /// map` walk over string keys.)
     pub(crate) fn alloc_map_keys(&mut self, map: u64, key_ty: u32) -> Faulty<u64> {
+        self.with_table_lent(map, |heap, table| match table {
+            Table::Int(m) => {
+                heap.alloc_list_from(false, key_ty, m.len(), m.keys().map(|k| *k as u64))
+            }
+            Table::Str(m) => heap.alloc_str_keys(m, key_ty),
+        })
+    }
+
+    /// `Map.values`: a new list of the map's values in insertion order,
+    /// written straight into the list's array from the table lent out as
+    /// for [`Memory::alloc_map_keys`].
+    pub(crate) fn alloc_map_values(&mut self, map: u64) -> Faulty<u64> {
+        let header = self.header(map);
+        let (elem_ref, elem_ty) = (a_of(header) & 1 != 0, b_of(header));
+        self.with_table_lent(map, |heap, table| match table {
+            Table::Int(m) => heap.alloc_list_from(elem_ref, elem_ty, m.len(), m.values()),
+            Table::Str(m) => heap.alloc_list_from(elem_ref, elem_ty, m.len(), m.values()),
+        })
+    }
+
+    /// Runs `f` on the heap and the table of the map `map`, taken out of
+    /// its slot for the while and put back after, so that `f` may
+    /// allocate while it reads the table: allocating never reads a map's
+    /// table.
+    fn with_table_lent<R>(&mut self, map: u64, f: impl FnOnce(&mut Memory, &mut Table) -> R) -> R {
         let index = self.space[map as usize + 1];
         let slot = &mut self.maps.get_mut(index).expect("a live map has a table").0;
         let mut table = std::mem::replace(slot, Table::Int(Entries::default()));
-        let list = match &mut table {
-            Table::Int(m) => {
-                self.alloc_list_from(false, key_ty, m.len(), m.keys().map(|k| *k as u64))
-            }
-            Table::Str(m) => self.alloc_str_keys(m, key_ty),
-        };
+        let out = f(self, &mut table);
         self.maps.get_mut(index).expect("a live map has a table").0 = table;
-        list
+        out
     }
 
     /// [`Memory::alloc_map_keys`] of a map of `String` keys: each key's

@@ -822,18 +822,7 @@ impl Machine<'_> {
                 self.heap
                     .alloc_map_keys(map, a_of(self.heap.header(map)) >> 1)?
             }
-            Builtin::MapValues => {
-                let map = arg(0);
-                let header = self.heap.header(map);
-                let table = self.heap.table(map);
-                let mut values = host_vec(table.len(), "listing a map's values")?;
-                match table {
-                    Table::Int(m) => values.extend(m.values()),
-                    Table::Str(m) => values.extend(m.values()),
-                }
-                self.heap
-                    .alloc_list(a_of(header) & 1 != 0, b_of(header), &values)?
-            }
+            Builtin::MapValues => self.heap.alloc_map_values(arg(0))?,
             Builtin::MapLength => self.heap.table(arg(0)).len() as u64,
 
             // ---- Int and Float ------------------------------------------
