@@ -26,8 +26,7 @@
 use super::tuples::{let_stmt, method_expr, name_expr};
 use super::{FnCx, Val, Want};
 use crate::ast::*;
-use crate::resolve::ty_of;
-use cove_ir::types::{Type, TypeId};
+use cove_ir::types::TypeId;
 
 /// The hidden variable holding the key (`__cove_` names are the
 /// compiler's own, hidden from the debugger).
@@ -45,19 +44,7 @@ impl FnCx<'_> {
         expected: Option<TypeId>,
         want: Want,
     ) -> Option<Val> {
-        let ExprKind::Call(callee, get_args) = &scrutinee.kind else {
-            return None;
-        };
-        let ExprKind::Field(map, get) = &callee.kind else {
-            return None;
-        };
-        let ExprKind::Name(n) = &map.kind else {
-            return None;
-        };
-        if get.name != "get" || get_args.len() != 1 || arms.len() != 2 {
-            return None;
-        }
-        if arms.iter().any(|a| a.guard.is_some()) {
+        if arms.len() != 2 || arms.iter().any(|a| a.guard.is_some()) {
             return None;
         }
         let (some, none) = match (
@@ -68,22 +55,19 @@ impl FnCx<'_> {
             (None, Some(b)) if is_none(&arms[0].pattern) => (b, 0),
             _ => return None,
         };
-        let (_, ty, _) = self.var(n)?;
-        if !matches!(ty_of(self.program, ty)?, Type::Map(..)) {
-            return None;
-        }
+        let (map, get_key, _, _) = self.map_variable_get(scrutinee)?;
         let sspan = &scrutinee.span;
         // A key that is a variable is read where it is: nothing runs
         // between the test and the read that could change it.
-        let named = matches!(get_args[0].kind, ExprKind::Name(_));
+        let named = matches!(get_key.kind, ExprKind::Name(_));
         let key = || {
             if named {
-                get_args[0].clone()
+                get_key.clone()
             } else {
                 name_expr(KEY, sspan)
             }
         };
-        let map_of = || (**map).clone();
+        let map_of = || map.clone();
         let found = &arms[1 - none];
         let mut stmts = Vec::with_capacity(2);
         if let Some(name) = some {
@@ -145,7 +129,7 @@ impl FnCx<'_> {
                             name: KEY.to_string(),
                             span: sspan.clone(),
                         },
-                        get_args[0].clone(),
+                        get_key.clone(),
                     ),
                     Stmt::Expr(body),
                 ],

@@ -19,7 +19,7 @@ use cove_ir::builtins::Builtin;
 use super::{FnCx, Val, Want};
 use crate::ast::*;
 use crate::resolve::ty_of;
-use cove_ir::types::Type;
+use cove_ir::types::{Type, TypeId};
 
 impl FnCx<'_> {
     /// The fused lookup of `base.unwrap_or(args)` when `base` is
@@ -35,24 +35,9 @@ impl FnCx<'_> {
         if name.name != "unwrap_or" || args.len() != 1 || !plain(&args[0]) {
             return None;
         }
-        let ExprKind::Call(callee, get_args) = &base.kind else {
-            return None;
-        };
-        let ExprKind::Field(map, get) = &callee.kind else {
-            return None;
-        };
-        if get.name != "get" || get_args.len() != 1 {
-            return None;
-        }
-        let ExprKind::Name(n) = &map.kind else {
-            return None;
-        };
-        let (_, ty, _) = self.var(n)?;
-        let &Type::Map(key, value) = ty_of(self.program, ty)? else {
-            return None;
-        };
+        let (map, get_key, key, value) = self.map_variable_get(base)?;
         let recv = self.expr(map, None, Want::Any);
-        let key_and_default = [get_args[0].clone(), args[0].clone()];
+        let key_and_default = [get_key.clone(), args[0].clone()];
         Some(self.builtin_emit(
             Builtin::MapGetOr,
             &[key, value],
@@ -61,6 +46,34 @@ impl FnCx<'_> {
             &key_and_default,
             want,
         ))
+    }
+}
+
+impl FnCx<'_> {
+    /// `m.get(k)` where `m` is a map variable: `m`, `k`, and the map's key
+    /// and value types; `None` for any other expression. The shape both
+    /// this fusion and `get_match.rs`'s apply to.
+    pub(super) fn map_variable_get<'e>(
+        &self,
+        e: &'e Expr,
+    ) -> Option<(&'e Expr, &'e Expr, TypeId, TypeId)> {
+        let ExprKind::Call(callee, get_args) = &e.kind else {
+            return None;
+        };
+        let ExprKind::Field(map, get) = &callee.kind else {
+            return None;
+        };
+        let ExprKind::Name(n) = &map.kind else {
+            return None;
+        };
+        if get.name != "get" || get_args.len() != 1 {
+            return None;
+        }
+        let (_, ty, _) = self.var(n)?;
+        let &Type::Map(key, value) = ty_of(self.program, ty)? else {
+            return None;
+        };
+        Some((map, &get_args[0], key, value))
     }
 }
 
