@@ -39,4 +39,5 @@ snapshot! {
     recursive_enums_and_structs_compile: "recursive_types",
     a_push_onto_a_var_list_is_an_instruction_unless_its_argument_may_assign: "var_list_pushes",
     a_typed_tuple_is_built_in_place_and_a_match_on_a_map_read_makes_no_option: "tuples_and_map_reads",
+    a_division_by_a_power_of_two_beyond_32_bits_is_a_shift_and_a_remainder_a_mask: "random_numbers",
 }

@@ -430,6 +430,15 @@ instruction_set! {
     /// `dst = a % value`, with the sign of `a`. As for `div.int.imm`, the
     /// verifier refuses a `value` of 0 or -1, so this never fails.
     RemIntImm = "rem.int.imm" { dst: DstNum, a: SrcNum, value: Imm }
+    /// `dst = a / 2^exponent`, truncated toward zero: a division by a
+    /// power of two, by shifts (a divisor such as 2^31 does not fit
+    /// `div.int.imm`'s 32 bits). The verifier holds `exponent` to 1..=62,
+    /// the powers of two that are `Int`s above 1, so this never fails.
+    DivIntPow2 = "div.int.pow2" { dst: DstNum, a: SrcNum, exponent: Imm }
+    /// `dst = a % 2^exponent`, with the sign of `a`: a remainder by a power
+    /// of two, by a mask (the `seed % 2147483648` of a random-number
+    /// generator). `exponent` is in 1..=62, as for `div.int.pow2`.
+    RemIntPow2 = "rem.int.pow2" { dst: DstNum, a: SrcNum, exponent: Imm }
     /// `rem = a % divisor`, then `dst = c + rem`: a `rem.int.imm` and the
     /// `add.int` that adds its remainder (`total + i % 7`, `h + c % 16`) in
     /// one dispatch, for a divisor that fits in 16 bits. `c` is read after
@@ -824,12 +833,35 @@ impl Instr {
         }
     }
 
+    /// The exponent of a `div.int.pow2` or a `rem.int.pow2` outside
+    /// [`POW2_EXPONENTS`], which the verifier refuses.
+    pub fn failing_exponent(&self) -> Option<i32> {
+        match *self {
+            Instr::DivIntPow2 { exponent, .. } | Instr::RemIntPow2 { exponent, .. } => {
+                Some(exponent).filter(|k| !POW2_EXPONENTS.contains(k))
+            }
+            _ => None,
+        }
+    }
+
     /// The constant divisor (see [`Instr::constant_divisor`]) that could fail,
     /// which the verifier refuses: see [`can_divide_unchecked`].
     pub fn failing_divisor(&self) -> Option<i32> {
         self.constant_divisor()
             .filter(|value| !can_divide_unchecked(*value))
     }
+}
+
+/// The exponents a `div.int.pow2` or `rem.int.pow2` may have: the powers
+/// of two from 2 to 2^62, every one an `Int` whose division needs no check.
+pub const POW2_EXPONENTS: std::ops::RangeInclusive<i32> = 1..=62;
+
+/// The exponent `k` of a divisor `2^k` that `div.int.pow2` and
+/// `rem.int.pow2` divide by (see [`POW2_EXPONENTS`]), or `None` for any
+/// other divisor.
+pub fn power_of_two_exponent(divisor: i64) -> Option<i32> {
+    let k = divisor.trailing_zeros() as i32;
+    (divisor > 0 && divisor.count_ones() == 1 && POW2_EXPONENTS.contains(&k)).then_some(k)
 }
 
 /// Whether a division or remainder by `divisor` can never fail, and so may

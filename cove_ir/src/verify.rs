@@ -222,7 +222,8 @@ impl std::error::Error for VerifyError {}
 /// 8. **divisor** — no instruction with a constant divisor
 ///    ([`Instr::constant_divisor`]: `div.int.imm`, `rem.int.imm` and the
 ///    fused remainders) divides by 0 or -1, the two divisors for which an
-///    `i64` division can fail.
+///    `i64` division can fail; and the exponent of a `div.int.pow2` or
+///    `rem.int.pow2` is in 1..=62, so its divisor is an `Int` above 1.
 /// 9. **lines** — every function's line table has one entry an
 ///    instruction, and every local lives in a register of its function,
 ///    of its type's class, over a range of its code: what a debugger reads
@@ -701,6 +702,15 @@ impl<'p> Checker<'p> {
                 at,
                 format!(
                     "the divisor {value} can fail, which {} never does: it needs the register form",
+                    instr.opcode().mnemonic()
+                ),
+            );
+        }
+        if let Some(exponent) = instr.failing_exponent() {
+            self.fail(
+                at,
+                format!(
+                    "the exponent {exponent} is not in 1..=62, the powers of two {} divides by",
                     instr.opcode().mnemonic()
                 ),
             );

@@ -908,6 +908,29 @@ fn a_division_by_any_other_immediate_verifies() {
 }
 
 #[test]
+fn a_division_by_a_power_of_two_outside_2_to_2_62_is_rejected_and_any_inside_verifies() {
+    for op in ["div.int.pow2", "rem.int.pow2"] {
+        for exponent in [i32::MIN, -1, 0, 63, 64, i32::MAX] {
+            rejects(
+                H,
+                &format!("  @0 {op} r0, r1, {exponent}\n  @1 return r0\n"),
+                Some(0),
+                &format!("the exponent {exponent} is not in 1..=62"),
+            );
+        }
+        for exponent in [1, 31, 32, 62] {
+            assert_eq!(
+                faults(&format!(
+                    "fn f1 main in m\n{H}  @0 load.int r1, 5\n  @1 {op} r0, r1, {exponent}\n  @2 return r0\n"
+                )),
+                vec![],
+                "{op} {exponent}"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_fused_remainder_whose_divisor_can_fail_is_rejected_and_any_other_verifies() {
     let fused = [
         "rem-add.int.imm r0, r1, r0, r1",

@@ -81,7 +81,7 @@ fn paren(e: String) -> String {
 /// One statement of `main`'s body.
 fn statement(rng: &mut Rng, ints: &mut Vec<String>, depth: u32) -> String {
     let indent = "  ".repeat(depth as usize + 1);
-    match rng.below(16) {
+    match rng.below(17) {
         0 | 1 => {
             let name = format!("v{}", ints.len());
             let e = int_expr(rng, ints, 3);
@@ -132,6 +132,7 @@ fn statement(rng: &mut Rng, ints: &mut Vec<String>, depth: u32) -> String {
         13 => map_walk(rng, &indent),
         14 => chars_reversed(rng, ints, &indent),
         15 => chars_counted(rng, ints, &indent),
+        16 => power_of_two_division(rng, ints, &indent),
         _ => format!(
             "{indent}println(\"{{{}}} {{s.length()}} {{xs.length()}} {{m.length()}}\")\n",
             int_expr(rng, ints, 2)
@@ -244,6 +245,33 @@ fn map_walk(rng: &mut Rng, indent: &str) -> String {
          {indent}assert(c{k:x} == {} && t{k:x} == {})\n",
         n - removed,
         sum(n) - sum(removed)
+    )
+}
+
+/// An `Int`, and its product with a large odd number, divided by powers of
+/// two beyond 32 bits (`div.int.pow2`, `rem.int.pow2`, by shifts and a
+/// mask): quotient and remainder must put the dividend together again,
+/// the remainder must have the dividend's sign and be smaller than the
+/// divisor, and both must equal the register form's.
+fn power_of_two_division(rng: &mut Rng, ints: &[String], indent: &str) -> String {
+    let k = rng.next();
+    let e = int_expr(rng, ints, 2);
+    let pairs = [
+        ("2147483648", "4294967311"),
+        ("4294967296", "2147483659"),
+        ("4611686018427387904", "1000003"),
+    ];
+    let (divisor, multiplier) = pairs[rng.below(pairs.len() as u64) as usize];
+    format!(
+        "{indent}let n{k:x} = {e}\n\
+         {indent}let d{k:x} = {divisor}\n\
+         {indent}for x{k:x} in [n{k:x}, n{k:x} * {multiplier}, 0 - n{k:x} * {multiplier}] {{\n\
+         {indent}  let q{k:x} = x{k:x} / {divisor}\n\
+         {indent}  let r{k:x} = x{k:x} % {divisor}\n\
+         {indent}  assert(q{k:x} * {divisor} + r{k:x} == x{k:x} && r{k:x}.abs() < {divisor})\n\
+         {indent}  assert(r{k:x} == 0 || (r{k:x} < 0) == (x{k:x} < 0))\n\
+         {indent}  assert(q{k:x} == x{k:x} / d{k:x} && r{k:x} == x{k:x} % d{k:x})\n\
+         {indent}}}\n"
     )
 }
 

@@ -166,6 +166,18 @@ fn a_number_written_to_a_reference_register_is_refused_by_the_classes_guarantee(
 }
 
 #[test]
+fn a_division_by_2_to_the_63_is_refused_by_the_divisor_guarantee() {
+    for op in ["div.int.pow2", "rem.int.pow2"] {
+        refused(
+            &program(&format!(
+                "  @0 load.int r1, 5\n  @1 {op} r0, r1, 63\n  @2 return r0\n"
+            )),
+            "the exponent 63 is not in 1..=62",
+        );
+    }
+}
+
+#[test]
 fn a_list_read_as_a_string_is_refused_by_the_types_guarantee() {
     refused(
         &program("  @0 new.list r2, t2, r0, 1\n  @1 concat.str r3, r2, r3\n  @2 return r0\n"),

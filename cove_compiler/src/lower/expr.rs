@@ -764,6 +764,31 @@ impl FnCx<'_> {
         Some(self.done(dst, Program::INT, want))
     }
 
+    /// `l / b` or `l % b` of an `Int` `l` and a literal power of two `b`
+    /// too large for `div.int.imm`'s 32 bits (2^31 to 2^62: the
+    /// `% 2147483648` of a random-number generator) as `div.int.pow2` or
+    /// `rem.int.pow2`, or `None` (nothing emitted) for any other. Smaller
+    /// powers keep the `.imm` forms, which the emitter fuses with what
+    /// follows them (`rem-jump-eq.int.imm`, `rem-add.int.imm`).
+    fn int_by_power_of_two(&mut self, op: BinOp, l: Val, b: &Expr, want: Want) -> Option<Val> {
+        let a = l.reg.filter(|_| l.ty == Program::INT)?;
+        let ExprKind::Int(Some(v)) = b.kind else {
+            return None;
+        };
+        let exponent = super::literal::signed_int(v, false)
+            .filter(|v| i32::try_from(*v).is_err())
+            .and_then(cove_ir::op::power_of_two_exponent)?;
+        let make: fn(Reg, Reg, i32) -> Instr = match op {
+            BinOp::Div => |dst, a, exponent| Instr::DivIntPow2 { dst, a, exponent },
+            BinOp::Rem => |dst, a, exponent| Instr::RemIntPow2 { dst, a, exponent },
+            _ => return None,
+        };
+        self.release(l);
+        let dst = self.dst(want, false);
+        self.e.emit(make(dst, a, exponent));
+        Some(self.done(dst, Program::INT, want))
+    }
+
     /// `l op b`, where `l` is already evaluated.
     pub(crate) fn binary_on(
         &mut self,
@@ -776,6 +801,9 @@ impl FnCx<'_> {
         if let Some(n) = self.small_int(b)
             && let Some(v) = self.int_with_constant(op, l, n, want)
         {
+            return v;
+        }
+        if let Some(v) = self.int_by_power_of_two(op, l, b, want) {
             return v;
         }
         let hint = (l.ty != ERROR && l.ty != NEVER).then_some(l.ty);
