@@ -10,7 +10,7 @@
 //! (`cargo +nightly miri test -p cove_runtime --test miri_sample`, see
 //! `docs/RELIABILITY.md`) every memory access of those runs is checked for
 //! undefined behaviour; natively it is one more fast test of the round
-//! trip. The sample is twenty short programs chosen to touch each kind of
+//! trip. The sample is twenty-one short programs chosen to touch each kind of
 //! heap object (strings, lists, maps, structs, enums, closures), the
 //! strings a listed map keeps for its keys, a fault,
 //! the fused tests of an `Option` that unwrap it (on both of their paths),
@@ -149,6 +149,10 @@ sample!(
 sample!(
     strings_interpolation_of_structs_and_enums_runs_from_printed_ir,
     "strings/interpolation_of_structs_and_enums"
+);
+sample!(
+    strings_literals_in_a_loop_are_loaded_once_and_survive_collections_runs_from_printed_ir,
+    "strings/literals_in_a_loop_are_loaded_once_and_survive_collections"
 );
 sample!(structs_structs_runs_from_printed_ir, "structs/structs");
 sample!(

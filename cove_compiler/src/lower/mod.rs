@@ -1361,8 +1361,39 @@ impl FnCx<'_> {
 
     /// An operand of an operator: a literal inside a loop comes from a
     /// register pinned for the whole function and loaded once in the
-    /// prologue, so the loop does not reload it every round.
+    /// prologue, so the loop does not reload it every round. A string
+    /// literal without interpolation too (`c == "a"` in a scan, `s + ","`):
+    /// its pin is a ref register, which holds the run's one object of that
+    /// constant as every `load.const` of it does.
     pub(crate) fn operand(&mut self, e: &Expr, hint: Option<TypeId>) -> Val {
+        if self.in_loop > 0
+            && let ExprKind::Str(pieces) = &e.kind
+            && let [] | [Piece::Text(_)] = pieces.as_slice()
+        {
+            let text = match pieces.first() {
+                Some(Piece::Text(t)) => t.clone(),
+                _ => String::new(),
+            };
+            let k = self.constant(cove_ir::program::Constant::Str(text));
+            let key = (Program::STR, u64::from(k.0));
+            let reg = match self.consts.iter().find(|(c, _)| *c == key) {
+                Some((_, r)) => *r,
+                None => {
+                    let r = self.e.pin(true);
+                    self.e.prologue.push(Instr::LoadConst {
+                        dst: r,
+                        constant: k,
+                    });
+                    self.consts.push((key, r));
+                    r
+                }
+            };
+            return Val {
+                reg: Some(reg),
+                ty: Program::STR,
+                temp: false,
+            };
+        }
         if self.in_loop > 0
             && let Some(mut key) = literal_bits(e)
         {
