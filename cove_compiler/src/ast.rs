@@ -354,6 +354,227 @@ impl Expr {
     }
 }
 
+impl Block {
+    /// Whether every call the block can make is one `allowed` accepts (it
+    /// is given each call's callee; the arguments are walked as the rest
+    /// is), with no `spawn` and no function expression anywhere in it,
+    /// nested blocks, loops and arms included. With `allowed` accepting
+    /// only calls that change no map, such a block can change no map, as
+    /// every change to a map is a call of one of its methods: a
+    /// `for (k, v) in map` whose body is one need not ask, each turn,
+    /// whether the body removed the turn's key.
+    pub(crate) fn calls_only(&self, allowed: &dyn Fn(&Expr) -> bool) -> bool {
+        self.stmts.iter().all(|s| s.calls_only(allowed))
+    }
+
+    /// Every name the block binds anywhere in it: `let`s, loop variables,
+    /// the names of `match` patterns.
+    pub(crate) fn binds(&self, names: &mut Vec<String>) {
+        for s in &self.stmts {
+            s.binds(names);
+        }
+    }
+}
+
+impl Stmt {
+    fn calls_only(&self, allowed: &dyn Fn(&Expr) -> bool) -> bool {
+        match self {
+            Stmt::Let { value, .. } | Stmt::LetTuple { value, .. } => value.calls_only(allowed),
+            Stmt::Assign { target, value, .. } => {
+                target.calls_only(allowed) && value.calls_only(allowed)
+            }
+            Stmt::While { cond: e, body }
+            | Stmt::For { iter: e, body, .. }
+            | Stmt::ForTuple { iter: e, body, .. } => {
+                e.calls_only(allowed) && body.calls_only(allowed)
+            }
+            Stmt::Expr(e) => e.calls_only(allowed),
+        }
+    }
+
+    fn binds(&self, names: &mut Vec<String>) {
+        match self {
+            Stmt::Let { name, value, .. } => {
+                names.push(name.name.clone());
+                value.binds(names);
+            }
+            Stmt::LetTuple {
+                names: bound,
+                value,
+                ..
+            } => {
+                names.extend(bound.iter().map(|n| n.name.clone()));
+                value.binds(names);
+            }
+            Stmt::Assign { target, value, .. } => {
+                target.binds(names);
+                value.binds(names);
+            }
+            Stmt::While { cond, body } => {
+                cond.binds(names);
+                body.binds(names);
+            }
+            Stmt::For { name, iter, body } => {
+                names.push(name.name.clone());
+                iter.binds(names);
+                body.binds(names);
+            }
+            Stmt::ForTuple {
+                names: bound,
+                iter,
+                body,
+            } => {
+                names.extend(bound.iter().map(|n| n.name.clone()));
+                iter.binds(names);
+                body.binds(names);
+            }
+            Stmt::Expr(e) => e.binds(names),
+        }
+    }
+}
+
+impl Expr {
+    /// Whether every call evaluating the expression can make is one
+    /// `allowed` accepts (see [`Block::calls_only`]).
+    pub(crate) fn calls_only(&self, allowed: &dyn Fn(&Expr) -> bool) -> bool {
+        let all = |es: &[Expr]| es.iter().all(|e| e.calls_only(allowed));
+        match &self.kind {
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Unit
+            | ExprKind::Name(_)
+            | ExprKind::Break
+            | ExprKind::Continue => true,
+            ExprKind::Str(pieces) => pieces.iter().all(|piece| match piece {
+                Piece::Text(_) => true,
+                Piece::Expr(e) | Piece::Formatted(e, _, _) => e.calls_only(allowed),
+            }),
+            ExprKind::Binary(_, a, b)
+            | ExprKind::Index(a, b)
+            | ExprKind::Range(a, b)
+            | ExprKind::Assign(a, _, b) => a.calls_only(allowed) && b.calls_only(allowed),
+            ExprKind::Unary(_, a) | ExprKind::Field(a, _) | ExprKind::BreakValue(a) => {
+                a.calls_only(allowed)
+            }
+            ExprKind::Return(a) => a.as_deref().is_none_or(|a| a.calls_only(allowed)),
+            ExprKind::List(items) | ExprKind::Tuple(items) => all(items),
+            ExprKind::StructLit(_, fields) => fields.iter().all(|(_, e)| e.calls_only(allowed)),
+            ExprKind::If(c, then, els) => {
+                c.calls_only(allowed)
+                    && then.calls_only(allowed)
+                    && els.as_deref().is_none_or(|e| e.calls_only(allowed))
+            }
+            ExprKind::Match(x, arms) => {
+                x.calls_only(allowed)
+                    && arms.iter().all(|arm| {
+                        arm.guard.as_ref().is_none_or(|g| g.calls_only(allowed))
+                            && arm.body.calls_only(allowed)
+                    })
+            }
+            ExprKind::Block(b) | ExprKind::Loop(b) => b.calls_only(allowed),
+            ExprKind::Call(callee, args) => {
+                allowed(callee)
+                    && match &callee.kind {
+                        // A method's receiver is evaluated too.
+                        ExprKind::Field(receiver, _) => receiver.calls_only(allowed),
+                        _ => true,
+                    }
+                    && all(args)
+            }
+            ExprKind::New(..) | ExprKind::Spawn(_) | ExprKind::Func(_) | ExprKind::Error => false,
+        }
+    }
+
+    /// Every name the expression binds anywhere in it (see
+    /// [`Block::binds`]).
+    fn binds(&self, names: &mut Vec<String>) {
+        let mut each = |es: &[&Expr]| {
+            for e in es {
+                e.binds(names);
+            }
+        };
+        match &self.kind {
+            ExprKind::Str(pieces) => {
+                for piece in pieces {
+                    if let Piece::Expr(e) | Piece::Formatted(e, _, _) = piece {
+                        e.binds(names);
+                    }
+                }
+            }
+            ExprKind::Binary(_, a, b)
+            | ExprKind::Index(a, b)
+            | ExprKind::Range(a, b)
+            | ExprKind::Assign(a, _, b) => each(&[a, b]),
+            ExprKind::Unary(_, a)
+            | ExprKind::Field(a, _)
+            | ExprKind::BreakValue(a)
+            | ExprKind::Spawn(a) => a.binds(names),
+            ExprKind::Return(a) => {
+                if let Some(a) = a {
+                    a.binds(names);
+                }
+            }
+            ExprKind::List(items) | ExprKind::Tuple(items) | ExprKind::New(_, items) => {
+                items.iter().for_each(|e| e.binds(names));
+            }
+            ExprKind::StructLit(_, fields) => fields.iter().for_each(|(_, e)| e.binds(names)),
+            ExprKind::If(c, then, els) => {
+                c.binds(names);
+                then.binds(names);
+                if let Some(e) = els {
+                    e.binds(names);
+                }
+            }
+            ExprKind::Match(x, arms) => {
+                x.binds(names);
+                for arm in arms {
+                    arm.pattern.binds(names);
+                    if let Some(g) = &arm.guard {
+                        g.binds(names);
+                    }
+                    arm.body.binds(names);
+                }
+            }
+            ExprKind::Block(b) | ExprKind::Loop(b) => b.binds(names),
+            ExprKind::Call(callee, args) => {
+                callee.binds(names);
+                args.iter().for_each(|e| e.binds(names));
+            }
+            ExprKind::Func(f) => {
+                names.extend(f.params.iter().map(|(p, _)| p.name.clone()));
+                f.body.binds(names);
+            }
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Unit
+            | ExprKind::Name(_)
+            | ExprKind::Break
+            | ExprKind::Continue
+            | ExprKind::Error => {}
+        }
+    }
+}
+
+impl Pattern {
+    /// Every name the pattern binds.
+    fn binds(&self, names: &mut Vec<String>) {
+        match &self.kind {
+            PatternKind::Bind(n) => names.push(n.clone()),
+            PatternKind::Variant(_, Some(parts))
+            | PatternKind::Tuple(parts)
+            | PatternKind::Or(parts) => parts.iter().for_each(|p| p.binds(names)),
+            PatternKind::Wildcard
+            | PatternKind::Int(..)
+            | PatternKind::Str(_)
+            | PatternKind::Bool(_)
+            | PatternKind::Variant(_, None)
+            | PatternKind::Error => {}
+        }
+    }
+}
+
 /// The kinds of expression.
 #[derive(Debug, Clone)]
 pub(crate) enum ExprKind {

@@ -215,9 +215,11 @@ fn closure_call(rng: &mut Rng, ints: &[String], indent: &str) -> String {
 
 /// An `Int`-keyed map (keys dense or spread out, negative ones among
 /// them) with its first keys removed, then walked by `for (k, v) in map`
-/// while the body removes some of the keys it visits: the turns' count and
-/// sum are asserted. The map's direct index, its sweeps and the turns'
-/// position hints (`map.has-at`, `map.value-at`) all take part.
+/// while the body removes some of the keys it visits, then walked again by
+/// a body that calls nothing (which reads each value without asking
+/// whether its key is still there): each walk's count and sum are
+/// asserted. The map's direct index, its sweeps and the turns' position
+/// hints (`map.has-at`, `map.value-at`) all take part.
 fn map_walk(rng: &mut Rng, indent: &str) -> String {
     let k = rng.next();
     let n = rng.below(40);
@@ -225,6 +227,8 @@ fn map_walk(rng: &mut Rng, indent: &str) -> String {
     let stride = rng.pick(&["1", "2", "7", "1000003"]);
     let offset = rng.pick(&["0", "3", "20"]);
     let sum = |m: u64| m * m.saturating_sub(1) / 2;
+    // The values the first walk leaves: it removes those divisible by 3.
+    let kept: Vec<u64> = (removed..n).filter(|j| j % 3 != 0).collect();
     format!(
         "{indent}let mk{k:x} = Map[Int, Int]()\n\
          {indent}for j{k:x} in 0..{n} {{\n\
@@ -242,9 +246,18 @@ fn map_walk(rng: &mut Rng, indent: &str) -> String {
          {indent}    mk{k:x}.remove(key{k:x})\n\
          {indent}  }}\n\
          {indent}}}\n\
-         {indent}assert(c{k:x} == {} && t{k:x} == {})\n",
+         {indent}assert(c{k:x} == {} && t{k:x} == {})\n\
+         {indent}var u{k:x} = 0\n\
+         {indent}var d{k:x} = 0\n\
+         {indent}for (key{k:x}, v{k:x}) in mk{k:x} {{\n\
+         {indent}  u{k:x} += v{k:x} * 2 - (key{k:x} + {offset}) / {stride}\n\
+         {indent}  d{k:x} += 1\n\
+         {indent}}}\n\
+         {indent}assert(d{k:x} == {} && u{k:x} == {})\n",
         n - removed,
-        sum(n) - sum(removed)
+        sum(n) - sum(removed),
+        kept.len(),
+        kept.iter().sum::<u64>()
     )
 }
 

@@ -27,6 +27,72 @@ use crate::ast::*;
 use crate::diagnostics::Pending;
 use crate::resolve::{ERROR, NEVER, ty_of, type_name};
 
+/// The methods of `List` that take a function, which may do anything.
+const LIST_METHODS_CALLING_BACK: [&str; 8] = [
+    "sort_by",
+    "sort_by_key",
+    "map",
+    "filter",
+    "fold",
+    "any",
+    "all",
+    "find",
+];
+
+impl FnCx<'_> {
+    /// Whether running `body`, a loop's body whose loop binds `names` (of
+    /// the types given), can change no map: every call it can make is of
+    /// a builtin function (`println`, `assert`, ...) or of a method of an
+    /// `Int`, `Float`, `Bool`, `String` or `List` value named by a
+    /// variable (of a `List`, not one that takes a function), none of
+    /// which changes a map. A name the body binds itself is refused as a
+    /// receiver, since the scope seen here is not the one it will have.
+    fn changes_no_map(&self, body: &Block, names: [(&String, TypeId); 2]) -> bool {
+        let mut bound = Vec::new();
+        body.binds(&mut bound);
+        let type_of = |n: &String| -> Option<TypeId> {
+            if bound.contains(n) {
+                return None;
+            }
+            match names.iter().find(|(name, _)| *name == n) {
+                Some((_, t)) => Some(*t),
+                None => self.var(n).map(|(_, t, _)| t),
+            }
+        };
+        let allowed = |callee: &Expr| match &callee.kind {
+            ExprKind::Name(n) => {
+                !bound.contains(n)
+                    && names.iter().all(|(name, _)| *name != n)
+                    && self.var(n).is_none()
+                    && !self.scopes[self.module].functions.contains_key(n)
+                    && !self.scopes[self.module].broken.contains(n)
+                    && (n == "Some"
+                        || cove_ir::builtins::Builtin::ALL
+                            .iter()
+                            .any(|b| b.signature().receiver.is_none() && b.name() == n))
+            }
+            ExprKind::Field(receiver, method) => match &receiver.kind {
+                ExprKind::Name(r) => match type_of(r) {
+                    Some(t)
+                        if [Program::INT, Program::FLOAT, Program::BOOL, Program::STR]
+                            .contains(&t) =>
+                    {
+                        true
+                    }
+                    Some(t) => {
+                        matches!(ty_of(self.program, t), Some(Type::List(_)))
+                            && !LIST_METHODS_CALLING_BACK.contains(&method.name.as_str())
+                    }
+                    None => false,
+                },
+                _ => false,
+            },
+            _ => false,
+        };
+        body.calls_only(&allowed)
+    }
+}
+
 /// The tuple type of `elems`, made on first use.
 pub(crate) fn tuple_type(program: &mut Program, elems: &[TypeId]) -> TypeId {
     let found = program.structs.iter().position(|s| {
@@ -337,7 +403,11 @@ impl FnCx<'_> {
             return;
         }
         let v = self.expr(iter, None, Want::Any);
-        let is_map = matches!(ty_of(self.program, v.ty), Some(Type::Map(..)));
+        let entry_types = match ty_of(self.program, v.ty) {
+            Some(Type::Map(k, v)) => Some((*k, *v)),
+            _ => None,
+        };
+        let is_map = entry_types.is_some();
         let key = Ident {
             name: "__cove_key".to_string(),
             span: span.clone(),
@@ -376,7 +446,13 @@ impl FnCx<'_> {
                 span: span.clone(),
             };
             // The turn's body runs inside `if map.has-at(key, turn) { ... }`:
-            // one conditional jump past it for a removed key.
+            // one conditional jump past it for a removed key. A body that
+            // calls nothing can remove no key (`Block::calls_nothing`), so
+            // every key listed is there at its turn and the test is left
+            // out: the turn reads its value and nothing more.
+            let asks = !entry_types.is_some_and(|(k, v)| {
+                self.changes_no_map(body, [(&names[0].name, k), (&names[1].name, v)])
+            });
             let mut inner = Vec::new();
             if names[0].name != "_" {
                 inner.push(let_stmt(&names[0], name_expr("__cove_key", &span)));
@@ -385,18 +461,22 @@ impl FnCx<'_> {
                 inner.push(let_stmt(&names[1], at_turn("value-at")));
             }
             inner.extend(body.stmts.iter().cloned());
-            let present = Expr {
-                kind: ExprKind::If(
-                    Box::new(at_turn("has-at")),
-                    Block {
-                        stmts: inner,
-                        span: body.span.clone(),
-                    },
-                    None,
-                ),
-                span: span.clone(),
-            };
-            let stmts = vec![let_stmt(&key, this_key), Stmt::Expr(present)];
+            let mut stmts = vec![let_stmt(&key, this_key)];
+            if asks {
+                stmts.push(Stmt::Expr(Expr {
+                    kind: ExprKind::If(
+                        Box::new(at_turn("has-at")),
+                        Block {
+                            stmts: inner,
+                            span: body.span.clone(),
+                        },
+                        None,
+                    ),
+                    span: span.clone(),
+                }));
+            } else {
+                stmts.extend(inner);
+            }
             let turns = Expr {
                 kind: ExprKind::Range(
                     Box::new(Expr {
