@@ -183,6 +183,21 @@ fn buffer_capacity(len: usize) -> Option<usize> {
     (capacity <= u32::MAX as usize).then_some(capacity)
 }
 
+/// The work of building an object of `words` words, paid in fuel: none
+/// up to a few words (the cost of the instruction itself), its size past
+/// them.
+fn allocation_work(words: usize) -> u64 {
+    if words > FREE_OBJECT_WORDS {
+        8 * words as u64
+    } else {
+        0
+    }
+}
+
+/// The most words an object may have for its building to cost no fuel
+/// beyond its instruction's.
+const FREE_OBJECT_WORDS: usize = 4;
+
 /// The word where the bytes of the string `r` start: after its header, or
 /// after the header and used length of the buffer a view is the prefix of.
 #[inline]
@@ -618,10 +633,8 @@ impl Memory {
             self.grow_space(end)?;
         }
         self.next = end;
-        // Building an object is work in its size; past a few words (the
-        // cost of the instruction itself) it is paid in fuel.
-        if words > 4 {
-            self.did_work(8 * words as u64);
+        if words > FREE_OBJECT_WORDS {
+            self.did_work(allocation_work(words));
         }
         self.allocated_words += words as u64;
         self.allocations += 1;
@@ -1530,6 +1543,11 @@ impl Memory {
             let at = self.alloc(grown - capacity)?;
             debug_assert_eq!(at, array + 1 + capacity as u64);
             self.space[array as usize] = header(kind::ARRAY, elem_ref, grown as u32);
+            // Fuel as for the new array it stands for: where the array
+            // lies depends on when the collector last ran, and a run's
+            // fuel must not (a run under GC stress ends where a plain one
+            // does).
+            self.did_work(allocation_work(1 + grown) - allocation_work(grown - capacity));
             return Ok(());
         }
         // Zeroed: the collector scans an array to its capacity.
