@@ -941,28 +941,6 @@ impl<'env> Machine<'env> {
                         // SAFETY: *divisor*, as for `div.int.imm`.
                         set!(dst, unsafe { self.divisors.rem(a, value) } as u64)
                     }
-                    Instr::DivIntPow2 { dst, a, exponent } => {
-                        // Truncation toward zero: a negative dividend is
-                        // raised by `2^k − 1` before the arithmetic shift,
-                        // which rounds down. It cannot overflow: `a < 0`.
-                        // The verifier's *divisor*: `k` is in 1..=62.
-                        let (a, k) = (int!(a), exponent as u32);
-                        let bias = (a >> 63) & ((1i64 << k) - 1);
-                        set!(dst, ((a + bias) >> k) as u64)
-                    }
-                    Instr::RemIntPow2 { dst, a, exponent } => {
-                        // The low `k` bits, less `2^k` where the dividend is
-                        // negative and they are not all 0: the sign of `a`.
-                        // The verifier's *divisor*: `k` is in 1..=62.
-                        let (a, k) = (int!(a), exponent as u32);
-                        let low = a & ((1i64 << k) - 1);
-                        let r = if a < 0 && low != 0 {
-                            low - (1i64 << k)
-                        } else {
-                            low
-                        };
-                        set!(dst, r as u64)
-                    }
                     Instr::RemAddIntImm {
                         dst,
                         c,
@@ -1629,6 +1607,30 @@ impl<'env> Machine<'env> {
                         set!(dst, r);
                         gc_point!();
                         stretch_end!();
+                    }
+                    // Last in the `match`, as their opcodes are last: the
+                    // handlers above keep the places they had.
+                    Instr::DivIntPow2 { dst, a, exponent } => {
+                        // Truncation toward zero: a negative dividend is
+                        // raised by `2^k − 1` before the arithmetic shift,
+                        // which rounds down. It cannot overflow: `a < 0`.
+                        // The verifier's *divisor*: `k` is in 1..=62.
+                        let (a, k) = (int!(a), exponent as u32);
+                        let bias = (a >> 63) & ((1i64 << k) - 1);
+                        set!(dst, ((a + bias) >> k) as u64)
+                    }
+                    Instr::RemIntPow2 { dst, a, exponent } => {
+                        // The low `k` bits, less `2^k` where the dividend is
+                        // negative and they are not all 0: the sign of `a`.
+                        // The verifier's *divisor*: `k` is in 1..=62.
+                        let (a, k) = (int!(a), exponent as u32);
+                        let low = a & ((1i64 << k) - 1);
+                        let r = if a < 0 && low != 0 {
+                            low - (1i64 << k)
+                        } else {
+                            low
+                        };
+                        set!(dst, r as u64)
                     }
                 }
                 next!();
