@@ -216,9 +216,9 @@ fn closure_call(rng: &mut Rng, ints: &[String], indent: &str) -> String {
 /// An `Int`-keyed map (keys dense or spread out, negative ones among
 /// them) with its first keys removed, then walked by `for (k, v) in map`
 /// while the body removes some of the keys it visits, then walked again by
-/// a body that calls nothing (which reads each value without asking
-/// whether its key is still there): each walk's count and sum are
-/// asserted. The map's direct index, its sweeps and the turns' position
+/// a body that removes nothing (it sets each key to the value it has),
+/// which reads each value without asking whether its key is still there:
+/// each walk's count and sum are asserted. The map's direct index, its sweeps and the turns' position
 /// hints (`map.has-at`, `map.value-at`) all take part.
 fn map_walk(rng: &mut Rng, indent: &str) -> String {
     let k = rng.next();
@@ -251,6 +251,7 @@ fn map_walk(rng: &mut Rng, indent: &str) -> String {
          {indent}var d{k:x} = 0\n\
          {indent}for (key{k:x}, v{k:x}) in mk{k:x} {{\n\
          {indent}  u{k:x} += v{k:x} * 2 - (key{k:x} + {offset}) / {stride}\n\
+         {indent}  mk{k:x}.set(key{k:x}, v{k:x})\n\
          {indent}  d{k:x} += 1\n\
          {indent}}}\n\
          {indent}assert(d{k:x} == {} && u{k:x} == {})\n",

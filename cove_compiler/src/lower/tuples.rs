@@ -41,13 +41,14 @@ const LIST_METHODS_CALLING_BACK: [&str; 8] = [
 
 impl FnCx<'_> {
     /// Whether running `body`, a loop's body whose loop binds `names` (of
-    /// the types given), can change no map: every call it can make is of
-    /// a builtin function (`println`, `assert`, ...) or of a method of an
-    /// `Int`, `Float`, `Bool`, `String` or `List` value named by a
-    /// variable (of a `List`, not one that takes a function), none of
-    /// which changes a map. A name the body binds itself is refused as a
-    /// receiver, since the scope seen here is not the one it will have.
-    fn changes_no_map(&self, body: &Block, names: [(&String, TypeId); 2]) -> bool {
+    /// the types given), can remove no map's key: every call it can make
+    /// is of a builtin function (`println`, `assert`, ...) or of a method
+    /// of an `Int`, `Float`, `Bool`, `String`, `List` or `Map` value named
+    /// by a variable (of a `List`, not one that takes a function; of a
+    /// `Map`, not `remove`), none of which removes a key. A name the body
+    /// binds itself is refused as a receiver, since the scope seen here is
+    /// not the one it will have.
+    fn removes_no_key(&self, body: &Block, names: [(&String, TypeId); 2]) -> bool {
         let mut bound = Vec::new();
         body.binds(&mut bound);
         let type_of = |n: &String| -> Option<TypeId> {
@@ -79,10 +80,16 @@ impl FnCx<'_> {
                     {
                         true
                     }
-                    Some(t) => {
-                        matches!(ty_of(self.program, t), Some(Type::List(_)))
-                            && !LIST_METHODS_CALLING_BACK.contains(&method.name.as_str())
-                    }
+                    Some(t) => match ty_of(self.program, t) {
+                        Some(Type::List(_)) => {
+                            !LIST_METHODS_CALLING_BACK.contains(&method.name.as_str())
+                        }
+                        // A map's `set` adds a key at the end or changes a
+                        // value in place: of its methods only `remove`
+                        // takes a key away.
+                        Some(Type::Map(..)) => method.name != "remove",
+                        _ => false,
+                    },
                     None => false,
                 },
                 _ => false,
@@ -446,12 +453,12 @@ impl FnCx<'_> {
                 span: span.clone(),
             };
             // The turn's body runs inside `if map.has-at(key, turn) { ... }`:
-            // one conditional jump past it for a removed key. A body that
-            // calls nothing can remove no key (`Block::calls_nothing`), so
-            // every key listed is there at its turn and the test is left
-            // out: the turn reads its value and nothing more.
+            // one conditional jump past it for a removed key. Where the body
+            // can remove no key (`FnCx::removes_no_key`), every key listed
+            // is there at its turn and the test is left out: the turn
+            // reads its value and nothing more.
             let asks = !entry_types.is_some_and(|(k, v)| {
-                self.changes_no_map(body, [(&names[0].name, k), (&names[1].name, v)])
+                self.removes_no_key(body, [(&names[0].name, k), (&names[1].name, v)])
             });
             let mut inner = Vec::new();
             if names[0].name != "_" {
