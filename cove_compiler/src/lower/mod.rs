@@ -1375,24 +1375,10 @@ impl FnCx<'_> {
                 _ => String::new(),
             };
             let k = self.constant(cove_ir::program::Constant::Str(text));
-            let key = (Program::STR, u64::from(k.0));
-            let reg = match self.consts.iter().find(|(c, _)| *c == key) {
-                Some((_, r)) => *r,
-                None => {
-                    let r = self.e.pin(true);
-                    self.e.prologue.push(Instr::LoadConst {
-                        dst: r,
-                        constant: k,
-                    });
-                    self.consts.push((key, r));
-                    r
-                }
-            };
-            return Val {
-                reg: Some(reg),
-                ty: Program::STR,
-                temp: false,
-            };
+            return self.pinned((Program::STR, u64::from(k.0)), |_, dst| Instr::LoadConst {
+                dst,
+                constant: k,
+            });
         }
         if self.in_loop > 0
             && let Some(mut key) = literal_bits(e)
@@ -1400,40 +1386,44 @@ impl FnCx<'_> {
             if key.0 == Program::INT && hint == Some(Program::FLOAT) {
                 key = (Program::FLOAT, (key.1 as i64 as f64).to_bits());
             }
-            let reg = match self.consts.iter().find(|(k, _)| *k == key) {
-                Some((_, r)) => *r,
-                None => {
-                    let r = self.e.pin(false);
-                    let (ty, bits) = key;
-                    let load = match i32::try_from(bits as i64) {
-                        Ok(small) if ty != Program::FLOAT => Instr::LoadInt {
-                            dst: r,
-                            value: small,
-                        },
-                        _ => {
-                            let k = self.constant(if ty == Program::INT {
-                                cove_ir::program::Constant::Int(bits as i64)
-                            } else {
-                                cove_ir::program::Constant::Float(f64::from_bits(bits))
-                            });
-                            Instr::LoadConst {
-                                dst: r,
-                                constant: k,
-                            }
-                        }
-                    };
-                    self.e.prologue.push(load);
-                    self.consts.push((key, r));
-                    r
+            return self.pinned(key, |cx, dst| {
+                let (ty, bits) = key;
+                match i32::try_from(bits as i64) {
+                    Ok(small) if ty != Program::FLOAT => Instr::LoadInt { dst, value: small },
+                    _ => Instr::LoadConst {
+                        dst,
+                        constant: cx.constant(if ty == Program::INT {
+                            cove_ir::program::Constant::Int(bits as i64)
+                        } else {
+                            cove_ir::program::Constant::Float(f64::from_bits(bits))
+                        }),
+                    },
                 }
-            };
-            return Val {
-                reg: Some(reg),
-                ty: key.0,
-                temp: false,
-            };
+            });
         }
         self.expr(e, hint, Want::Any)
+    }
+
+    /// The register pinned for the constant `key` (its type, and its bits
+    /// or its constant's index), made on first use with the prologue's
+    /// `load` into it: one register a constant however often a loop uses
+    /// it. A `String` constant's pin is a ref register.
+    fn pinned(&mut self, key: (TypeId, u64), load: impl FnOnce(&mut Self, Reg) -> Instr) -> Val {
+        let reg = match self.consts.iter().find(|(k, _)| *k == key) {
+            Some((_, r)) => *r,
+            None => {
+                let r = self.e.pin(key.0 == Program::STR);
+                let instr = load(self, r);
+                self.e.prologue.push(instr);
+                self.consts.push((key, r));
+                r
+            }
+        };
+        Val {
+            reg: Some(reg),
+            ty: key.0,
+            temp: false,
+        }
     }
 
     /// The value of an integer literal that fits an immediate.

@@ -633,6 +633,9 @@ impl Memory {
             self.grow_space(end)?;
         }
         self.next = end;
+        // The test before the call, though `allocation_work` makes it too:
+        // without it every allocation wrote the work counter, and
+        // `binary_trees` ran 1% more native instructions.
         if words > FREE_OBJECT_WORDS {
             self.did_work(allocation_work(words));
         }
