@@ -326,6 +326,12 @@ impl HeapBudget {
         self.host_peak.load(Ordering::Acquire)
     }
 
+    /// Whether the sweep's hook is armed: then every allocation must ask
+    /// [`HeapBudget::fails_now`].
+    pub(crate) fn hooked(&self) -> bool {
+        self.fail_at.is_some()
+    }
+
     /// Whether this allocation is the one the sweep's hook fails.
     #[inline]
     pub(crate) fn fails_now(&self) -> bool {
