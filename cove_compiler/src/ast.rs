@@ -354,6 +354,24 @@ impl Expr {
     }
 }
 
+/// A part of a statement or an expression that a walk of the tree steps
+/// into: the one list of what each kind of node is made of, so that a walk
+/// states only the cases it cares about and visits the rest through
+/// [`Stmt::parts`] and [`Expr::parts`]. (Before it, each walk listed every
+/// kind's children itself, and a kind added to the language had to be
+/// added to each.)
+pub(crate) enum Part<'a> {
+    /// A sub-expression.
+    Expr(&'a Expr),
+    /// A nested block: a loop's body, a function expression's body.
+    Block(&'a Block),
+    /// A `match` arm's pattern.
+    Pattern(&'a Pattern),
+    /// A name the node binds: a `let`'s, a loop variable, a parameter of a
+    /// function expression.
+    Binding(&'a str),
+}
+
 impl Block {
     /// Whether every call the block can make is one `allowed` accepts (it
     /// is given each call's callee; the arguments are walked as the rest
@@ -364,187 +382,83 @@ impl Block {
     /// `for (k, v) in map` whose body is one need not ask, each turn,
     /// whether the body removed the turn's key.
     pub(crate) fn calls_only(&self, allowed: &dyn Fn(&Expr) -> bool) -> bool {
-        self.stmts.iter().all(|s| s.calls_only(allowed))
+        self.stmts.iter().all(|s| {
+            let mut all = true;
+            s.parts(&mut |part| all = all && part_calls_only(part, allowed));
+            all
+        })
     }
 
     /// Every name the block binds anywhere in it: `let`s, loop variables,
-    /// the names of `match` patterns.
+    /// the names of `match` patterns, the parameters of function
+    /// expressions.
     pub(crate) fn binds(&self, names: &mut Vec<String>) {
         for s in &self.stmts {
-            s.binds(names);
+            s.parts(&mut |part| part_binds(part, names));
         }
     }
 }
 
-impl Stmt {
-    fn calls_only(&self, allowed: &dyn Fn(&Expr) -> bool) -> bool {
-        match self {
-            Stmt::Let { value, .. } | Stmt::LetTuple { value, .. } => value.calls_only(allowed),
-            Stmt::Assign { target, value, .. } => {
-                target.calls_only(allowed) && value.calls_only(allowed)
-            }
-            Stmt::While { cond: e, body }
-            | Stmt::For { iter: e, body, .. }
-            | Stmt::ForTuple { iter: e, body, .. } => {
-                e.calls_only(allowed) && body.calls_only(allowed)
-            }
-            Stmt::Expr(e) => e.calls_only(allowed),
-        }
+/// [`Block::calls_only`] of one part.
+fn part_calls_only(part: Part<'_>, allowed: &dyn Fn(&Expr) -> bool) -> bool {
+    match part {
+        Part::Expr(e) => e.calls_only(allowed),
+        Part::Block(b) => b.calls_only(allowed),
+        Part::Pattern(_) | Part::Binding(_) => true,
     }
+}
 
-    fn binds(&self, names: &mut Vec<String>) {
+/// [`Block::binds`] of one part.
+fn part_binds(part: Part<'_>, names: &mut Vec<String>) {
+    match part {
+        Part::Expr(e) => e.parts(&mut |part| part_binds(part, names)),
+        Part::Block(b) => b.binds(names),
+        Part::Pattern(p) => p.binds(names),
+        Part::Binding(name) => names.push(name.to_string()),
+    }
+}
+
+impl Stmt {
+    /// Calls `visit` on each part of the statement, in source order.
+    pub(crate) fn parts<'a>(&'a self, visit: &mut dyn FnMut(Part<'a>)) {
         match self {
             Stmt::Let { name, value, .. } => {
-                names.push(name.name.clone());
-                value.binds(names);
+                visit(Part::Expr(value));
+                visit(Part::Binding(&name.name));
             }
-            Stmt::LetTuple {
-                names: bound,
-                value,
-                ..
-            } => {
-                names.extend(bound.iter().map(|n| n.name.clone()));
-                value.binds(names);
+            Stmt::LetTuple { names, value, .. } => {
+                visit(Part::Expr(value));
+                names.iter().for_each(|n| visit(Part::Binding(&n.name)));
             }
             Stmt::Assign { target, value, .. } => {
-                target.binds(names);
-                value.binds(names);
+                visit(Part::Expr(target));
+                visit(Part::Expr(value));
             }
             Stmt::While { cond, body } => {
-                cond.binds(names);
-                body.binds(names);
+                visit(Part::Expr(cond));
+                visit(Part::Block(body));
             }
             Stmt::For { name, iter, body } => {
-                names.push(name.name.clone());
-                iter.binds(names);
-                body.binds(names);
+                visit(Part::Expr(iter));
+                visit(Part::Binding(&name.name));
+                visit(Part::Block(body));
             }
-            Stmt::ForTuple {
-                names: bound,
-                iter,
-                body,
-            } => {
-                names.extend(bound.iter().map(|n| n.name.clone()));
-                iter.binds(names);
-                body.binds(names);
+            Stmt::ForTuple { names, iter, body } => {
+                visit(Part::Expr(iter));
+                names.iter().for_each(|n| visit(Part::Binding(&n.name)));
+                visit(Part::Block(body));
             }
-            Stmt::Expr(e) => e.binds(names),
+            Stmt::Expr(e) => visit(Part::Expr(e)),
         }
     }
 }
 
 impl Expr {
-    /// Whether every call evaluating the expression can make is one
-    /// `allowed` accepts (see [`Block::calls_only`]).
-    pub(crate) fn calls_only(&self, allowed: &dyn Fn(&Expr) -> bool) -> bool {
-        let all = |es: &[Expr]| es.iter().all(|e| e.calls_only(allowed));
+    /// Calls `visit` on each part of the expression, in source order: its
+    /// sub-expressions, a function expression's parameters and body, a
+    /// `match`'s patterns, guards and arms. A leaf has none.
+    pub(crate) fn parts<'a>(&'a self, visit: &mut dyn FnMut(Part<'a>)) {
         match &self.kind {
-            ExprKind::Int(_)
-            | ExprKind::Float(_)
-            | ExprKind::Bool(_)
-            | ExprKind::Unit
-            | ExprKind::Name(_)
-            | ExprKind::Break
-            | ExprKind::Continue => true,
-            ExprKind::Str(pieces) => pieces.iter().all(|piece| match piece {
-                Piece::Text(_) => true,
-                Piece::Expr(e) | Piece::Formatted(e, _, _) => e.calls_only(allowed),
-            }),
-            ExprKind::Binary(_, a, b)
-            | ExprKind::Index(a, b)
-            | ExprKind::Range(a, b)
-            | ExprKind::Assign(a, _, b) => a.calls_only(allowed) && b.calls_only(allowed),
-            ExprKind::Unary(_, a) | ExprKind::Field(a, _) | ExprKind::BreakValue(a) => {
-                a.calls_only(allowed)
-            }
-            ExprKind::Return(a) => a.as_deref().is_none_or(|a| a.calls_only(allowed)),
-            ExprKind::List(items) | ExprKind::Tuple(items) => all(items),
-            ExprKind::StructLit(_, fields) => fields.iter().all(|(_, e)| e.calls_only(allowed)),
-            ExprKind::If(c, then, els) => {
-                c.calls_only(allowed)
-                    && then.calls_only(allowed)
-                    && els.as_deref().is_none_or(|e| e.calls_only(allowed))
-            }
-            ExprKind::Match(x, arms) => {
-                x.calls_only(allowed)
-                    && arms.iter().all(|arm| {
-                        arm.guard.as_ref().is_none_or(|g| g.calls_only(allowed))
-                            && arm.body.calls_only(allowed)
-                    })
-            }
-            ExprKind::Block(b) | ExprKind::Loop(b) => b.calls_only(allowed),
-            ExprKind::Call(callee, args) => {
-                allowed(callee)
-                    && match &callee.kind {
-                        // A method's receiver is evaluated too.
-                        ExprKind::Field(receiver, _) => receiver.calls_only(allowed),
-                        _ => true,
-                    }
-                    && all(args)
-            }
-            ExprKind::New(..) | ExprKind::Spawn(_) | ExprKind::Func(_) | ExprKind::Error => false,
-        }
-    }
-
-    /// Every name the expression binds anywhere in it (see
-    /// [`Block::binds`]).
-    fn binds(&self, names: &mut Vec<String>) {
-        let mut each = |es: &[&Expr]| {
-            for e in es {
-                e.binds(names);
-            }
-        };
-        match &self.kind {
-            ExprKind::Str(pieces) => {
-                for piece in pieces {
-                    if let Piece::Expr(e) | Piece::Formatted(e, _, _) = piece {
-                        e.binds(names);
-                    }
-                }
-            }
-            ExprKind::Binary(_, a, b)
-            | ExprKind::Index(a, b)
-            | ExprKind::Range(a, b)
-            | ExprKind::Assign(a, _, b) => each(&[a, b]),
-            ExprKind::Unary(_, a)
-            | ExprKind::Field(a, _)
-            | ExprKind::BreakValue(a)
-            | ExprKind::Spawn(a) => a.binds(names),
-            ExprKind::Return(a) => {
-                if let Some(a) = a {
-                    a.binds(names);
-                }
-            }
-            ExprKind::List(items) | ExprKind::Tuple(items) | ExprKind::New(_, items) => {
-                items.iter().for_each(|e| e.binds(names));
-            }
-            ExprKind::StructLit(_, fields) => fields.iter().for_each(|(_, e)| e.binds(names)),
-            ExprKind::If(c, then, els) => {
-                c.binds(names);
-                then.binds(names);
-                if let Some(e) = els {
-                    e.binds(names);
-                }
-            }
-            ExprKind::Match(x, arms) => {
-                x.binds(names);
-                for arm in arms {
-                    arm.pattern.binds(names);
-                    if let Some(g) = &arm.guard {
-                        g.binds(names);
-                    }
-                    arm.body.binds(names);
-                }
-            }
-            ExprKind::Block(b) | ExprKind::Loop(b) => b.binds(names),
-            ExprKind::Call(callee, args) => {
-                callee.binds(names);
-                args.iter().for_each(|e| e.binds(names));
-            }
-            ExprKind::Func(f) => {
-                names.extend(f.params.iter().map(|(p, _)| p.name.clone()));
-                f.body.binds(names);
-            }
             ExprKind::Int(_)
             | ExprKind::Float(_)
             | ExprKind::Bool(_)
@@ -553,6 +467,73 @@ impl Expr {
             | ExprKind::Break
             | ExprKind::Continue
             | ExprKind::Error => {}
+            ExprKind::Str(pieces) => {
+                for piece in pieces {
+                    if let Piece::Expr(e) | Piece::Formatted(e, _, _) = piece {
+                        visit(Part::Expr(e));
+                    }
+                }
+            }
+            ExprKind::Binary(_, a, b)
+            | ExprKind::Index(a, b)
+            | ExprKind::Range(a, b)
+            | ExprKind::Assign(a, _, b) => {
+                visit(Part::Expr(a));
+                visit(Part::Expr(b));
+            }
+            ExprKind::Unary(_, a)
+            | ExprKind::Field(a, _)
+            | ExprKind::BreakValue(a)
+            | ExprKind::Spawn(a)
+            | ExprKind::Return(Some(a)) => visit(Part::Expr(a)),
+            ExprKind::Return(None) => {}
+            ExprKind::List(items) | ExprKind::Tuple(items) | ExprKind::New(_, items) => {
+                items.iter().for_each(|e| visit(Part::Expr(e)));
+            }
+            ExprKind::StructLit(_, fields) => fields.iter().for_each(|(_, e)| visit(Part::Expr(e))),
+            ExprKind::If(c, then, els) => {
+                visit(Part::Expr(c));
+                visit(Part::Block(then));
+                if let Some(e) = els {
+                    visit(Part::Expr(e));
+                }
+            }
+            ExprKind::Match(x, arms) => {
+                visit(Part::Expr(x));
+                for arm in arms {
+                    visit(Part::Pattern(&arm.pattern));
+                    if let Some(g) = &arm.guard {
+                        visit(Part::Expr(g));
+                    }
+                    visit(Part::Expr(&arm.body));
+                }
+            }
+            ExprKind::Block(b) | ExprKind::Loop(b) => visit(Part::Block(b)),
+            ExprKind::Call(callee, args) => {
+                visit(Part::Expr(callee));
+                args.iter().for_each(|e| visit(Part::Expr(e)));
+            }
+            ExprKind::Func(f) => {
+                f.params
+                    .iter()
+                    .for_each(|(p, _)| visit(Part::Binding(&p.name)));
+                visit(Part::Block(&f.body));
+            }
+        }
+    }
+
+    /// Whether every call evaluating the expression can make is one
+    /// `allowed` accepts (see [`Block::calls_only`]). A call's callee is
+    /// walked as its other parts are, so a method's receiver is too.
+    pub(crate) fn calls_only(&self, allowed: &dyn Fn(&Expr) -> bool) -> bool {
+        match &self.kind {
+            ExprKind::New(..) | ExprKind::Spawn(_) | ExprKind::Func(_) | ExprKind::Error => false,
+            ExprKind::Call(callee, _) if !allowed(callee) => false,
+            _ => {
+                let mut all = true;
+                self.parts(&mut |part| all = all && part_calls_only(part, allowed));
+                all
+            }
         }
     }
 }

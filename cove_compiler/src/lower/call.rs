@@ -28,7 +28,44 @@ pub(crate) enum Callee {
     Variant(TypeId, EnumId, u16),
 }
 
+/// What a call of a bare name (`f(x)`, no variable of that name in
+/// scope) calls: the one resolution the lowering of calls and the walks
+/// that ask what a call may do (`FnCx::removes_no_key`) both read.
+pub(crate) enum BareCallee {
+    /// `Some(x)`.
+    Some,
+    /// A function of this module whose signature did not resolve: its
+    /// error is already reported.
+    Broken,
+    /// A function of this module.
+    User(FunctionId),
+    /// A builtin function (`println`, `assert`, ...).
+    Builtin,
+    /// Nothing callable of that name.
+    Unknown,
+}
+
 impl FnCx<'_> {
+    /// What a call of the bare name `n` calls, when no variable `n` is in
+    /// scope (the caller asks [`FnCx::var`] first).
+    pub(crate) fn bare_callee(&self, n: &str) -> BareCallee {
+        let scope = &self.scopes[self.module];
+        if n == "Some" {
+            BareCallee::Some
+        } else if scope.broken.contains(n) {
+            BareCallee::Broken
+        } else if let Some(&fid) = scope.functions.get(n) {
+            BareCallee::User(fid)
+        } else if Builtin::ALL
+            .iter()
+            .any(|b| b.signature().receiver.is_none() && b.name() == n)
+        {
+            BareCallee::Builtin
+        } else {
+            BareCallee::Unknown
+        }
+    }
+
     pub(crate) fn call(
         &mut self,
         callee: &Expr,
@@ -39,21 +76,15 @@ impl FnCx<'_> {
     ) -> Val {
         match &callee.kind {
             ExprKind::Name(n) if self.var(n).is_none() => {
-                if n == "Some" {
-                    return self.some(args, span, expected, want);
-                }
-                if self.scopes[self.module].broken.contains(n) {
-                    self.discard_args(args);
-                    return Val::none(ERROR);
-                }
-                if let Some(&fid) = self.scopes[self.module].functions.get(n) {
-                    return self.call_user(fid, n, args, span, want);
-                }
-                if Builtin::ALL
-                    .iter()
-                    .any(|b| b.signature().receiver.is_none() && b.name() == n)
-                {
-                    return self.call_builtin_fn(n, args, span, want);
+                match self.bare_callee(n) {
+                    BareCallee::Some => return self.some(args, span, expected, want),
+                    BareCallee::Broken => {
+                        self.discard_args(args);
+                        return Val::none(ERROR);
+                    }
+                    BareCallee::User(fid) => return self.call_user(fid, n, args, span, want),
+                    BareCallee::Builtin => return self.call_builtin_fn(n, args, span, want),
+                    BareCallee::Unknown => {}
                 }
                 if self.scopes[self.module].types.contains_key(n) {
                     self.err(

@@ -22,6 +22,7 @@ use cove_ir::op::{Instr, Reg};
 use cove_ir::program::{Field, Program, StructDef};
 use cove_ir::types::{StructId, Type, TypeId};
 
+use super::call::BareCallee;
 use super::{FnCx, Val, Want};
 use crate::ast::*;
 use crate::diagnostics::Pending;
@@ -65,12 +66,7 @@ impl FnCx<'_> {
                 !bound.contains(n)
                     && names.iter().all(|(name, _)| *name != n)
                     && self.var(n).is_none()
-                    && !self.scopes[self.module].functions.contains_key(n)
-                    && !self.scopes[self.module].broken.contains(n)
-                    && (n == "Some"
-                        || cove_ir::builtins::Builtin::ALL
-                            .iter()
-                            .any(|b| b.signature().receiver.is_none() && b.name() == n))
+                    && matches!(self.bare_callee(n), BareCallee::Some | BareCallee::Builtin)
             }
             ExprKind::Field(receiver, method) => match &receiver.kind {
                 ExprKind::Name(r) => match type_of(r) {
