@@ -802,7 +802,27 @@ instruction_set! {
     /// of two, by a mask (the `seed % 2147483648` of a random-number
     /// generator). `exponent` is in 1..=62, as for `div.int.pow2`.
     RemIntPow2 = "rem.int.pow2" { dst: DstNum, a: SrcNum, exponent: Imm }
+    /// Calls `func` as `call` does, but its result, a struct of `n` fields
+    /// (a tuple, `n` at most [`MAX_UNPACKED`]), arrives as its fields in
+    /// the `n` registers from `dst`, and is never made: the call of
+    /// `let (q, r) = divmod(a, b)`. The verifier accepts it only of a
+    /// callee whose every `return` comes right after a `return.unpacked`
+    /// (see there), so that the callee never returns one reference to a
+    /// caller waiting for `n` registers.
+    CallUnpack = "call.unpack" { dst: DstAny, func: Func, base: Base, count: Count }
+    /// If this frame's caller called it with `call.unpack`, returns the
+    /// `count` registers from `base`, the fields of the function's result,
+    /// into the caller's registers from that call's `dst`; otherwise falls
+    /// through, to the `new.struct` and `return` that make the result and
+    /// return it. A conditional return, as the `return-if-*` forms are.
+    ReturnUnpacked = "return.unpacked" { base: Base, count: Count }
 }
+
+/// The most fields a result may have to be taken apart by `call.unpack`
+/// and `return.unpacked`: the return copies them out of the callee's
+/// registers into a small array of this many words before the caller's
+/// are cleared.
+pub const MAX_UNPACKED: usize = 4;
 
 impl Instr {
     /// Where this instruction may jump, if it jumps.
@@ -966,7 +986,7 @@ const STRETCH_END: [StretchEnd; Opcode::ALL.len()] = {
             StretchEnd::Branch
         } else if matches!(
             op,
-            Opcode::Call | Opcode::CallClosure | Opcode::MoveCallClosure
+            Opcode::Call | Opcode::CallClosure | Opcode::MoveCallClosure | Opcode::CallUnpack
         ) {
             StretchEnd::Call
         } else if is_return(op) {
@@ -1015,6 +1035,7 @@ const fn is_conditional_return(op: Opcode) -> bool {
             | ReturnIfLeIntImm
             | ReturnIfGtIntImm
             | ReturnIfGeIntImm
+            | ReturnUnpacked
     )
 }
 
@@ -1111,6 +1132,7 @@ const fn ends_stretch(op: Opcode) -> bool {
                 | NewClosure
                 | CallClosure
                 | MoveCallClosure
+                | CallUnpack
         )
 }
 

@@ -61,6 +61,14 @@
 //! - a `call` or `spawn` passes exactly as many arguments as the callee has
 //!   parameters, each of the class of its parameter, and a `call`'s result
 //!   register is of the class of the callee's result type;
+//! - a `call.unpack` calls as `call` does a callee whose result is a
+//!   struct of 1 to [`MAX_UNPACKED`] fields, has a register in the frame
+//!   from its `dst` for each field, of the field's class, and its callee
+//!   returns only right after a `return.unpacked` (the `return` after it,
+//!   or after the `new.struct` after it, is where no jump lands); a
+//!   `return.unpacked` returns exactly as many registers as its function's
+//!   result, a struct of 1 to [`MAX_UNPACKED`] fields, has fields, each of
+//!   its field's class;
 //! - a `call-builtin` passes exactly the catalogue's arity, and every
 //!   argument and result whose catalogue type is concrete (`Int`, `String`,
 //!   `List[_]`, ...) is of that type's class.
@@ -146,7 +154,7 @@ mod written;
 use std::fmt;
 
 use crate::builtins::Sig;
-use crate::op::{Instr, Operand, OperandKind, Reg};
+use crate::op::{Instr, MAX_UNPACKED, Operand, OperandKind, Reg};
 use crate::program::{Function, FunctionId, Program};
 use crate::types::Type;
 
@@ -209,7 +217,11 @@ impl std::error::Error for VerifyError {}
 ///    parameter count (so, by *frame* for the callee, no more than its
 ///    registers); a `call-builtin` exactly the catalogue's arity; a
 ///    `new.struct` exactly the struct's fields and a `new.variant` exactly
-///    the variant's payload.
+///    the variant's payload. A `call.unpack` has a register in its frame
+///    from its `dst` for each field of its callee's result, which a
+///    `return.unpacked` of that callee returns exactly (at most
+///    [`MAX_UNPACKED`]), and the callee reaches a `return` only through a
+///    `return.unpacked`, so it never returns one reference to such a call.
 /// 6. **classes** — every register an instruction uses as a number is a
 ///    num register and every one it uses as a reference is a ref register,
 ///    including those whose class comes from context (a constant, a type
@@ -834,6 +846,12 @@ impl<'p> Checker<'p> {
                 func,
                 base,
                 count,
+            }
+            | Instr::CallUnpack {
+                dst,
+                func,
+                base,
+                count,
             } => {
                 let Some(callee) = p.functions.get(func.index()) else {
                     return vec![];
@@ -858,8 +876,26 @@ impl<'p> Checker<'p> {
                         format!("the result of {}", callee.qualified),
                     ));
                 }
+                if matches!(instr, Instr::CallUnpack { .. }) {
+                    checks.extend(self.unpacked_call(at, f, dst, callee));
+                }
                 checks
             }
+            Instr::ReturnUnpacked { base, count } => match self.unpacked_fields(f.result) {
+                Some(classes) if classes.len() == usize::from(count) => {
+                    run(base, classes, "field of the function's result, field")
+                }
+                _ => {
+                    self.fail(
+                        at,
+                        format!(
+                            "`return.unpacked` of {count} registers in a function whose result, {}, is not a struct of {count} fields (and at most {MAX_UNPACKED})",
+                            p.type_name(f.result)
+                        ),
+                    );
+                    vec![]
+                }
+            },
             Instr::CallBuiltin {
                 dst,
                 builtin,
@@ -1076,6 +1112,76 @@ impl<'p> Checker<'p> {
         }
     }
 
+    /// The classes of the fields of `ty`, if it is a struct that
+    /// `call.unpack` and `return.unpacked` can take apart: one of 1 to
+    /// [`MAX_UNPACKED`] fields.
+    fn unpacked_fields(&self, ty: crate::types::TypeId) -> Option<Vec<Class>> {
+        if !self.type_exists(ty) {
+            return None;
+        }
+        let Type::Struct(s) = self.program.ty(ty) else {
+            return None;
+        };
+        let def = self.program.structs.get(s.0 as usize)?;
+        (1..=MAX_UNPACKED)
+            .contains(&def.fields.len())
+            .then(|| def.fields.iter().map(|fd| self.type_class(fd.ty)).collect())
+    }
+
+    /// The checks of a `call.unpack`'s result registers, `dst` and the ones
+    /// after it, one a field of `callee`'s result, and of `callee` itself,
+    /// which must return its fields to such a call ([`returns_fields`]).
+    fn unpacked_call(
+        &mut self,
+        at: At,
+        f: &Function,
+        dst: Reg,
+        callee: &Function,
+    ) -> Vec<(Reg, Class, String)> {
+        let Some(classes) = self.unpacked_fields(callee.result) else {
+            self.fail(
+                at,
+                format!(
+                    "{} returns {}, not a struct of 1 to {MAX_UNPACKED} fields for `call.unpack` to take apart",
+                    callee.qualified,
+                    self.program.type_name(callee.result)
+                ),
+            );
+            return vec![];
+        };
+        if u32::from(dst.0) + classes.len() as u32 > u32::from(f.registers) {
+            self.fail(
+                at,
+                format!(
+                    "the result's {} fields from {dst} reach past the {} registers",
+                    classes.len(),
+                    f.registers
+                ),
+            );
+            return vec![];
+        }
+        if !returns_fields(callee) {
+            self.fail(
+                at,
+                format!(
+                    "{} has a return that does not come right after a `return.unpacked`: it could return one reference to registers that wait for its fields",
+                    callee.qualified
+                ),
+            );
+        }
+        classes
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                (
+                    Reg(dst.0.saturating_add(i as u16)),
+                    c,
+                    format!("field {i} of the result of {}", callee.qualified),
+                )
+            })
+            .collect()
+    }
+
     /// The payload types of variant `variant` of enum `ty`, reporting a
     /// variant that does not exist.
     fn variant(
@@ -1100,6 +1206,43 @@ impl<'p> Checker<'p> {
             }
         }
     }
+}
+
+/// Whether `f` returns its result's fields to a `call.unpack`, never the
+/// result itself: every instruction of it that returns is a `return`
+/// that comes right after a `return.unpacked`, or after a `new.struct`
+/// that comes right after one, with no jump landing on the `return` or
+/// the `new.struct`. Control then reaches a `return` only through a
+/// `return.unpacked`, which returns to a caller at a `call.unpack` and
+/// falls through for any other. (What the fields are is the
+/// `return.unpacked`'s own check.)
+fn returns_fields(f: &Function) -> bool {
+    let targets: std::collections::HashSet<u32> = f.code.iter().filter_map(Instr::target).collect();
+    let lands = |pc: usize| targets.contains(&(pc as u32));
+    let unpacked = |pc: usize| matches!(f.code[pc], Instr::ReturnUnpacked { .. });
+    f.code.iter().enumerate().all(|(pc, instr)| {
+        let returns = instr.returned().is_some()
+            || matches!(
+                instr,
+                Instr::ReturnUnit {} | Instr::ReturnAddInt { .. } | Instr::ReturnAddIntImm { .. }
+            );
+        if !returns {
+            return true;
+        }
+        let Instr::Return { src } = *instr else {
+            return false;
+        };
+        if pc == 0 || lands(pc) {
+            return false;
+        }
+        match f.code[pc - 1] {
+            Instr::ReturnUnpacked { .. } => true,
+            Instr::NewStruct { dst, .. } => {
+                dst == src && pc >= 2 && !lands(pc - 1) && unpacked(pc - 2)
+            }
+            _ => false,
+        }
+    })
 }
 
 /// What an operand that indexes a table names that does not exist, if it
@@ -1220,6 +1363,8 @@ mod tests {
         });
         let mut f = Function::new("m", "f");
         f.add_register(false);
+        // A struct result, which `call.unpack` can take apart.
+        f.result = p.intern_type(Type::Struct(crate::types::StructId(0)));
         p.add_function(f.clone());
         let mut checker = Checker {
             program: &p,

@@ -1024,3 +1024,128 @@ fn a_class_fixed_by_context_is_checked_only_where_control_can_reach() {
         "r2 is used as a number but is a ref register",
     );
 }
+
+/// Callees for `call.unpack`, after `f1`: `f2` returns the fields of its
+/// `P` to a caller that takes them apart; `f3` returns its `P` plainly;
+/// `f4` returns fields too, but a jump reaches its `return` past the
+/// `return.unpacked`.
+const UNPACKED_CALLEES: &str = "\
+fn f2 pair in m
+  params t2
+  result t7
+  registers 3
+  refs r1 r2
+  @0 load.const r1, k1
+  @1 return.unpacked r0, 2
+  @2 new.struct r2, s0, r0, 2
+  @3 return r2
+fn f3 plain in m
+  params t2
+  result t7
+  registers 3
+  refs r1 r2
+  @0 load.const r1, k1
+  @1 new.struct r2, s0, r0, 2
+  @2 return r2
+fn f4 jumps in m
+  params t2
+  result t7
+  registers 3
+  refs r1 r2
+  @0 load.const r1, k1
+  @1 new.struct r2, s0, r0, 2
+  @2 jump-eq.int.imm r0, 0, @5
+  @3 return.unpacked r0, 2
+  @4 new.struct r2, s0, r0, 2
+  @5 return r2
+";
+
+#[test]
+fn a_call_unpack_takes_a_struct_result_apart_into_registers_of_its_fields() {
+    assert_eq!(
+        faults(&format!(
+            "fn f1 main in m\n{H}  @0 load.int r0, 1\n  @1 call.unpack r1, m.pair, r0, 1\n  @2 return r1\n{UNPACKED_CALLEES}"
+        )),
+        vec![]
+    );
+}
+
+#[test]
+fn a_call_unpack_of_a_callee_that_returns_its_struct_plainly_is_rejected() {
+    rejects(
+        H,
+        &format!("  @0 call.unpack r1, m.plain, r0, 1\n  @1 return r1\n{UNPACKED_CALLEES}"),
+        Some(0),
+        "m.plain has a return that does not come right after a `return.unpacked`",
+    );
+}
+
+#[test]
+fn a_call_unpack_of_a_callee_whose_return_a_jump_reaches_is_rejected() {
+    rejects(
+        H,
+        &format!("  @0 call.unpack r1, m.jumps, r0, 1\n  @1 return r1\n{UNPACKED_CALLEES}"),
+        Some(0),
+        "m.jumps has a return that does not come right after a `return.unpacked`",
+    );
+}
+
+#[test]
+fn a_call_unpack_of_a_result_that_is_not_a_struct_is_rejected() {
+    rejects(
+        H,
+        "  @0 call.unpack r0, m.callee, r1, 2\n  @1 return r0\n",
+        Some(0),
+        "m.callee returns String, not a struct of 1 to 4 fields",
+    );
+}
+
+#[test]
+fn a_call_unpack_whose_fields_reach_past_the_frame_is_rejected() {
+    rejects(
+        H,
+        &format!("  @0 call.unpack r3, m.pair, r0, 1\n  @1 return r0\n{UNPACKED_CALLEES}"),
+        Some(0),
+        "the result's 2 fields from r3 reach past the 4 registers",
+    );
+}
+
+#[test]
+fn a_call_unpack_into_a_register_of_another_class_than_its_field_is_rejected() {
+    rejects(
+        H,
+        &format!("  @0 call.unpack r0, m.pair, r0, 1\n  @1 return r0\n{UNPACKED_CALLEES}"),
+        Some(0),
+        "r1 is a num register, but field 1 of the result of m.pair is of a ref class",
+    );
+}
+
+#[test]
+fn a_return_unpacked_of_another_count_than_the_results_fields_is_rejected() {
+    rejects(
+        "  params t2\n  result t7\n  registers 3\n  refs r1 r2\n",
+        "  @0 load.const r1, k1\n  @1 return.unpacked r0, 1\n  @2 new.struct r2, s0, r0, 2\n  @3 return r2\n",
+        Some(1),
+        "`return.unpacked` of 1 registers in a function whose result, P, is not a struct of 1 fields",
+    );
+}
+
+#[test]
+fn a_return_unpacked_in_a_function_whose_result_is_not_a_struct_is_rejected() {
+    rejects(
+        H,
+        "  @0 load.int r0, 1\n  @1 return.unpacked r0, 1\n  @2 return r0\n",
+        Some(1),
+        "in a function whose result, Int, is not a struct of 1 fields",
+    );
+}
+
+#[test]
+fn a_return_unpacked_field_of_another_type_is_rejected() {
+    rejects(
+        "  params t2\n  result t7\n  registers 3\n  refs r1 r2\n",
+        "  @0 new.list r1, t2, r0, 0\n  @1 return.unpacked r0, 2\n  @2 load.const r1, k1\n  @3 new.struct r2, s0, r0, 2\n  @4 return r2\n",
+        Some(1),
+        "field `name` of the function's result",
+    );
+}

@@ -638,6 +638,9 @@ impl<'p> Flow<'p> {
             }
             | Instr::Spawn {
                 dst, func, base, ..
+            }
+            | Instr::CallUnpack {
+                dst, func, base, ..
             } => {
                 let callee = p.function(func);
                 for (i, param) in callee.params.iter().enumerate() {
@@ -651,7 +654,7 @@ impl<'p> Flow<'p> {
                 // (see `Instr::Call`): the arguments come back holding
                 // whatever of their class the callee left in its
                 // parameters, and the ref registers after them as 0.
-                if let Instr::Call { count, .. } = *instr {
+                if let Instr::Call { count, .. } | Instr::CallUnpack { count, .. } = *instr {
                     let lent = usize::from(base.0)..usize::from(self.f.registers);
                     let args = usize::from(count);
                     for (i, r) in lent.enumerate() {
@@ -659,12 +662,37 @@ impl<'p> Flow<'p> {
                         e.writes.push((Reg(r as u16), after));
                     }
                 }
+                if let Instr::CallUnpack { .. } = instr {
+                    // The first pass has checked the result is a struct of
+                    // fields enough, in the frame.
+                    if let Type::Struct(s) = p.ty(callee.result) {
+                        for (i, field) in p.structs[s.0 as usize].fields.iter().enumerate() {
+                            let t = self.types.of(field.ty);
+                            e.writes.push((Reg(dst.0 + i as u16), known(t)));
+                        }
+                    }
+                    return e;
+                }
                 let result = self.types.of(callee.result);
                 let result = match instr {
                     Instr::Spawn { .. } => self.types.intern(Shape::Task(result)),
                     _ => result,
                 };
                 e.writes.push((dst, known(result)));
+            }
+            Instr::ReturnUnpacked { base, .. } => {
+                // The first pass has checked the result is a struct of
+                // `count` fields.
+                if let Type::Struct(s) = p.ty(self.f.result) {
+                    let def = &p.structs[s.0 as usize];
+                    for (i, field) in def.fields.iter().enumerate() {
+                        e.needs.push((
+                            Reg(base.0 + i as u16),
+                            Want::Exactly(self.types.of(field.ty)),
+                            format!("field `{}` of the function's result", field.name),
+                        ));
+                    }
+                }
             }
             Instr::CallBuiltin {
                 dst, builtin, base, ..

@@ -604,9 +604,16 @@ impl<'env> Machine<'env> {
                     }
                 }};
             }
-            // Returns `value` to the caller, or ends the run with it.
+            // Returns `value` to the caller, or ends the run with it. The
+            // second form writes the caller's registers with `$write`,
+            // given the call's `dst` as `$dst`, once they are the loop's
+            // registers again: a `return.unpacked`'s fields.
             macro_rules! ret {
                 ($value:expr) => {{
+                    let value: u64 = $value;
+                    ret!(value, dst => { set!(cove_ir::op::Reg(dst), value) })
+                }};
+                ($value:expr, $dst:ident => $write:block) => {{
                     let value: u64 = $value;
                     // SAFETY: the loop runs only while the entry frame is on the
                     // stack, so there is a frame to pop.
@@ -648,7 +655,8 @@ impl<'env> Machine<'env> {
                                 // and its frame is inside the stack.
                                 unsafe { clear_lent(regs, from, clear_to) };
                             }
-                            set!(cove_ir::op::Reg(done.dst), value);
+                            let $dst = done.dst;
+                            $write;
                             if W::ON && !W::EVERY {
                                 // A conditional return's opcode cannot say it.
                                 fresh = StretchEnd::Return;
@@ -1631,6 +1639,54 @@ impl<'env> Machine<'env> {
                             low
                         };
                         set!(dst, r as u64)
+                    }
+                    Instr::CallUnpack {
+                        dst,
+                        func: callee,
+                        base: args,
+                        count,
+                    } => {
+                        // A call, as `call` makes it: what differs is the
+                        // return, which finds this instruction before the
+                        // caller's `resume`.
+                        enter!(dst, callee, args, count, 0);
+                    }
+                    Instr::ReturnUnpacked { base, count } => {
+                        // The caller, if it called with `call.unpack`: the
+                        // frame below this one, whose `resume` is just past
+                        // its call (*ends*).
+                        let depth = self.frames.len();
+                        // SAFETY: `depth - 2` is a frame of the stack when
+                        // `depth >= 2`; a frame below the innermost resumes
+                        // just past the call it made (*ends*: the call is
+                        // not its code's last instruction), so the
+                        // instruction before its `resume` is that call.
+                        let unpacks = depth >= 2
+                            && unsafe {
+                                (*self.frames.get_unchecked(depth - 2).resume.sub(1)).opcode()
+                                    == cove_ir::op::Opcode::CallUnpack
+                            };
+                        if unpacks {
+                            // Out of the callee's registers before the
+                            // return clears the caller's, which they may lie
+                            // among. The verifier's *arity*: `count` is at
+                            // most `MAX_UNPACKED`, and the caller's `call.unpack`
+                            // has as many registers from its `dst`.
+                            let mut fields = [0u64; cove_ir::op::MAX_UNPACKED];
+                            let n = usize::from(count).min(cove_ir::op::MAX_UNPACKED);
+                            fields[..n].copy_from_slice(window!(base, n));
+                            ret!(0, dst => {
+                                for (i, field) in fields[..n].iter().enumerate() {
+                                    set!(cove_ir::op::Reg(dst + i as u16), *field);
+                                }
+                            });
+                        }
+                        if W::ON && !W::EVERY {
+                            fresh = StretchEnd::Branch;
+                            // SAFETY: *ends*, as for `next!`.
+                            ip = unsafe { ip.add(1) };
+                            continue 'stretch;
+                        }
                     }
                 }
                 next!();
