@@ -89,6 +89,15 @@ pub(crate) struct Emitter {
     /// their own ([`Emitter::emit_binding`]), in order: the ones a
     /// `jump-some` to them may take in ([`fuse_unwraps`]).
     bindings: Vec<u32>,
+    /// For a function whose result is a tuple that `call.unpack` can take
+    /// apart, the tuple's struct and its fields' classes: every `return`
+    /// is then emitted after a `return.unpacked` (see
+    /// [`Emitter::returns_fields`]).
+    fields: Option<(cove_ir::types::StructId, Vec<bool>)>,
+    /// The pcs, in order, that a `return.unpacked` put before the
+    /// `new.struct` just emitted moved on by one: see
+    /// [`Emitter::hoisted`].
+    hoisted: Vec<u32>,
 }
 
 /// A compare-and-jump and the `return` after it, fused into the guarded
@@ -124,12 +133,83 @@ impl Emitter {
         if self.fuse_pair(instr) {
             return;
         }
-        if let Instr::Return { src } = instr
-            && self.fuse(src)
-        {
-            return;
+        if let Instr::Return { src } = instr {
+            if let Some((ty, classes)) = self.fields.clone() {
+                self.return_fields(src, ty, &classes);
+                return;
+            }
+            if self.fuse(src) {
+                return;
+            }
         }
         self.code.push(instr);
+        self.lines.push(self.line);
+    }
+
+    /// Makes this function's every `return` return the fields of its
+    /// result, a tuple of struct `ty` whose fields have `classes`, to a
+    /// caller that takes them apart (`call.unpack`), as the verifier's
+    /// `returns_fields` asks of a callee of one. Set before anything is
+    /// emitted.
+    pub(crate) fn returns_fields(&mut self, ty: cove_ir::types::StructId, classes: Vec<bool>) {
+        self.fields = Some((ty, classes));
+    }
+
+    /// Where a pc the lowering took before a `return.unpacked` was put in
+    /// front of the `new.struct` it came after now is: the pc just past
+    /// that `new.struct` (where a local it made a value for starts, or a
+    /// scope that held it ends) is one further on; every other pc taken
+    /// before is where it was, and every one taken after is already
+    /// right (none of those is a pc that moved).
+    pub(crate) fn hoisted(&self, pc: u32) -> u32 {
+        pc + u32::from(self.hoisted.binary_search(&pc).is_ok())
+    }
+
+    /// Emits `return src` after a `return.unpacked` of `src`'s fields: of
+    /// the registers the `new.struct` right before it made `src` of, moved
+    /// after the `return.unpacked` (so a caller that takes the tuple apart
+    /// never has it made), or else of its fields read out of `src`.
+    fn return_fields(&mut self, src: Reg, ty: cove_ir::types::StructId, classes: &[bool]) {
+        let count = classes.len() as u16;
+        if !self.label_here()
+            && let Some(
+                &made @ Instr::NewStruct {
+                    dst,
+                    ty: made_ty,
+                    base,
+                    count: made_count,
+                },
+            ) = self.code.last()
+            && dst == src
+            && made_ty == ty
+            && made_count == count
+        {
+            // A label bound at the `new.struct` now lands on the
+            // `return.unpacked`, which is where a jump there must go.
+            let at = self.code.len() - 1;
+            let line = self.lines[at];
+            self.hoisted.push(self.code.len() as u32);
+            self.code[at] = Instr::ReturnUnpacked { base, count };
+            self.code.push(made);
+            self.lines.push(line);
+        } else {
+            let base = self.alloc_window(classes);
+            for field in 0..count {
+                self.code.push(Instr::GetField {
+                    dst: Reg(base.0 + field),
+                    obj: src,
+                    ty,
+                    field,
+                });
+                self.lines.push(self.line);
+            }
+            self.code.push(Instr::ReturnUnpacked { base, count });
+            self.lines.push(self.line);
+            for field in 0..count {
+                self.free(Reg(base.0 + field));
+            }
+        }
+        self.code.push(Instr::Return { src });
         self.lines.push(self.line);
     }
 
@@ -727,7 +807,9 @@ impl Emitter {
         // Before the threading, which may send other jumps to a binding's
         // `unwrap`: see `fuse_unwraps`.
         fuse_unwraps(&mut self.code, &self.bindings, &landing_here);
-        thread_jumps(&mut self.code, &mut self.lines);
+        // A `return` copied to a jump would not come after its
+        // `return.unpacked`.
+        thread_jumps(&mut self.code, &mut self.lines, self.fields.is_none());
         let moved = self.sink_pins(params);
         let registers = self.classes.len() as u16;
         Finished {
@@ -861,8 +943,10 @@ fn landing(code: &[Instr], mut pc: u32) -> u32 {
 /// every jump now passes by is left in place, unreached, as dead code the
 /// verifier already accepts. What runs is the same but for the jumps it
 /// no longer runs, which a profile then does not count: it counts what
-/// the VM ran.
-fn thread_jumps(code: &mut [Instr], lines: &mut [u32]) {
+/// the VM ran. A jump to a `return` stays a jump where `copy_returns` is
+/// false: in a function that returns its fields (`Emitter::returns_fields`),
+/// every `return` must come right after its `return.unpacked`.
+fn thread_jumps(code: &mut [Instr], lines: &mut [u32], copy_returns: bool) {
     for pc in 0..code.len() {
         let instr = code[pc];
         let Some(target) = instr.target() else {
@@ -870,7 +954,9 @@ fn thread_jumps(code: &mut [Instr], lines: &mut [u32]) {
         };
         let lands = landing(code, target);
         match (instr, code.get(lands as usize)) {
-            (Instr::Jump { .. }, Some(&end @ (Instr::Return { .. } | Instr::ReturnUnit {}))) => {
+            (Instr::Jump { .. }, Some(&end @ (Instr::Return { .. } | Instr::ReturnUnit {})))
+                if copy_returns =>
+            {
                 code[pc] = end;
                 if let Some(&line) = lines.get(lands as usize)
                     && let Some(here) = lines.get_mut(pc)

@@ -41,4 +41,5 @@ snapshot! {
     a_typed_tuple_is_built_in_place_and_a_match_on_a_map_read_makes_no_option: "tuples_and_map_reads",
     a_division_by_a_power_of_two_beyond_32_bits_is_a_shift_and_a_remainder_a_mask: "random_numbers",
     a_map_walk_whose_body_changes_no_map_does_not_ask_for_each_key: "map_walks",
+    a_tuple_result_is_returned_as_its_fields_to_a_let_that_takes_it_apart: "tuple_returns",
 }

@@ -11,7 +11,8 @@
 //! scanned by a one-line `while`, closures called on variables, `var`
 //! lists filled by pushes, `Int`-keyed maps walked while they lose keys
 //! and text taken apart by `chars()` and put back or counted in a
-//! `String`-keyed map read by `match` (each such statement asserts its own
+//! `String`-keyed map read by `match`, and a tuple-returning helper's
+//! result taken apart and kept whole (each such statement asserts its own
 //! answer). Faults are welcome (both runs
 //! must fault alike); hangs are not possible (fuel).
 
@@ -81,7 +82,7 @@ fn paren(e: String) -> String {
 /// One statement of `main`'s body.
 fn statement(rng: &mut Rng, ints: &mut Vec<String>, depth: u32) -> String {
     let indent = "  ".repeat(depth as usize + 1);
-    match rng.below(17) {
+    match rng.below(18) {
         0 | 1 => {
             let name = format!("v{}", ints.len());
             let e = int_expr(rng, ints, 3);
@@ -133,11 +134,30 @@ fn statement(rng: &mut Rng, ints: &mut Vec<String>, depth: u32) -> String {
         14 => chars_reversed(rng, ints, &indent),
         15 => chars_counted(rng, ints, &indent),
         16 => power_of_two_division(rng, ints, &indent),
+        17 => tuple_parts(rng, ints, &indent),
         _ => format!(
             "{indent}println(\"{{{}}} {{s.length()}} {{xs.length()}} {{m.length()}}\")\n",
             int_expr(rng, ints, 2)
         ),
     }
+}
+
+/// The tuple helper `parts` (an early `return` of a tuple written out, a
+/// tuple held in a variable, the tuple of another call) taken apart by a
+/// `let` (its fields returned in registers, `call.unpack`) and kept whole
+/// by another (`call`, the tuple made): the two must agree, and the parts
+/// must be what `parts` says they are.
+fn tuple_parts(rng: &mut Rng, ints: &[String], indent: &str) -> String {
+    let k = rng.next();
+    let e = int_expr(rng, ints, 2);
+    format!(
+        "{indent}let n{k:x} = {e}
+         {indent}let (q{k:x}, t{k:x}) = parts(n{k:x})
+         {indent}let w{k:x} = parts(n{k:x})
+         {indent}assert(w{k:x}.0 == q{k:x} && w{k:x}.1 == t{k:x})
+         {indent}assert(if n{k:x} < 0 {{ q{k:x} == n{k:x} && t{k:x} == \"-\" }} else {{ q{k:x} == n{k:x} / 7 && t{k:x} == \"{{n{k:x} % 7}}\" }})
+"
+    )
 }
 
 /// A `match` on an `Option` made from an `Int`, its arms in either order,
@@ -414,6 +434,9 @@ fn program(seed: u64) -> String {
     }
     format!(
         "fn helper(n: Int) -> Int {{\n  if n > 1000 {{\n    return n % 1000\n  }}\n  n * 3 - 1\n}}\n\n\
+         fn parts(n: Int) -> (Int, String) {{\n  if n < 0 {{\n    return (n, \"-\")\n  }}\n  \
+         let t = (n / 7, \"{{n % 7}}\")\n  if n % 2 == 0 {{\n    return t\n  }}\n  again(n)\n}}\n\n\
+         fn again(n: Int) -> (Int, String) {{ (n / 7, \"{{n % 7}}\") }}\n\n\
          fn main() -> Int {{\n  var a = {}\n  var b = {}\n  let xs = List[Int]()\n  var s = \"\"\n  \
          let m = Map[String, Int]()\n{body}  println(\"{{a}} {{b}} {{xs}} {{m.length()}}\")\n  (a + b) % 64\n}}\n",
         rng.below(100),

@@ -154,6 +154,10 @@ sample!(
     strings_literals_in_a_loop_are_loaded_once_and_survive_collections_runs_from_printed_ir,
     "strings/literals_in_a_loop_are_loaded_once_and_survive_collections"
 );
+sample!(
+    calls_tuples_returned_to_a_let_are_taken_apart_in_registers_runs_from_printed_ir,
+    "calls/tuples_returned_to_a_let_are_taken_apart_in_registers"
+);
 sample!(structs_structs_runs_from_printed_ir, "structs/structs");
 sample!(
     patterns_enums_match_runs_from_printed_ir,

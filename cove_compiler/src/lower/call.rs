@@ -28,6 +28,33 @@ pub(crate) enum Callee {
     Variant(TypeId, EnumId, u16),
 }
 
+/// How [`FnCx::call_emit`] calls a Cove function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum How {
+    /// `call`: its result in one register.
+    Call,
+    /// `spawn`: a task.
+    Spawn,
+    /// `call.unpack`: its result's fields in registers of their own.
+    Unpack,
+}
+
+/// The classes of the fields of `ty`, when it is a tuple that a
+/// `call.unpack` may take apart and its function's `return`s return the
+/// fields of ([`Emitter::returns_fields`](crate::emit::Emitter::returns_fields)):
+/// one of 1 to [`MAX_UNPACKED`](cove_ir::op::MAX_UNPACKED) parts.
+pub(crate) fn unpackable(program: &Program, ty: TypeId) -> Option<Vec<bool>> {
+    let (_, parts) = super::tuples::tuple_elems(program, ty)?;
+    (1..=cove_ir::op::MAX_UNPACKED)
+        .contains(&parts.len())
+        .then(|| {
+            parts
+                .iter()
+                .map(|t| crate::resolve::is_ref(program, *t))
+                .collect()
+        })
+}
+
 /// What a call of a bare name (`f(x)`, no variable of that name in
 /// scope) calls: the one resolution the lowering of calls and the walks
 /// that ask what a call may do (`FnCx::removes_no_key`) both read.
@@ -382,7 +409,7 @@ impl FnCx<'_> {
             args,
             span,
             want,
-            spawned,
+            if spawned { How::Spawn } else { How::Call },
         )
     }
 
@@ -397,7 +424,31 @@ impl FnCx<'_> {
         span: &Span,
         want: Want,
     ) -> Val {
-        self.call_emit(callee, name, receiver, args, span, want, false)
+        self.call_emit(callee, name, receiver, args, span, want, How::Call)
+    }
+
+    /// Calls the module function `fid`, written `name`, whose result is a
+    /// tuple of fields that `call.unpack` takes apart, so that the tuple is
+    /// never made: its fields arrive in consecutive registers from the
+    /// returned `Val`'s, of the classes of the fields (`let (q, r) =
+    /// divmod(a, b)`). The caller checks the result's shape
+    /// ([`unpackable`]).
+    pub(crate) fn call_unpacked(
+        &mut self,
+        fid: FunctionId,
+        name: &str,
+        args: &[Expr],
+        span: &Span,
+    ) -> Val {
+        self.call_emit(
+            Callee::User(fid),
+            name,
+            None,
+            args,
+            span,
+            Want::Any,
+            How::Unpack,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -409,8 +460,9 @@ impl FnCx<'_> {
         args: &[Expr],
         span: &Span,
         want: Want,
-        spawn: bool,
+        how: How,
     ) -> Val {
+        let spawn = how == How::Spawn;
         let (params, result): (Vec<TypeId>, TypeId) = match &callee {
             Callee::User(fid) => {
                 let f = &self.program.functions[fid.index()];
@@ -494,6 +546,22 @@ impl FnCx<'_> {
                     "a register above a call's window is in use"
                 );
                 self.free_window(window);
+                if how == How::Unpack
+                    && let Some(classes) = unpackable(self.program, result)
+                {
+                    let dst = self.e.alloc_window(&classes);
+                    self.e.emit(Instr::CallUnpack {
+                        dst,
+                        func,
+                        base,
+                        count,
+                    });
+                    return Val {
+                        reg: Some(dst),
+                        ty: result,
+                        temp: true,
+                    };
+                }
                 let dst = self.dst(want, class);
                 self.e.emit(Instr::Call {
                     dst,
@@ -1183,7 +1251,15 @@ impl FnCx<'_> {
             self.discard_args(args);
             return Val::none(ERROR);
         };
-        self.call_emit(Callee::User(fid), &name, None, args, &call.span, want, true)
+        self.call_emit(
+            Callee::User(fid),
+            &name,
+            None,
+            args,
+            &call.span,
+            want,
+            How::Spawn,
+        )
     }
 }
 

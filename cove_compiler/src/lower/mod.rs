@@ -261,6 +261,12 @@ pub(crate) fn lower_function(
         untyped_nones: Vec::new(),
         binding: Vec::new(),
     };
+    // A tuple result returns its fields to a caller that takes it apart.
+    if let Some(classes) = call::unpackable(cx.program, result)
+        && let Some((sid, _)) = tuples::tuple_elems(cx.program, result)
+    {
+        cx.e.returns_fields(sid, classes);
+    }
     cx.set_line(&decl.name.span);
     cx.push_scope();
     for ((name, _), &ty) in decl.params.iter().zip(&params) {
@@ -370,6 +376,7 @@ impl FnCx<'_> {
         let shift = self.e.prologue.len() as u32;
         let mut locals = std::mem::take(&mut self.locals);
         for local in &mut locals {
+            local.live = self.e.hoisted(local.live.start)..self.e.hoisted(local.live.end);
             if local.live.start > 0 {
                 local.live.start += shift;
             }
