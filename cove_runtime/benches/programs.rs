@@ -41,6 +41,7 @@ const PROGRAMS: &[&str] = &[
     "linked_list",
     "memo",
     "map_walk",
+    "tuples",
     // Tasks and channels, which have no Lua twin.
     "channels",
     // A directory program: the covefmt workload, which has no Lua twin.
