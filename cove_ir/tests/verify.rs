@@ -1025,6 +1025,11 @@ fn a_class_fixed_by_context_is_checked_only_where_control_can_reach() {
     );
 }
 
+/// A header with 3 registers: r0 num, r1 and r2 ref; result `P` (`t7`,
+/// struct `s0`: `x: Int`, `name: String`), which `return.unpacked` returns
+/// the fields of.
+const HP: &str = "  params t2\n  result t7\n  registers 3\n  refs r1 r2\n";
+
 /// Callees for `call.unpack`, after `f1`: `f2` returns the fields of its
 /// `P` to a caller that takes them apart; `f3` returns its `P` plainly;
 /// `f4` returns fields too, but a jump reaches its `return` past the
@@ -1123,7 +1128,7 @@ fn a_call_unpack_into_a_register_of_another_class_than_its_field_is_rejected() {
 #[test]
 fn a_return_unpacked_of_another_count_than_the_results_fields_is_rejected() {
     rejects(
-        "  params t2\n  result t7\n  registers 3\n  refs r1 r2\n",
+        HP,
         "  @0 load.const r1, k1\n  @1 return.unpacked r0, 1\n  @2 new.struct r2, s0, r0, 2\n  @3 return r2\n",
         Some(1),
         "`return.unpacked` of 1 registers in a function whose result, P, is not a struct of 1 fields",
@@ -1143,7 +1148,7 @@ fn a_return_unpacked_in_a_function_whose_result_is_not_a_struct_is_rejected() {
 #[test]
 fn a_return_unpacked_field_of_another_type_is_rejected() {
     rejects(
-        "  params t2\n  result t7\n  registers 3\n  refs r1 r2\n",
+        HP,
         "  @0 new.list r1, t2, r0, 0\n  @1 return.unpacked r0, 2\n  @2 load.const r1, k1\n  @3 new.struct r2, s0, r0, 2\n  @4 return r2\n",
         Some(1),
         "field `name` of the function's result",

@@ -310,16 +310,28 @@ impl FnCx<'_> {
         let (Some(base), Some((_, elems))) = (v.reg, tuple_elems(self.program, v.ty)) else {
             return;
         };
-        let group = match (names.first(), names.last()) {
-            (Some(first), Some(last)) if mutable => Some(first.span.start..last.span.end),
-            _ => None,
-        };
+        let mut bound = Vec::new();
         for (i, (n, t)) in names.iter().zip(elems).enumerate() {
             let r = Reg(base.0 + i as u16);
             if n.name == "_" {
                 self.e.free(r);
-                continue;
+            } else {
+                bound.push((n, t, r));
             }
+        }
+        self.declare_parts(mutable, names, bound);
+    }
+
+    /// Declares each of `bound`, a name of `names` with its part's type
+    /// and register. A `var (a, b)` is one declaration: its names are
+    /// reported unused one by one, but never assigned again only all
+    /// together (see `warn_var_tuples`), since one `var` covers them all.
+    fn declare_parts(&mut self, mutable: bool, names: &[Ident], bound: Vec<(&Ident, TypeId, Reg)>) {
+        let group = match (names.first(), names.last()) {
+            (Some(first), Some(last)) if mutable => Some(first.span.start..last.span.end),
+            _ => None,
+        };
+        for (n, t, r) in bound {
             if mutable {
                 self.declare_var(&n.name, t, r);
             } else {
@@ -383,22 +395,7 @@ impl FnCx<'_> {
             bound.push((n, *t, r));
         }
         self.release(v);
-        // A `var (a, b)` is one declaration: its names are reported unused
-        // one by one, but never assigned again only all together (see
-        // `warn_var_tuples`), since one `var` covers them all.
-        let group = match (names.first(), names.last()) {
-            (Some(first), Some(last)) if mutable => Some(first.span.start..last.span.end),
-            _ => None,
-        };
-        for (n, t, r) in bound {
-            if mutable {
-                self.declare_var(&n.name, t, r);
-            } else {
-                self.declare(&n.name, t, r, false, true);
-            }
-            self.declared_at(&n.span);
-            self.in_group(group.clone());
-        }
+        self.declare_parts(mutable, names, bound);
     }
 
     /// `for (a, b) in iter { body }`.

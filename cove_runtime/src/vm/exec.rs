@@ -1648,7 +1648,10 @@ impl<'env> Machine<'env> {
                     } => {
                         // A call, as `call` makes it: what differs is the
                         // return, which finds this instruction before the
-                        // caller's `resume`.
+                        // caller's `resume`. An arm of its own, the same as
+                        // `call`'s: in `call`'s arm, as `| Instr::CallUnpack`,
+                        // it moved the loop's machine registers, and every
+                        // program ran 2% to 3% more native instructions.
                         enter!(dst, callee, args, count, 0);
                     }
                     Instr::ReturnUnpacked { base, count } => {
