@@ -462,6 +462,19 @@ impl FnCx<'_> {
         want: Want,
         how: How,
     ) -> Val {
+        // The method call a `let (..)` asked to take its result apart into
+        // `requested` registers.
+        let requested = match &self.unpack_at {
+            Some((at, parts)) if how == How::Call && receiver.is_some() && at == span => {
+                Some(*parts)
+            }
+            _ => None,
+        };
+        let how = if requested.is_some() {
+            How::Unpack
+        } else {
+            how
+        };
         let spawn = how == How::Spawn;
         let (params, result): (Vec<TypeId>, TypeId) = match &callee {
             Callee::User(fid) => {
@@ -548,7 +561,11 @@ impl FnCx<'_> {
                 self.free_window(window);
                 if how == How::Unpack
                     && let Some(classes) = unpackable(self.program, result)
+                    && requested.is_none_or(|parts| parts == classes.len())
                 {
+                    if requested.is_some() {
+                        self.unpacked = true;
+                    }
                     let dst = self.e.alloc_window(&classes);
                     self.e.emit(Instr::CallUnpack {
                         dst,

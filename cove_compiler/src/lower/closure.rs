@@ -570,6 +570,8 @@ impl FnCx<'_> {
                     ..b.clone()
                 })
                 .collect(),
+            unpack_at: None,
+            unpacked: false,
         };
         cx.set_line(&fe.body.span);
         cx.push_scope();

@@ -208,6 +208,13 @@ pub(crate) struct FnCx<'a> {
     /// last: a use of one of their names is not yet bound, and is told so
     /// (`let fact = fn(n: Int) -> Int { ... fact(n - 1) }`).
     binding: Vec<Binding>,
+    /// A `let (..)` whose value is a method call, asking that call, known
+    /// by its span, to take its result apart into this many registers
+    /// (`call.unpack`) if its callee's result is a tuple of as many parts;
+    /// `unpacked` says it did. By span, because the receiver and the
+    /// arguments are lowered first and may hold calls of their own.
+    unpack_at: Option<(Span, usize)>,
+    unpacked: bool,
 }
 
 /// A `let` or `var` whose value is being lowered.
@@ -260,6 +267,8 @@ pub(crate) fn lower_function(
         guess_names: Vec::new(),
         untyped_nones: Vec::new(),
         binding: Vec::new(),
+        unpack_at: None,
+        unpacked: false,
     };
     // A tuple result returns its fields to a caller that takes it apart.
     if let Some(classes) = call::unpackable(cx.program, result)

@@ -266,7 +266,19 @@ impl FnCx<'_> {
             self.e.line = old;
             return true;
         }
+        // A method's tuple is taken apart by its call, when it can be.
+        let method = matches!(&value.kind, ExprKind::Call(callee, _) if matches!(callee.kind, ExprKind::Field(..)));
+        let asked = std::mem::replace(
+            &mut self.unpack_at,
+            method.then(|| (value.span.clone(), names.len())),
+        );
         let v = self.expr(value, None, Want::Any);
+        self.unpack_at = asked;
+        if std::mem::take(&mut self.unpacked) {
+            self.bind_fields(mutable, names, v);
+            self.e.line = old;
+            return true;
+        }
         let v = self.finish(v, Want::Any);
         let never = v.ty == NEVER;
         self.bind_parts(mutable, names, v, &value.span);
