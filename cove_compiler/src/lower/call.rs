@@ -462,12 +462,10 @@ impl FnCx<'_> {
         want: Want,
         how: How,
     ) -> Val {
-        // The method call a `let (..)` asked to take its result apart into
-        // `requested` registers.
+        // The call through a dot a `let (..)` asked to take its result
+        // apart into `requested` registers.
         let requested = match &self.unpack_at {
-            Some((at, parts)) if how == How::Call && receiver.is_some() && at == span => {
-                Some(*parts)
-            }
+            Some((at, parts)) if how == How::Call && at == span => Some(*parts),
             _ => None,
         };
         let how = if requested.is_some() {

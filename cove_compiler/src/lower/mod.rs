@@ -208,8 +208,9 @@ pub(crate) struct FnCx<'a> {
     /// last: a use of one of their names is not yet bound, and is told so
     /// (`let fact = fn(n: Int) -> Int { ... fact(n - 1) }`).
     binding: Vec<Binding>,
-    /// A `let (..)` whose value is a method call, asking that call, known
-    /// by its span, to take its result apart into this many registers
+    /// A `let (..)` whose value is a call through a dot (a method, another
+    /// module's function, a type's function), asking that call, known by
+    /// its span, to take its result apart into this many registers
     /// (`call.unpack`) if its callee's result is a tuple of as many parts;
     /// `unpacked` says it did. By span, because the receiver and the
     /// arguments are lowered first and may hold calls of their own.

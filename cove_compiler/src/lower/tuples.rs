@@ -266,7 +266,8 @@ impl FnCx<'_> {
             self.e.line = old;
             return true;
         }
-        // A method's tuple is taken apart by its call, when it can be.
+        // The tuple of a call through a dot (a method, another module's
+        // function, a type's) is taken apart by the call, when it can be.
         let method = matches!(&value.kind, ExprKind::Call(callee, _) if matches!(callee.kind, ExprKind::Field(..)));
         let asked = std::mem::replace(
             &mut self.unpack_at,
