@@ -94,10 +94,13 @@ pub(crate) struct Emitter {
     /// is then emitted after a `return.unpacked` (see
     /// [`Emitter::returns_fields`]).
     fields: Option<(cove_ir::types::StructId, Vec<bool>)>,
-    /// The pcs, in order, that a `return.unpacked` put before the
-    /// `new.struct` just emitted moved on by one: see
-    /// [`Emitter::hoisted`].
-    hoisted: Vec<u32>,
+    /// Per function of the program, whether it returns the same tuple and
+    /// its fields (a function [`Emitter::returns_fields`] was set for):
+    /// a `return` of its call's result takes the fields apart instead.
+    same_fields: Vec<bool>,
+    /// The pcs, in order, that instructions put before the one just
+    /// emitted moved on, and by how many: see [`Emitter::hoisted`].
+    hoisted: Vec<(u32, u32)>,
 }
 
 /// A compare-and-jump and the `return` after it, fused into the guarded
@@ -151,18 +154,32 @@ impl Emitter {
     /// caller that takes them apart (`call.unpack`), as the verifier's
     /// `returns_fields` asks of a callee of one. Set before anything is
     /// emitted.
-    pub(crate) fn returns_fields(&mut self, ty: cove_ir::types::StructId, classes: Vec<bool>) {
+    /// `same_fields` says, per function of the program, which return the
+    /// same tuple's fields: a `return` of such a call's result has the call
+    /// take them apart (`call.unpack`) and passes them on.
+    pub(crate) fn returns_fields(
+        &mut self,
+        ty: cove_ir::types::StructId,
+        classes: Vec<bool>,
+        same_fields: Vec<bool>,
+    ) {
         self.fields = Some((ty, classes));
+        self.same_fields = same_fields;
     }
 
-    /// Where a pc the lowering took before a `return.unpacked` was put in
-    /// front of the `new.struct` it came after now is: the pc just past
-    /// that `new.struct` (where a local it made a value for starts, or a
-    /// scope that held it ends) is one further on; every other pc taken
-    /// before is where it was, and every one taken after is already
-    /// right (none of those is a pc that moved).
+    /// Where a pc the lowering took before instructions were put in front
+    /// of the one that made a returned tuple (a `return.unpacked` before a
+    /// `new.struct`; a `return.unpacked` and a `new.struct` after a call
+    /// made a `call.unpack`) now is: the pc just past that instruction
+    /// (where a local it made a value for starts, or a scope that held it
+    /// ends) is as many further on; every other pc taken before is where
+    /// it was, and every one taken after is already right (none of those
+    /// is a pc that moved).
     pub(crate) fn hoisted(&self, pc: u32) -> u32 {
-        pc + u32::from(self.hoisted.binary_search(&pc).is_ok())
+        match self.hoisted.binary_search_by_key(&pc, |&(at, _)| at) {
+            Ok(i) => pc + self.hoisted[i].1,
+            Err(_) => pc,
+        }
     }
 
     /// Emits `return src` after a `return.unpacked` of `src`'s fields: of
@@ -188,10 +205,46 @@ impl Emitter {
             // `return.unpacked`, which is where a jump there must go.
             let at = self.code.len() - 1;
             let line = self.lines[at];
-            self.hoisted.push(self.code.len() as u32);
+            self.hoisted.push((self.code.len() as u32, 1));
             self.code[at] = Instr::ReturnUnpacked { base, count };
             self.code.push(made);
             self.lines.push(line);
+        } else if !self.label_here()
+            && let Some(&Instr::Call {
+                dst,
+                func,
+                base: args,
+                count: given,
+            }) = self.code.last()
+            && dst == src
+            && self.same_fields.get(func.index()) == Some(&true)
+        {
+            // Another function's tuple returned as it came (`fn f(n) ->
+            // (A, B) { g(n - 1) }`): its call takes it apart, and the
+            // fields go on to a caller that takes them apart too, the
+            // tuple made only for one that does not.
+            let at = self.code.len() - 1;
+            let line = self.lines[at];
+            let base = self.alloc_window(classes);
+            self.hoisted.push((self.code.len() as u32, 2));
+            self.code[at] = Instr::CallUnpack {
+                dst: base,
+                func,
+                base: args,
+                count: given,
+            };
+            self.code.push(Instr::ReturnUnpacked { base, count });
+            self.lines.push(line);
+            self.code.push(Instr::NewStruct {
+                dst: src,
+                ty,
+                base,
+                count,
+            });
+            self.lines.push(line);
+            for field in 0..count {
+                self.free(Reg(base.0 + field));
+            }
         } else {
             let base = self.alloc_window(classes);
             for field in 0..count {

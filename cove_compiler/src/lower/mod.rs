@@ -275,7 +275,17 @@ pub(crate) fn lower_function(
     if let Some(classes) = call::unpackable(cx.program, result)
         && let Some((sid, _)) = tuples::tuple_elems(cx.program, result)
     {
-        cx.e.returns_fields(sid, classes);
+        // Every function whose result is this tuple returns its fields
+        // too, each lowered here with this same setting; but not a
+        // function expression's (`outer.<closure@LINE>`, see
+        // `closure.rs`), which is lowered apart and returns its tuple.
+        let same = cx
+            .program
+            .functions
+            .iter()
+            .map(|f| f.result == result && !f.name.contains("<closure@"))
+            .collect();
+        cx.e.returns_fields(sid, classes, same);
     }
     cx.set_line(&decl.name.span);
     cx.push_scope();
