@@ -315,6 +315,7 @@ pub fn errors(program: &Program) -> Vec<VerifyError> {
     let mut checker = Checker {
         program,
         errors: Vec::new(),
+        fields_returned: std::collections::HashMap::new(),
     };
     checker.tables();
     let tables_ok = checker.errors.is_empty();
@@ -391,6 +392,11 @@ fn sig_class(sig: &Sig) -> Class {
 struct Checker<'p> {
     program: &'p Program,
     errors: Vec<VerifyError>,
+    /// [`returns_fields`] of each function a `call.unpack` has called,
+    /// worked out once: a walk of the callee's code, which a program
+    /// calling it from ten thousand places would otherwise make ten
+    /// thousand times.
+    fields_returned: std::collections::HashMap<FunctionId, bool>,
 }
 
 /// Where a fault is: a function, and maybe an instruction of it.
@@ -877,7 +883,7 @@ impl<'p> Checker<'p> {
                     ));
                 }
                 if matches!(instr, Instr::CallUnpack { .. }) {
-                    checks.extend(self.unpacked_call(at, f, dst, callee));
+                    checks.extend(self.unpacked_call(at, f, dst, func));
                 }
                 checks
             }
@@ -1136,8 +1142,9 @@ impl<'p> Checker<'p> {
         at: At,
         f: &Function,
         dst: Reg,
-        callee: &Function,
+        func: FunctionId,
     ) -> Vec<(Reg, Class, String)> {
+        let callee = self.program.function(func);
         let Some(classes) = self.unpacked_fields(callee.result) else {
             self.fail(
                 at,
@@ -1160,7 +1167,11 @@ impl<'p> Checker<'p> {
             );
             return vec![];
         }
-        if !returns_fields(callee) {
+        let returns = *self
+            .fields_returned
+            .entry(func)
+            .or_insert_with(|| returns_fields(callee));
+        if !returns {
             self.fail(
                 at,
                 format!(
@@ -1369,6 +1380,7 @@ mod tests {
         let mut checker = Checker {
             program: &p,
             errors: Vec::new(),
+            fields_returned: std::collections::HashMap::new(),
         };
         for opcode in Opcode::ALL {
             let instr = sample(*opcode);
