@@ -94,10 +94,9 @@ pub(crate) struct Emitter {
     /// is then emitted after a `return.unpacked` (see
     /// [`Emitter::returns_fields`]).
     fields: Option<(cove_ir::types::StructId, Vec<bool>)>,
-    /// Per function of the program, whether it returns the same tuple and
-    /// its fields (a function [`Emitter::returns_fields`] was set for):
-    /// a `return` of its call's result takes the fields apart instead.
-    same_fields: Vec<bool>,
+    /// The pc of the last `call` of a function that returns the same
+    /// tuple's fields ([`Emitter::called_for_fields`]).
+    fields_call: Option<usize>,
     /// The pcs, in order, that instructions put before the one just
     /// emitted moved on, and by how many: see [`Emitter::hoisted`].
     hoisted: Vec<(u32, u32)>,
@@ -154,17 +153,20 @@ impl Emitter {
     /// caller that takes them apart (`call.unpack`), as the verifier's
     /// `returns_fields` asks of a callee of one. Set before anything is
     /// emitted.
-    /// `same_fields` says, per function of the program, which return the
-    /// same tuple's fields: a `return` of such a call's result has the call
-    /// take them apart (`call.unpack`) and passes them on.
-    pub(crate) fn returns_fields(
-        &mut self,
-        ty: cove_ir::types::StructId,
-        classes: Vec<bool>,
-        same_fields: Vec<bool>,
-    ) {
+    pub(crate) fn returns_fields(&mut self, ty: cove_ir::types::StructId, classes: Vec<bool>) {
         self.fields = Some((ty, classes));
-        self.same_fields = same_fields;
+    }
+
+    /// Says the `call` just emitted calls a function that returns the
+    /// same tuple's fields (every function whose result is this one's
+    /// tuple does): a `return` of its result takes them apart
+    /// (`call.unpack`) and passes them on. Nothing where this function
+    /// returns no fields.
+    pub(crate) fn called_for_fields(&mut self) {
+        if self.fields.is_some() {
+            debug_assert!(matches!(self.code.last(), Some(Instr::Call { .. })));
+            self.fields_call = Some(self.code.len() - 1);
+        }
     }
 
     /// Where a pc the lowering took before instructions were put in front
@@ -217,7 +219,7 @@ impl Emitter {
                 count: given,
             }) = self.code.last()
             && dst == src
-            && self.same_fields.get(func.index()) == Some(&true)
+            && self.fields_call == Some(self.code.len() - 1)
         {
             // Another function's tuple returned as it came (`fn f(n) ->
             // (A, B) { g(n - 1) }`): its call takes it apart, and the

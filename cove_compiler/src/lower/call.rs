@@ -14,7 +14,7 @@
 use cove_ir::builtins::{Builtin, Sig};
 use cove_ir::op::{Instr, Reg};
 use cove_ir::program::{FunctionId, Program};
-use cove_ir::types::{EnumId, Type, TypeId};
+use cove_ir::types::{EnumId, StructId, Type, TypeId};
 
 use super::expr::closest;
 use super::{FnCx, Val, Want};
@@ -28,30 +28,21 @@ pub(crate) enum Callee {
     Variant(TypeId, EnumId, u16),
 }
 
-/// How [`FnCx::call_emit`] calls a Cove function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum How {
-    /// `call`: its result in one register.
-    Call,
-    /// `spawn`: a task.
-    Spawn,
-    /// `call.unpack`: its result's fields in registers of their own.
-    Unpack,
-}
-
-/// The classes of the fields of `ty`, when it is a tuple that a
-/// `call.unpack` may take apart and its function's `return`s return the
-/// fields of ([`Emitter::returns_fields`](crate::emit::Emitter::returns_fields)):
+/// The struct of `ty` and the classes of its fields, when it is a tuple
+/// that a `call.unpack` may take apart and its function's `return`s
+/// return the fields of
+/// ([`Emitter::returns_fields`](crate::emit::Emitter::returns_fields)):
 /// one of 1 to [`MAX_UNPACKED`](cove_ir::op::MAX_UNPACKED) parts.
-pub(crate) fn unpackable(program: &Program, ty: TypeId) -> Option<Vec<bool>> {
-    let (_, parts) = super::tuples::tuple_elems(program, ty)?;
+pub(crate) fn unpackable(program: &Program, ty: TypeId) -> Option<(StructId, Vec<bool>)> {
+    let (sid, parts) = super::tuples::tuple_elems(program, ty)?;
     (1..=cove_ir::op::MAX_UNPACKED)
         .contains(&parts.len())
         .then(|| {
-            parts
+            let classes = parts
                 .iter()
                 .map(|t| crate::resolve::is_ref(program, *t))
-                .collect()
+                .collect();
+            (sid, classes)
         })
 }
 
@@ -409,7 +400,7 @@ impl FnCx<'_> {
             args,
             span,
             want,
-            if spawned { How::Spawn } else { How::Call },
+            spawned,
         )
     }
 
@@ -424,31 +415,7 @@ impl FnCx<'_> {
         span: &Span,
         want: Want,
     ) -> Val {
-        self.call_emit(callee, name, receiver, args, span, want, How::Call)
-    }
-
-    /// Calls the module function `fid`, written `name`, whose result is a
-    /// tuple of fields that `call.unpack` takes apart, so that the tuple is
-    /// never made: its fields arrive in consecutive registers from the
-    /// returned `Val`'s, of the classes of the fields (`let (q, r) =
-    /// divmod(a, b)`). The caller checks the result's shape
-    /// ([`unpackable`]).
-    pub(crate) fn call_unpacked(
-        &mut self,
-        fid: FunctionId,
-        name: &str,
-        args: &[Expr],
-        span: &Span,
-    ) -> Val {
-        self.call_emit(
-            Callee::User(fid),
-            name,
-            None,
-            args,
-            span,
-            Want::Any,
-            How::Unpack,
-        )
+        self.call_emit(callee, name, receiver, args, span, want, false)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -460,20 +427,14 @@ impl FnCx<'_> {
         args: &[Expr],
         span: &Span,
         want: Want,
-        how: How,
+        spawn: bool,
     ) -> Val {
-        // The call through a dot a `let (..)` asked to take its result
-        // apart into `requested` registers.
+        // The call a `let (..)` asked to take its result apart into
+        // `requested` registers (see `FnCx::unpack_at`).
         let requested = match &self.unpack_at {
-            Some((at, parts)) if how == How::Call && at == span => Some(*parts),
+            Some((at, parts)) if !spawn && at == span => Some(*parts),
             _ => None,
         };
-        let how = if requested.is_some() {
-            How::Unpack
-        } else {
-            how
-        };
-        let spawn = how == How::Spawn;
         let (params, result): (Vec<TypeId>, TypeId) = match &callee {
             Callee::User(fid) => {
                 let f = &self.program.functions[fid.index()];
@@ -557,13 +518,11 @@ impl FnCx<'_> {
                     "a register above a call's window is in use"
                 );
                 self.free_window(window);
-                if how == How::Unpack
-                    && let Some(classes) = unpackable(self.program, result)
-                    && requested.is_none_or(|parts| parts == classes.len())
+                if let Some(parts) = requested
+                    && let Some((_, classes)) = unpackable(self.program, result)
+                    && parts == classes.len()
                 {
-                    if requested.is_some() {
-                        self.unpacked = true;
-                    }
+                    self.unpacked = true;
                     let dst = self.e.alloc_window(&classes);
                     self.e.emit(Instr::CallUnpack {
                         dst,
@@ -584,6 +543,12 @@ impl FnCx<'_> {
                     base,
                     count,
                 });
+                // A function returning this function's tuple returns its
+                // fields too (each is lowered with `returns_fields`): a
+                // `return` of this call's result may take them apart.
+                if result == self.result {
+                    self.e.called_for_fields();
+                }
                 self.done(dst, result, want)
             }
             Callee::Variant(_, ty, variant) => {
@@ -1266,15 +1231,7 @@ impl FnCx<'_> {
             self.discard_args(args);
             return Val::none(ERROR);
         };
-        self.call_emit(
-            Callee::User(fid),
-            &name,
-            None,
-            args,
-            &call.span,
-            want,
-            How::Spawn,
-        )
+        self.call_emit(Callee::User(fid), &name, None, args, &call.span, want, true)
     }
 }
 

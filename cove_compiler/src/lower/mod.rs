@@ -208,12 +208,12 @@ pub(crate) struct FnCx<'a> {
     /// last: a use of one of their names is not yet bound, and is told so
     /// (`let fact = fn(n: Int) -> Int { ... fact(n - 1) }`).
     binding: Vec<Binding>,
-    /// A `let (..)` whose value is a call through a dot (a method, another
-    /// module's function, a type's function), asking that call, known by
-    /// its span, to take its result apart into this many registers
-    /// (`call.unpack`) if its callee's result is a tuple of as many parts;
-    /// `unpacked` says it did. By span, because the receiver and the
-    /// arguments are lowered first and may hold calls of their own.
+    /// A `let (..)` whose value is a call, asking that call, known by its
+    /// span, to take its result apart into this many registers
+    /// (`call.unpack`) if it calls a Cove function whose result is a tuple
+    /// of as many parts; `unpacked` says it did. By span, because a
+    /// method's receiver and the arguments are lowered first and may hold
+    /// calls of their own.
     unpack_at: Option<(Span, usize)>,
     unpacked: bool,
 }
@@ -272,20 +272,8 @@ pub(crate) fn lower_function(
         unpacked: false,
     };
     // A tuple result returns its fields to a caller that takes it apart.
-    if let Some(classes) = call::unpackable(cx.program, result)
-        && let Some((sid, _)) = tuples::tuple_elems(cx.program, result)
-    {
-        // Every function whose result is this tuple returns its fields
-        // too, each lowered here with this same setting; but not a
-        // function expression's (`outer.<closure@LINE>`, see
-        // `closure.rs`), which is lowered apart and returns its tuple.
-        let same = cx
-            .program
-            .functions
-            .iter()
-            .map(|f| f.result == result && !f.name.contains("<closure@"))
-            .collect();
-        cx.e.returns_fields(sid, classes, same);
+    if let Some((sid, classes)) = call::unpackable(cx.program, result) {
+        cx.e.returns_fields(sid, classes);
     }
     cx.set_line(&decl.name.span);
     cx.push_scope();

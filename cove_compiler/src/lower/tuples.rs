@@ -19,10 +19,10 @@
 //! enumeration is a counted loop over the list, with no tuples made at all.
 
 use cove_ir::op::{Instr, Reg};
-use cove_ir::program::{Field, FunctionId, Program, StructDef};
+use cove_ir::program::{Field, Program, StructDef};
 use cove_ir::types::{StructId, Type, TypeId};
 
-use super::call::{BareCallee, unpackable};
+use super::call::BareCallee;
 use super::{FnCx, Val, Want};
 use crate::ast::*;
 use crate::diagnostics::Pending;
@@ -260,18 +260,13 @@ impl FnCx<'_> {
     /// `let (a, b) = value` (or `var`): each name bound to its part.
     pub(crate) fn let_tuple(&mut self, mutable: bool, names: &[Ident], value: &Expr) -> bool {
         let old = self.set_line(&value.span);
-        if let Some((fid, name, args)) = self.unpackable_call(value, names.len()) {
-            let v = self.call_unpacked(fid, &name, args, &value.span);
-            self.bind_fields(mutable, names, v);
-            self.e.line = old;
-            return true;
-        }
-        // The tuple of a call through a dot (a method, another module's
-        // function, a type's) is taken apart by the call, when it can be.
-        let method = matches!(&value.kind, ExprKind::Call(callee, _) if matches!(callee.kind, ExprKind::Field(..)));
+        // The tuple of a call of a Cove function (by its name, a method,
+        // another module's, a type's) is taken apart by the call, when it
+        // can be.
+        let call = matches!(value.kind, ExprKind::Call(..));
         let asked = std::mem::replace(
             &mut self.unpack_at,
-            method.then(|| (value.span.clone(), names.len())),
+            call.then(|| (value.span.clone(), names.len())),
         );
         let v = self.expr(value, None, Want::Any);
         self.unpack_at = asked;
@@ -285,35 +280,6 @@ impl FnCx<'_> {
         self.bind_parts(mutable, names, v, &value.span);
         self.e.line = old;
         !never
-    }
-
-    /// The function, its name as written and the arguments, when `value`
-    /// is a call of a function of this module by its bare name whose
-    /// result is a tuple of `parts` parts that `call.unpack` can take apart
-    /// ([`unpackable`]): a `let (a, b) = f(x)` whose tuple need never be
-    /// made. A call of any other shape, or with the wrong number of parts,
-    /// is lowered as it always was, and reports what is wrong with it.
-    fn unpackable_call<'v>(
-        &self,
-        value: &'v Expr,
-        parts: usize,
-    ) -> Option<(FunctionId, String, &'v [Expr])> {
-        let ExprKind::Call(callee, args) = &value.kind else {
-            return None;
-        };
-        let ExprKind::Name(name) = &callee.kind else {
-            return None;
-        };
-        if self.var(name).is_some() {
-            return None;
-        }
-        let BareCallee::User(fid) = self.bare_callee(name) else {
-            return None;
-        };
-        let f = &self.program.functions[fid.index()];
-        let fits = f.params.len() == args.len()
-            && unpackable(self.program, f.result).is_some_and(|classes| classes.len() == parts);
-        fits.then(|| (fid, name.clone(), args.as_slice()))
     }
 
     /// Binds `names` to the fields a `call.unpack` left in the registers
