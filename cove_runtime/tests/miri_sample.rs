@@ -203,3 +203,7 @@ sample!(
     control_flow_a_remainder_tested_against_zero_branches_as_the_pair_runs_from_printed_ir,
     "control_flow/a_remainder_tested_against_zero_branches_as_the_pair"
 );
+sample!(
+    strings_comparisons_read_views_plain_and_shared_strings_runs_from_printed_ir,
+    "strings/comparisons_read_views_plain_and_shared_strings"
+);

@@ -977,6 +977,39 @@ impl Memory {
         unsafe { self.set_typed_word(r as usize + 1 + usize::from(field), value) }
     }
 
+    /// The bytes of the string `r`, read as [`Memory::typed_word`] reads:
+    /// for the dispatch loop's string comparisons and `byte_at`, where the
+    /// checked read's two bounds tests and the division that sized its
+    /// slice were most of a one-byte comparison's cost (docs/RUNTIME.md,
+    /// "The thirty-first session").
+    ///
+    /// # Safety
+    ///
+    /// `r` is a reference to a string of this heap (0 is the empty string
+    /// every heap starts with): the verifier's *types* guarantee for the
+    /// instruction's operand. A string's bytes, or its buffer's, are inside
+    /// the space (module documentation).
+    #[inline(always)]
+    pub(crate) unsafe fn typed_str_bytes(&self, r: u64) -> &[u8] {
+        // SAFETY: the header is the string's first word; a view's second
+        // word is its buffer's reference; the bytes follow, inside the
+        // space, as `str_in` checks.
+        unsafe {
+            let header = self.typed_word(r as usize);
+            let len = b_of(header) as usize;
+            let start = if kind_of(header) == kind::STR_VIEW {
+                self.typed_word(r as usize + 1) as usize + 2
+            } else {
+                r as usize + 1
+            };
+            debug_assert!(
+                start + words_for(len) <= self.space.len(),
+                "a string past the heap"
+            );
+            std::slice::from_raw_parts(self.space.as_ptr().add(start).cast::<u8>(), len)
+        }
+    }
+
     // ---- strings -----------------------------------------------------
 
     /// The bytes of the string `r`.

@@ -1037,19 +1037,31 @@ impl<'env> Machine<'env> {
                         set!(dst, u64::from(v))
                     }
                     Instr::EqStr { dst, a, b } => {
-                        let v = self.heap.str_bytes(reg!(a)) == self.heap.str_bytes(reg!(b));
+                        let (a, b) = (reg!(a), reg!(b));
+                        // SAFETY: *types*: both operands are strings.
+                        let v =
+                            unsafe { self.heap.typed_str_bytes(a) == self.heap.typed_str_bytes(b) };
                         set!(dst, u64::from(v))
                     }
                     Instr::NeStr { dst, a, b } => {
-                        let v = self.heap.str_bytes(reg!(a)) != self.heap.str_bytes(reg!(b));
+                        let (a, b) = (reg!(a), reg!(b));
+                        // SAFETY: *types*: both operands are strings.
+                        let v =
+                            unsafe { self.heap.typed_str_bytes(a) != self.heap.typed_str_bytes(b) };
                         set!(dst, u64::from(v))
                     }
                     Instr::LtStr { dst, a, b } => {
-                        let v = self.heap.str_bytes(reg!(a)) < self.heap.str_bytes(reg!(b));
+                        let (a, b) = (reg!(a), reg!(b));
+                        // SAFETY: *types*: both operands are strings.
+                        let v =
+                            unsafe { self.heap.typed_str_bytes(a) < self.heap.typed_str_bytes(b) };
                         set!(dst, u64::from(v))
                     }
                     Instr::LeStr { dst, a, b } => {
-                        let v = self.heap.str_bytes(reg!(a)) <= self.heap.str_bytes(reg!(b));
+                        let (a, b) = (reg!(a), reg!(b));
+                        // SAFETY: *types*: both operands are strings.
+                        let v =
+                            unsafe { self.heap.typed_str_bytes(a) <= self.heap.typed_str_bytes(b) };
                         set!(dst, u64::from(v))
                     }
                     Instr::ToStrInt { dst, src } => {
@@ -1722,7 +1734,11 @@ impl<'env> Machine<'env> {
             // length as a `u64`).
             B::StrByteAt => {
                 let at = usize::try_from(buf[1]).unwrap_or(usize::MAX);
-                if let Some(b) = self.heap.str_bytes(buf[0]).get(at) {
+                // SAFETY: *types*: a `byte_at`'s first argument is a
+                // string (the verifier checks a builtin's arguments
+                // against its signature).
+                let bytes = unsafe { self.heap.typed_str_bytes(buf[0]) };
+                if let Some(b) = bytes.get(at) {
                     return Some(u64::from(*b));
                 }
             }
