@@ -210,6 +210,19 @@ fn str_start(space: &[u64], r: u64) -> usize {
     }
 }
 
+/// Whether two strings' bytes are the same, with the first byte compared
+/// inline: most strings a loop compares differ in their length or their
+/// first byte (a character against a literal), and `memcmp`'s call cost a
+/// one-byte comparison more than the rest of it.
+#[inline(always)]
+pub(crate) fn same_bytes(x: &[u8], y: &[u8]) -> bool {
+    x.len() == y.len()
+        && match (x.split_first(), y.split_first()) {
+            (Some((a, x)), Some((b, y))) => a == b && (x.is_empty() || x == y),
+            _ => true,
+        }
+}
+
 /// The bytes of the string `r` in `space`.
 #[inline]
 fn str_in(space: &[u64], r: u64) -> &[u8] {
@@ -2080,7 +2093,7 @@ pub(crate) fn heap_limit(limit: u64) -> Fault {
 mod tests {
     use super::{
         FIRST_COLLECTION, HOST_ALLOWANCE, Layouts, Memory, SHRINK_AFTER, b_of, buffer_capacity,
-        space_growth,
+        same_bytes, space_growth,
     };
     use crate::limits::{FuelTank, HeapBudget, InterruptHandle};
     use std::sync::Arc;
@@ -2421,5 +2434,29 @@ mod tests {
             assert_eq!(buffer_capacity(len), None, "length {len}");
         }
         assert_eq!(buffer_capacity(usize::MAX), None);
+    }
+
+    #[test]
+    fn same_bytes_agrees_with_slice_equality_on_every_short_pair() {
+        // Every pair of strings of up to three bytes over a small alphabet:
+        // empty ones, equal lengths that differ first or later, prefixes.
+        let alphabet = [b'a', b'b', 0xC3];
+        let mut strings: Vec<Vec<u8>> = vec![Vec::new()];
+        for len in 1..=3 {
+            for n in 0..alphabet.len().pow(len) {
+                let mut s = Vec::new();
+                let mut k = n;
+                for _ in 0..len {
+                    s.push(alphabet[k % alphabet.len()]);
+                    k /= alphabet.len();
+                }
+                strings.push(s);
+            }
+        }
+        for x in &strings {
+            for y in &strings {
+                assert_eq!(same_bytes(x, y), x == y, "{x:?} and {y:?}");
+            }
+        }
     }
 }

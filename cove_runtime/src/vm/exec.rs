@@ -1039,15 +1039,17 @@ impl<'env> Machine<'env> {
                     Instr::EqStr { dst, a, b } => {
                         let (a, b) = (reg!(a), reg!(b));
                         // SAFETY: *types*: both operands are strings.
-                        let v =
-                            unsafe { self.heap.typed_str_bytes(a) == self.heap.typed_str_bytes(b) };
+                        let (a, b) =
+                            unsafe { (self.heap.typed_str_bytes(a), self.heap.typed_str_bytes(b)) };
+                        let v = crate::heap::same_bytes(a, b);
                         set!(dst, u64::from(v))
                     }
                     Instr::NeStr { dst, a, b } => {
                         let (a, b) = (reg!(a), reg!(b));
                         // SAFETY: *types*: both operands are strings.
-                        let v =
-                            unsafe { self.heap.typed_str_bytes(a) != self.heap.typed_str_bytes(b) };
+                        let (a, b) =
+                            unsafe { (self.heap.typed_str_bytes(a), self.heap.typed_str_bytes(b)) };
+                        let v = !crate::heap::same_bytes(a, b);
                         set!(dst, u64::from(v))
                     }
                     Instr::LtStr { dst, a, b } => {
