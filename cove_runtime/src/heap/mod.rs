@@ -223,6 +223,18 @@ pub(crate) fn same_bytes(x: &[u8], y: &[u8]) -> bool {
         }
 }
 
+/// How two strings' bytes order, with the first bytes compared inline, as
+/// [`same_bytes`] does: two strings a loop orders (a character against a
+/// bound) mostly differ there, and `memcmp` is called only for the rest.
+#[inline(always)]
+pub(crate) fn order_bytes(x: &[u8], y: &[u8]) -> std::cmp::Ordering {
+    match (x.split_first(), y.split_first()) {
+        (Some((a, x)), Some((b, y))) if a == b => x.cmp(y),
+        (Some((a, _)), Some((b, _))) => a.cmp(b),
+        _ => x.len().cmp(&y.len()),
+    }
+}
+
 /// The bytes of the string `r` in `space`.
 #[inline]
 fn str_in(space: &[u64], r: u64) -> &[u8] {
@@ -2093,7 +2105,7 @@ pub(crate) fn heap_limit(limit: u64) -> Fault {
 mod tests {
     use super::{
         FIRST_COLLECTION, HOST_ALLOWANCE, Layouts, Memory, SHRINK_AFTER, b_of, buffer_capacity,
-        same_bytes, space_growth,
+        order_bytes, same_bytes, space_growth,
     };
     use crate::limits::{FuelTank, HeapBudget, InterruptHandle};
     use std::sync::Arc;
@@ -2437,7 +2449,7 @@ mod tests {
     }
 
     #[test]
-    fn same_bytes_agrees_with_slice_equality_on_every_short_pair() {
+    fn same_bytes_and_order_bytes_agree_with_the_slices_on_every_short_pair() {
         // Every pair of strings of up to three bytes over a small alphabet:
         // empty ones, equal lengths that differ first or later, prefixes.
         let alphabet = [b'a', b'b', 0xC3];
@@ -2456,6 +2468,7 @@ mod tests {
         for x in &strings {
             for y in &strings {
                 assert_eq!(same_bytes(x, y), x == y, "{x:?} and {y:?}");
+                assert_eq!(order_bytes(x, y), x.cmp(y), "{x:?} and {y:?}");
             }
         }
     }

@@ -1055,15 +1055,17 @@ impl<'env> Machine<'env> {
                     Instr::LtStr { dst, a, b } => {
                         let (a, b) = (reg!(a), reg!(b));
                         // SAFETY: *types*: both operands are strings.
-                        let v =
-                            unsafe { self.heap.typed_str_bytes(a) < self.heap.typed_str_bytes(b) };
+                        let (a, b) =
+                            unsafe { (self.heap.typed_str_bytes(a), self.heap.typed_str_bytes(b)) };
+                        let v = crate::heap::order_bytes(a, b).is_lt();
                         set!(dst, u64::from(v))
                     }
                     Instr::LeStr { dst, a, b } => {
                         let (a, b) = (reg!(a), reg!(b));
                         // SAFETY: *types*: both operands are strings.
-                        let v =
-                            unsafe { self.heap.typed_str_bytes(a) <= self.heap.typed_str_bytes(b) };
+                        let (a, b) =
+                            unsafe { (self.heap.typed_str_bytes(a), self.heap.typed_str_bytes(b)) };
+                        let v = crate::heap::order_bytes(a, b).is_le();
                         set!(dst, u64::from(v))
                     }
                     Instr::ToStrInt { dst, src } => {
