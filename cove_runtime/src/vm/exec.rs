@@ -355,6 +355,15 @@ impl<'env> Machine<'env> {
                 f64::from_bits(reg!($r))
             };
         }
+        // The bytes of two string registers, read without the heap's
+        // bounds checks (`Memory::typed_str_bytes`): the comparisons'.
+        macro_rules! strings {
+            ($a:expr, $b:expr) => {{
+                let (a, b) = (reg!($a), reg!($b));
+                // SAFETY: *types*: both operands are strings.
+                unsafe { (self.heap.typed_str_bytes(a), self.heap.typed_str_bytes(b)) }
+            }};
+        }
         macro_rules! window {
             ($base:expr, $count:expr) => {{
                 let count = $count as usize;
@@ -1037,34 +1046,22 @@ impl<'env> Machine<'env> {
                         set!(dst, u64::from(v))
                     }
                     Instr::EqStr { dst, a, b } => {
-                        let (a, b) = (reg!(a), reg!(b));
-                        // SAFETY: *types*: both operands are strings.
-                        let (a, b) =
-                            unsafe { (self.heap.typed_str_bytes(a), self.heap.typed_str_bytes(b)) };
+                        let (a, b) = strings!(a, b);
                         let v = crate::heap::same_bytes(a, b);
                         set!(dst, u64::from(v))
                     }
                     Instr::NeStr { dst, a, b } => {
-                        let (a, b) = (reg!(a), reg!(b));
-                        // SAFETY: *types*: both operands are strings.
-                        let (a, b) =
-                            unsafe { (self.heap.typed_str_bytes(a), self.heap.typed_str_bytes(b)) };
+                        let (a, b) = strings!(a, b);
                         let v = !crate::heap::same_bytes(a, b);
                         set!(dst, u64::from(v))
                     }
                     Instr::LtStr { dst, a, b } => {
-                        let (a, b) = (reg!(a), reg!(b));
-                        // SAFETY: *types*: both operands are strings.
-                        let (a, b) =
-                            unsafe { (self.heap.typed_str_bytes(a), self.heap.typed_str_bytes(b)) };
+                        let (a, b) = strings!(a, b);
                         let v = crate::heap::order_bytes(a, b).is_lt();
                         set!(dst, u64::from(v))
                     }
                     Instr::LeStr { dst, a, b } => {
-                        let (a, b) = (reg!(a), reg!(b));
-                        // SAFETY: *types*: both operands are strings.
-                        let (a, b) =
-                            unsafe { (self.heap.typed_str_bytes(a), self.heap.typed_str_bytes(b)) };
+                        let (a, b) = strings!(a, b);
                         let v = crate::heap::order_bytes(a, b).is_le();
                         set!(dst, u64::from(v))
                     }
