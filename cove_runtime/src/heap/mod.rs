@@ -235,6 +235,47 @@ pub(crate) fn order_bytes(x: &[u8], y: &[u8]) -> std::cmp::Ordering {
     }
 }
 
+/// Copies `n` bytes from `src` to `dst`, which do not overlap: inline for
+/// up to 16 bytes (two loads and two stores of a word, a half-word or a
+/// byte, overlapping in the middle), `memcpy` past that. Most strings a
+/// program concatenates, interpolates or slices are a few bytes long, and
+/// `memcpy`'s call cost more than such a copy.
+///
+/// # Safety
+///
+/// As for [`std::ptr::copy_nonoverlapping`]: `src` is readable and `dst`
+/// writable for `n` bytes, and the two ranges do not overlap.
+#[inline(always)]
+pub(crate) unsafe fn copy_bytes(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: every read is of `src[0..n]` and every write of `dst[0..n]`,
+    // as the caller's contract allows; unaligned reads and writes are
+    // used, so no alignment is assumed.
+    unsafe {
+        match n {
+            0 => {}
+            // The first, the middle and the last byte.
+            1..=3 => {
+                *dst = *src;
+                *dst.add(n / 2) = *src.add(n / 2);
+                *dst.add(n - 1) = *src.add(n - 1);
+            }
+            4..=7 => {
+                let head = src.cast::<u32>().read_unaligned();
+                let tail = src.add(n - 4).cast::<u32>().read_unaligned();
+                dst.cast::<u32>().write_unaligned(head);
+                dst.add(n - 4).cast::<u32>().write_unaligned(tail);
+            }
+            8..=16 => {
+                let head = src.cast::<u64>().read_unaligned();
+                let tail = src.add(n - 8).cast::<u64>().read_unaligned();
+                dst.cast::<u64>().write_unaligned(head);
+                dst.add(n - 8).cast::<u64>().write_unaligned(tail);
+            }
+            _ => std::ptr::copy_nonoverlapping(src, dst, n),
+        }
+    }
+}
+
 /// The bytes of the string `r` in `space`.
 #[inline]
 fn str_in(space: &[u64], r: u64) -> &[u8] {
@@ -1156,7 +1197,12 @@ impl Memory {
     /// A new string holding `bytes`.
     #[inline]
     pub(crate) fn alloc_str(&mut self, bytes: &[u8]) -> Faulty<u64> {
-        self.alloc_str_with(bytes.len(), |dst| dst.copy_from_slice(bytes))
+        self.alloc_str_with(bytes.len(), |dst| {
+            debug_assert_eq!(dst.len(), bytes.len());
+            // SAFETY: two slices of the same length, one of the heap's
+            // fresh string and one of the host's, which cannot overlap.
+            unsafe { copy_bytes(bytes.as_ptr(), dst.as_mut_ptr(), bytes.len()) }
+        })
     }
 
     /// A new string of the ASCII string `r` in upper case (`upper`) or lower
@@ -1226,7 +1272,7 @@ impl Memory {
         // caller checked `start..end` against its length), the destination
         // is the `len` bytes of the words just allocated, both inside
         // `space`, and two objects do not overlap.
-        unsafe { std::ptr::copy_nonoverlapping(base.add(from), base.add(to), len) };
+        unsafe { copy_bytes(base.add(from), base.add(to), len) };
         Ok(dst)
     }
 
@@ -1265,8 +1311,8 @@ impl Memory {
         // destination was just allocated above them, all inside `space`.
         unsafe {
             let dst = base.add((r as usize + 1) * 8);
-            std::ptr::copy_nonoverlapping(base.add(sa * 8), dst, la);
-            std::ptr::copy_nonoverlapping(base.add(sb * 8), dst.add(la), lb);
+            copy_bytes(base.add(sa * 8), dst, la);
+            copy_bytes(base.add(sb * 8), dst.add(la), lb);
         }
         Ok(r)
     }
@@ -1318,8 +1364,8 @@ impl Memory {
         // `space`.
         unsafe {
             let dst = base.add((at + 2) * 8);
-            std::ptr::copy_nonoverlapping(base.add(sa * 8), dst, la);
-            std::ptr::copy_nonoverlapping(base.add(sb * 8), dst.add(la), lb);
+            copy_bytes(base.add(sa * 8), dst, la);
+            copy_bytes(base.add(sb * 8), dst.add(la), lb);
         }
         self.space[view as usize] = header(kind::STR_VIEW, 0, len as u32);
         self.space[view as usize + 1] = buffer;
@@ -2105,7 +2151,7 @@ pub(crate) fn heap_limit(limit: u64) -> Fault {
 mod tests {
     use super::{
         FIRST_COLLECTION, HOST_ALLOWANCE, Layouts, Memory, SHRINK_AFTER, b_of, buffer_capacity,
-        order_bytes, same_bytes, space_growth,
+        copy_bytes, order_bytes, same_bytes, space_growth,
     };
     use crate::limits::{FuelTank, HeapBudget, InterruptHandle};
     use std::sync::Arc;
@@ -2446,6 +2492,23 @@ mod tests {
             assert_eq!(buffer_capacity(len), None, "length {len}");
         }
         assert_eq!(buffer_capacity(usize::MAX), None);
+    }
+
+    #[test]
+    fn copy_bytes_copies_exactly_the_bytes_asked_for_at_every_length() {
+        let source: Vec<u8> = (1..=40).collect();
+        for n in 0..=40 {
+            for at in 0..3 {
+                let mut out = vec![0u8; 48];
+                // SAFETY: `source` has 40 readable bytes and `out` 48
+                // writable ones past `at` (at most 2), and they are two
+                // vectors.
+                unsafe { copy_bytes(source.as_ptr(), out.as_mut_ptr().add(at), n) };
+                assert!(out[..at].iter().all(|&b| b == 0), "before, {n} at {at}");
+                assert_eq!(&out[at..at + n], &source[..n], "{n} at {at}");
+                assert!(out[at + n..].iter().all(|&b| b == 0), "after, {n} at {at}");
+            }
+        }
     }
 
     #[test]
