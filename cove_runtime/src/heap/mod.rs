@@ -2495,6 +2495,27 @@ mod tests {
     }
 
     #[test]
+    fn a_string_register_never_written_reads_as_the_empty_string_before_and_after_collections() {
+        // The verifier lets a register not yet written (0) reach a string
+        // comparison; word 0 is never handed out and stays 0, so the
+        // unchecked read finds an empty string there, in the first space
+        // and in every copy the collector makes.
+        let mut heap = heap_under(10_000_000);
+        let mut kept = [heap.alloc_str(b"kept").unwrap()];
+        for round in 0..3 {
+            // SAFETY: 0 is the empty string, the contract's null case.
+            assert_eq!(unsafe { heap.typed_str_bytes(0) }, b"", "round {round}");
+            for _ in 0..2_000 {
+                heap.alloc_str(b"garbage of some length").unwrap();
+            }
+            heap.collect(|visit| kept.iter_mut().for_each(visit))
+                .unwrap();
+            // SAFETY: `kept[0]` is a live string of this heap.
+            assert_eq!(unsafe { heap.typed_str_bytes(kept[0]) }, b"kept");
+        }
+    }
+
+    #[test]
     fn copy_bytes_copies_exactly_the_bytes_asked_for_at_every_length() {
         let source: Vec<u8> = (1..=40).collect();
         for n in 0..=40 {
