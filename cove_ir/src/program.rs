@@ -358,6 +358,16 @@ impl Program {
         &self.structs[id.0 as usize]
     }
 
+    /// The fields of `ty`, when it names a struct of this program; `None`
+    /// for any other type, and for an id this program has no type or
+    /// struct for.
+    pub fn struct_fields(&self, ty: TypeId) -> Option<&[Field]> {
+        match self.types.get(ty.0 as usize) {
+            Some(Type::Struct(s)) => self.structs.get(s.0 as usize).map(|d| &d.fields[..]),
+            _ => None,
+        }
+    }
+
     /// The enum `id` names.
     pub fn enum_def(&self, id: EnumId) -> &EnumDef {
         &self.enums[id.0 as usize]

@@ -1122,16 +1122,10 @@ impl<'p> Checker<'p> {
     /// `call.unpack` and `return.unpacked` can take apart: one of 1 to
     /// [`MAX_UNPACKED`] fields.
     fn unpacked_fields(&self, ty: crate::types::TypeId) -> Option<Vec<Class>> {
-        if !self.type_exists(ty) {
-            return None;
-        }
-        let Type::Struct(s) = self.program.ty(ty) else {
-            return None;
-        };
-        let def = self.program.structs.get(s.0 as usize)?;
+        let fields = self.program.struct_fields(ty)?;
         (1..=MAX_UNPACKED)
-            .contains(&def.fields.len())
-            .then(|| def.fields.iter().map(|fd| self.type_class(fd.ty)).collect())
+            .contains(&fields.len())
+            .then(|| fields.iter().map(|fd| self.type_class(fd.ty)).collect())
     }
 
     /// The checks of a `call.unpack`'s result registers, `dst` and the ones

@@ -665,11 +665,10 @@ impl<'p> Flow<'p> {
                 if let Instr::CallUnpack { .. } = instr {
                     // The first pass has checked the result is a struct of
                     // fields enough, in the frame.
-                    if let Type::Struct(s) = p.ty(callee.result) {
-                        for (i, field) in p.structs[s.0 as usize].fields.iter().enumerate() {
-                            let t = self.types.of(field.ty);
-                            e.writes.push((Reg(dst.0 + i as u16), known(t)));
-                        }
+                    let fields = p.struct_fields(callee.result).unwrap_or_default();
+                    for (i, field) in fields.iter().enumerate() {
+                        let t = self.types.of(field.ty);
+                        e.writes.push((Reg(dst.0 + i as u16), known(t)));
                     }
                     return e;
                 }
@@ -683,15 +682,13 @@ impl<'p> Flow<'p> {
             Instr::ReturnUnpacked { base, .. } => {
                 // The first pass has checked the result is a struct of
                 // `count` fields.
-                if let Type::Struct(s) = p.ty(self.f.result) {
-                    let def = &p.structs[s.0 as usize];
-                    for (i, field) in def.fields.iter().enumerate() {
-                        e.needs.push((
-                            Reg(base.0 + i as u16),
-                            Want::Exactly(self.types.of(field.ty)),
-                            format!("field `{}` of the function's result", field.name),
-                        ));
-                    }
+                let fields = p.struct_fields(self.f.result).unwrap_or_default();
+                for (i, field) in fields.iter().enumerate() {
+                    e.needs.push((
+                        Reg(base.0 + i as u16),
+                        Want::Exactly(self.types.of(field.ty)),
+                        format!("field `{}` of the function's result", field.name),
+                    ));
                 }
             }
             Instr::CallBuiltin {
