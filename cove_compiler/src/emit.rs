@@ -244,9 +244,7 @@ impl Emitter {
                 count,
             });
             self.lines.push(line);
-            for field in 0..count {
-                self.free(Reg(base.0 + field));
-            }
+            self.free_window(base, classes.len());
         } else {
             let base = self.alloc_window(classes);
             for field in 0..count {
@@ -260,9 +258,7 @@ impl Emitter {
             }
             self.code.push(Instr::ReturnUnpacked { base, count });
             self.lines.push(self.line);
-            for field in 0..count {
-                self.free(Reg(base.0 + field));
-            }
+            self.free_window(base, classes.len());
         }
         self.code.push(Instr::Return { src });
         self.lines.push(self.line);
@@ -742,6 +738,14 @@ impl Emitter {
         {
             *f = true;
             self.pools[usize::from(self.classes[r.0 as usize])].insert(r.0);
+        }
+    }
+
+    /// Frees the `count` registers from `base`: a window whose values the
+    /// instruction that took them has read.
+    pub(crate) fn free_window(&mut self, base: Reg, count: usize) {
+        for i in 0..count {
+            self.free(Reg(base.0.wrapping_add(i as u16)));
         }
     }
 

@@ -319,9 +319,7 @@ impl FnCx<'_> {
             let v = self.expr(a, Some(*p), Want::Into(reg));
             self.check(*p, v.ty, &a.span);
         }
-        for i in 0..classes.len() {
-            self.e.free(Reg(base.0.wrapping_add(i as u16)));
-        }
+        self.e.free_window(base, classes.len());
         self.release(f);
         let dst = self.dst(want, self.is_ref(result));
         self.e.emit(Instr::CallClosure {
@@ -507,9 +505,7 @@ impl FnCx<'_> {
                         self.e.emit(Instr::Move { dst: r, src: c.reg });
                     }
                 }
-                for i in 0..classes.len() {
-                    self.e.free(Reg(base.0.wrapping_add(i as u16)));
-                }
+                self.e.free_window(base, classes.len());
                 base
             }
         };

@@ -1532,9 +1532,7 @@ impl FnCx<'_> {
         ty: TypeId,
         want: Want,
     ) -> Val {
-        for i in 0..count {
-            self.e.free(cove_ir::op::Reg(base.0.wrapping_add(i as u16)));
-        }
+        self.e.free_window(base, count);
         let dst = self.dst(want, true);
         self.e.emit(Instr::NewStruct {
             dst,
@@ -1661,9 +1659,7 @@ impl FnCx<'_> {
             };
             self.check(elem, v.ty, &e.span);
         }
-        for i in 0..items.len() {
-            self.e.free(cove_ir::op::Reg(base.0.wrapping_add(i as u16)));
-        }
+        self.e.free_window(base, items.len());
         let list_ty = self.program.intern_type(Type::List(elem));
         let dst = self.dst(want, true);
         self.e.emit(Instr::NewList {

@@ -249,9 +249,7 @@ impl FnCx<'_> {
         match tuple_elems(self.program, ty) {
             Some((sid, _)) if !broken => self.new_struct_from(base, classes.len(), sid, ty, want),
             _ => {
-                for i in 0..classes.len() {
-                    self.e.free(Reg(base.0.wrapping_add(i as u16)));
-                }
+                self.e.free_window(base, classes.len());
                 Val::none(ERROR)
             }
         }
