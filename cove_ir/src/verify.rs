@@ -154,7 +154,7 @@ mod written;
 use std::fmt;
 
 use crate::builtins::Sig;
-use crate::op::{Instr, MAX_UNPACKED, Operand, OperandKind, Reg};
+use crate::op::{Instr, MAX_UNPACKED, Operand, OperandKind, Reg, StretchEnd};
 use crate::program::{Function, FunctionId, Program};
 use crate::types::Type;
 
@@ -1226,11 +1226,13 @@ fn returns_fields(f: &Function) -> bool {
     let lands = |pc: usize| targets.contains(&(pc as u32));
     let unpacked = |pc: usize| matches!(f.code[pc], Instr::ReturnUnpacked { .. });
     f.code.iter().enumerate().all(|(pc, instr)| {
-        let returns = instr.returned().is_some()
-            || matches!(
-                instr,
-                Instr::ReturnUnit {} | Instr::ReturnAddInt { .. } | Instr::ReturnAddIntImm { .. }
-            );
+        // Every opcode that may leave the frame, by `op.rs`'s one list of
+        // them, so that a return form added there is held to this too;
+        // but the `return.unpacked` that guards the rest.
+        let returns = matches!(
+            instr.opcode().stretch_end(),
+            StretchEnd::Return | StretchEnd::Conditional
+        ) && !matches!(instr, Instr::ReturnUnpacked { .. });
         if !returns {
             return true;
         }
