@@ -42,6 +42,8 @@ const PROGRAMS: &[&str] = &[
     "memo",
     "map_walk",
     "tuples",
+    "gauss",
+    "sudoku",
     // Tasks and channels, which have no Lua twin.
     "channels",
     // A directory program: the covefmt workload, which has no Lua twin.
