@@ -439,6 +439,28 @@ impl Emitter {
                     divisor: value as i16,
                 }
             }
+            // A product by a constant added in place (`r * 9 + c`, `h * 31
+            // + x`), on either side: the product's register is the sum's,
+            // so nothing after the pair sees the product alone. Not when
+            // both sides are the product, which the fused instruction
+            // would read before writing it.
+            (
+                Instr::MulIntImm {
+                    dst: product,
+                    a,
+                    value,
+                },
+                Instr::AddInt {
+                    dst,
+                    a: left,
+                    b: right,
+                },
+            ) if dst == product && (left == product) != (right == product) => Instr::MulAddIntImm {
+                dst,
+                a,
+                value,
+                b: if left == product { right } else { left },
+            },
             // A constant added in place to a sum (`row - c + n - 1`): the
             // sum's register is the one the constant goes to, so nothing
             // after the pair sees the sum alone.
@@ -1980,6 +2002,64 @@ mod tests {
         let large = step_then_read(1000, 1, Between::Nothing);
         assert!(matches!(large[0], Instr::AddIntImm { .. }), "{large:?}");
         assert!(matches!(large[1], Instr::GetList { .. }), "{large:?}");
+    }
+
+    /// `r2 = r0 * 9`, then `into = left + right`, with `between` between.
+    fn product_then_sum(into: u16, left: u16, right: u16, between: Between) -> Vec<Instr> {
+        pair(
+            Instr::MulIntImm {
+                dst: Reg(2),
+                a: Reg(0),
+                value: 9,
+            },
+            Instr::AddInt {
+                dst: Reg(into),
+                a: Reg(left),
+                b: Reg(right),
+            },
+            between,
+        )
+    }
+
+    #[test]
+    fn a_product_by_a_constant_added_in_place_on_either_side_is_one_instruction() {
+        let fused = Instr::MulAddIntImm {
+            dst: Reg(2),
+            a: Reg(0),
+            value: 9,
+            b: Reg(1),
+        };
+        for between in [Between::Nothing, Between::UnusedLabel] {
+            assert_eq!(
+                product_then_sum(2, 2, 1, between)[..2],
+                [fused, Instr::ReturnUnit {}],
+                "{between:?}"
+            );
+            assert_eq!(
+                product_then_sum(2, 1, 2, between)[..2],
+                [fused, Instr::ReturnUnit {}],
+                "{between:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_product_added_into_another_register_twice_or_past_a_landing_stays_two_instructions() {
+        for code in [
+            // r3 = r2 + r1 leaves the product in r2, which something may read.
+            product_then_sum(3, 2, 1, Between::Nothing),
+            // `x * 9 + x * 9` in one register: the fused instruction would
+            // read the product as `b` before writing it.
+            product_then_sum(2, 2, 2, Between::Nothing),
+            // The sum does not read the product at all.
+            product_then_sum(2, 0, 1, Between::Nothing),
+        ] {
+            assert!(matches!(code[0], Instr::MulIntImm { .. }), "{code:?}");
+            assert!(matches!(code[1], Instr::AddInt { .. }), "{code:?}");
+        }
+        let landed = product_then_sum(2, 2, 1, Between::LandedLabel);
+        assert!(matches!(landed[1], Instr::MulIntImm { .. }), "{landed:?}");
+        assert!(matches!(landed[2], Instr::AddInt { .. }), "{landed:?}");
     }
 
     /// `r2 = r0 + r1`, then `into = r2 + 7`, with `between` between.

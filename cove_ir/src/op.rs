@@ -816,6 +816,16 @@ instruction_set! {
     /// through, to the `new.struct` and `return` that make the result and
     /// return it. A conditional return, as the `return-if-*` forms are.
     ReturnUnpacked = "return.unpacked" { base: Base, count: Count }
+    /// `dst = a * value + b`: a `mul.int.imm` and the `add.int` that adds
+    /// its product in place (`r * 9 + c`, `h * 31 + x`) in one dispatch.
+    /// `a` and `b` are both read before `dst` is written. The product's
+    /// overflow is the runtime error of `mul.int.imm`, with nothing
+    /// written; the sum's that of `add.int`, with `dst` left holding the
+    /// product, as the pair leaves them. The compiler's emitter makes it of
+    /// the pair on one source line with no label bound between the two,
+    /// when the sum goes to the product's own register and reads it on one
+    /// side only, so that nothing after the pair sees a difference.
+    MulAddIntImm = "mul-add.int.imm" { dst: DstNum, a: SrcNum, value: Imm, b: SrcNum }
 }
 
 /// The most fields a result may have to be taken apart by `call.unpack`

@@ -207,3 +207,7 @@ sample!(
     strings_comparisons_read_views_plain_and_shared_strings_runs_from_printed_ir,
     "strings/comparisons_read_views_plain_and_shared_strings"
 );
+sample!(
+    arithmetic_a_product_by_a_constant_added_on_one_line_runs_from_printed_ir,
+    "arithmetic/a_product_by_a_constant_added_on_one_line"
+);

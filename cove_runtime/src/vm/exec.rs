@@ -1704,6 +1704,21 @@ impl<'env> Machine<'env> {
                             continue 'stretch;
                         }
                     }
+                    Instr::MulAddIntImm { dst, a, value, b } => {
+                        // Both read first: the product goes to `dst`.
+                        let c = int!(b);
+                        match int!(a).checked_mul(i64::from(value)) {
+                            Some(p) => match p.checked_add(c) {
+                                Some(v) => set!(dst, v as u64),
+                                None => {
+                                    // The pair leaves the product in `dst`.
+                                    set!(dst, p as u64);
+                                    fail!(overflow("addition"))
+                                }
+                            },
+                            None => fail!(overflow("multiplication")),
+                        }
+                    }
                 }
                 next!();
             }
