@@ -439,6 +439,36 @@ impl Emitter {
                     divisor: value as i16,
                 }
             }
+            // A call's first argument computed in its window by a constant
+            // added (`fib(n - 1)`), the result returned into the same
+            // register: the sum's register is written by the instruction,
+            // as the pair writes it. Not in a function that returns a
+            // tuple's fields, whose returns look for a plain `call` before
+            // them to take its result apart (`called_for_fields`).
+            (
+                Instr::AddIntImm {
+                    dst: argument,
+                    a,
+                    value,
+                },
+                Instr::Call {
+                    dst,
+                    func,
+                    base,
+                    count,
+                },
+            ) if argument == base && dst == base && count >= 1 && self.fields.is_none() => {
+                match i8::try_from(value) {
+                    Ok(offset) => Instr::AddCall {
+                        func,
+                        base,
+                        count,
+                        a,
+                        offset,
+                    },
+                    Err(_) => return false,
+                }
+            }
             // A product by a constant added in place (`r * 9 + c`, `h * 31
             // + x`), on either side: the product's register is the sum's,
             // so nothing after the pair sees the product alone. Not when
@@ -2002,6 +2032,95 @@ mod tests {
         let large = step_then_read(1000, 1, Between::Nothing);
         assert!(matches!(large[0], Instr::AddIntImm { .. }), "{large:?}");
         assert!(matches!(large[1], Instr::GetList { .. }), "{large:?}");
+    }
+
+    /// `r1 = r0 + value`, then `call dst, f0, base, count`, with
+    /// `between` between.
+    fn argument_then_call(
+        value: i32,
+        dst: u16,
+        base: u16,
+        count: u16,
+        between: Between,
+    ) -> Vec<Instr> {
+        pair(
+            Instr::AddIntImm {
+                dst: Reg(1),
+                a: Reg(0),
+                value,
+            },
+            Instr::Call {
+                dst: Reg(dst),
+                func: cove_ir::program::FunctionId(0),
+                base: Reg(base),
+                count,
+            },
+            between,
+        )
+    }
+
+    #[test]
+    fn a_call_whose_first_argument_is_a_constant_added_is_one_instruction() {
+        for between in [Between::Nothing, Between::UnusedLabel] {
+            for (value, offset) in [(-1, -1i8), (-128, -128), (127, 127)] {
+                assert_eq!(
+                    argument_then_call(value, 1, 1, 2, between)[0],
+                    Instr::AddCall {
+                        func: cove_ir::program::FunctionId(0),
+                        base: Reg(1),
+                        count: 2,
+                        a: Reg(0),
+                        offset,
+                    },
+                    "{between:?} {value}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_argument_past_a_byte_elsewhere_in_the_window_or_past_a_landing_stays_two_instructions() {
+        for code in [
+            // The constant does not fit the fused instruction's byte.
+            argument_then_call(128, 1, 1, 1, Between::Nothing),
+            argument_then_call(-129, 1, 1, 1, Between::Nothing),
+            // The result goes elsewhere: the sum's register keeps the
+            // argument after the call, which something may read.
+            argument_then_call(-1, 2, 1, 1, Between::Nothing),
+            // The sum is the second argument, not the first.
+            argument_then_call(-1, 0, 0, 2, Between::Nothing),
+            // No arguments: the sum is not one.
+            argument_then_call(-1, 1, 1, 0, Between::Nothing),
+        ] {
+            assert!(matches!(code[0], Instr::AddIntImm { .. }), "{code:?}");
+            assert!(matches!(code[1], Instr::Call { .. }), "{code:?}");
+        }
+        let landed = argument_then_call(-1, 1, 1, 1, Between::LandedLabel);
+        assert!(matches!(landed[1], Instr::AddIntImm { .. }), "{landed:?}");
+        assert!(matches!(landed[2], Instr::Call { .. }), "{landed:?}");
+    }
+
+    #[test]
+    fn a_call_for_a_returned_tuples_fields_stays_a_call() {
+        let mut e = Emitter::new();
+        e.returns_fields(cove_ir::types::StructId(0), vec![false, false]);
+        e.emit(Instr::AddIntImm {
+            dst: Reg(1),
+            a: Reg(0),
+            value: -1,
+        });
+        e.emit(Instr::Call {
+            dst: Reg(1),
+            func: cove_ir::program::FunctionId(0),
+            base: Reg(1),
+            count: 1,
+        });
+        e.called_for_fields();
+        assert!(
+            matches!(e.code[..], [Instr::AddIntImm { .. }, Instr::Call { .. }]),
+            "{:?}",
+            e.code
+        );
     }
 
     /// `r2 = r0 * 9`, then `into = left + right`, with `between` between.

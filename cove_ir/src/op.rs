@@ -826,6 +826,16 @@ instruction_set! {
     /// when the sum goes to the product's own register and reads it on one
     /// side only, so that nothing after the pair sees a difference.
     MulAddIntImm = "mul-add.int.imm" { dst: DstNum, a: SrcNum, value: Imm, b: SrcNum }
+    /// `base = a + offset`, then `call base, func, base, count`: an
+    /// `add.int.imm` that computes a call's first argument in the window
+    /// (`fib(n - 1)`, `walk(depth + 1, ...)`) and the call that returns
+    /// into that same register, in one dispatch. `base` is a num register
+    /// and the callee's first parameter and result are of the num class.
+    /// The sum's overflow is the runtime error of `add.int.imm`, before
+    /// any call is made; after it, everything is as `call`'s. The
+    /// compiler's emitter makes it of the pair on one source line with no
+    /// label bound between the two, for an offset that fits a byte.
+    AddCall = "add-call" { func: Func, base: Base, count: Count, a: SrcNum, offset: Offset }
 }
 
 /// The most fields a result may have to be taken apart by `call.unpack`
@@ -996,7 +1006,11 @@ const STRETCH_END: [StretchEnd; Opcode::ALL.len()] = {
             StretchEnd::Branch
         } else if matches!(
             op,
-            Opcode::Call | Opcode::CallClosure | Opcode::MoveCallClosure | Opcode::CallUnpack
+            Opcode::Call
+                | Opcode::CallClosure
+                | Opcode::MoveCallClosure
+                | Opcode::CallUnpack
+                | Opcode::AddCall
         ) {
             StretchEnd::Call
         } else if is_return(op) {
@@ -1126,7 +1140,8 @@ const fn ends_stretch(op: Opcode) -> bool {
         || is_branch(op)
         || matches!(
             op,
-            Call | CallBuiltin
+            Call | AddCall
+                | CallBuiltin
                 | Spawn
                 | ConcatStr
                 | ToStrInt

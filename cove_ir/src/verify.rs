@@ -858,6 +858,12 @@ impl<'p> Checker<'p> {
                 func,
                 base,
                 count,
+            }
+            | Instr::AddCall {
+                base: dst @ base,
+                func,
+                count,
+                ..
             } => {
                 let Some(callee) = p.functions.get(func.index()) else {
                     return vec![];
@@ -875,12 +881,17 @@ impl<'p> Checker<'p> {
                 }
                 let classes = callee.params.iter().map(|t| self.type_class(*t)).collect();
                 let mut checks = run(base, classes, &format!("parameter of {}", callee.qualified));
-                if matches!(instr, Instr::Call { .. }) {
+                if matches!(instr, Instr::Call { .. } | Instr::AddCall { .. }) {
                     checks.push((
                         dst,
                         self.type_class(callee.result),
                         format!("the result of {}", callee.qualified),
                     ));
+                }
+                if matches!(instr, Instr::AddCall { .. }) {
+                    // The instruction writes an `Int` into its first
+                    // argument: a num register, whatever the callee takes.
+                    checks.push((base, Some(false), "the sum `add-call` writes".to_string()));
                 }
                 if matches!(instr, Instr::CallUnpack { .. }) {
                     checks.extend(self.unpacked_call(at, f, dst, func));

@@ -1154,3 +1154,54 @@ fn a_return_unpacked_field_of_another_type_is_rejected() {
         "field `name` of the function's result",
     );
 }
+
+/// A callee of one `Int` returning an `Int`, `f1`, for `add-call`, and a
+/// `main`, `f2`, with the header `header` and the code `code`.
+fn with_inc(header: &str, code: &str) -> Vec<VerifyError> {
+    faults(&format!(
+        "fn f1 inc in m\n  params t2\n  result t2\n  registers 1\n  @0 return r0\n\
+         fn f2 main in m\n{header}{code}"
+    ))
+}
+
+#[test]
+fn an_add_call_into_a_num_register_of_a_callee_taking_and_giving_a_num_verifies() {
+    assert_eq!(
+        with_inc(
+            "  result t2\n  registers 2\n",
+            "  @0 load.int r0, 5\n  @1 add-call m.inc, r1, 1, r0, -1\n  @2 return r1\n"
+        ),
+        vec![]
+    );
+}
+
+#[test]
+fn an_add_call_whose_sum_would_land_in_a_ref_register_is_rejected() {
+    let errors = with_inc(
+        "  result t2\n  registers 2\n  refs r1\n",
+        "  @0 load.int r0, 5\n  @1 add-call m.inc, r1, 1, r0, -1\n  @2 return r0\n",
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.pc == Some(1) && e.message.contains("the sum `add-call` writes")),
+        "{errors:#?}"
+    );
+}
+
+#[test]
+fn an_add_call_of_a_callee_giving_a_reference_is_rejected() {
+    // m.callee takes (Int, String) and gives a String: its result cannot
+    // come back into the num register the sum is in.
+    let errors = faults(
+        "fn f1 main in m\n  result t2\n  registers 2\n  refs r1\n  \
+         @0 load.int r0, 5\n  @1 load.const r1, k1\n  \
+         @2 add-call m.callee, r0, 2, r0, 1\n  @3 return r0\n",
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.pc == Some(2) && e.message.contains("the result of m.callee")),
+        "{errors:#?}"
+    );
+}

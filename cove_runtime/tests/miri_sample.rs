@@ -211,3 +211,7 @@ sample!(
     arithmetic_a_product_by_a_constant_added_on_one_line_runs_from_printed_ir,
     "arithmetic/a_product_by_a_constant_added_on_one_line"
 );
+sample!(
+    calls_a_call_whose_first_argument_is_a_constant_added_runs_from_printed_ir,
+    "calls/a_call_whose_first_argument_is_a_constant_added"
+);

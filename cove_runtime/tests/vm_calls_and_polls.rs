@@ -1552,7 +1552,9 @@ fn at_every_stop_each_outer_frame_waits_in_a_call_of_the_function_above_it() {
             let (inner, outer) = (pair[0], pair[1]);
             let code = &p.function(outer.function_id()).code;
             let ok = match code.get(outer.pc() as usize) {
-                Some(Instr::Call { func, .. }) => *func == inner.function_id(),
+                Some(Instr::Call { func, .. } | Instr::AddCall { func, .. }) => {
+                    *func == inner.function_id()
+                }
                 _ => false,
             };
             if !ok || outer.line() != p.line_of(outer.function_id(), outer.pc()) {

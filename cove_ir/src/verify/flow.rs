@@ -641,6 +641,11 @@ impl<'p> Flow<'p> {
             }
             | Instr::CallUnpack {
                 dst, func, base, ..
+            }
+            | Instr::AddCall {
+                base: dst @ base,
+                func,
+                ..
             } => {
                 let callee = p.function(func);
                 for (i, param) in callee.params.iter().enumerate() {
@@ -654,7 +659,10 @@ impl<'p> Flow<'p> {
                 // (see `Instr::Call`): the arguments come back holding
                 // whatever of their class the callee left in its
                 // parameters, and the ref registers after them as 0.
-                if let Instr::Call { count, .. } | Instr::CallUnpack { count, .. } = *instr {
+                if let Instr::Call { count, .. }
+                | Instr::CallUnpack { count, .. }
+                | Instr::AddCall { count, .. } = *instr
+                {
                     let lent = usize::from(base.0)..usize::from(self.f.registers);
                     let args = usize::from(count);
                     for (i, r) in lent.enumerate() {

@@ -190,9 +190,13 @@ impl Pass<'_> {
                         _ => 0,
                     };
                     let base = usize::from(base.0);
-                    // `move-call.closure` writes its first argument itself,
-                    // from `src`, which is looked at as a source.
-                    let moved = usize::from(matches!(instr, Instr::MoveCallClosure { .. }));
+                    // `move-call.closure` and `add-call` write their first
+                    // argument themselves, from `src` or `a`, which is
+                    // looked at as a source.
+                    let moved = usize::from(matches!(
+                        instr,
+                        Instr::MoveCallClosure { .. } | Instr::AddCall { .. }
+                    ));
                     for r in base + moved..base + count {
                         look(r, written);
                     }

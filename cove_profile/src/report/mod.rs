@@ -457,9 +457,11 @@ impl<'a> Report<'a> {
                 let mut per: BTreeMap<(u8, String), Charge> = BTreeMap::new();
                 for row in &self.instructions {
                     let key = match row.instr {
-                        Some(Instr::Call { func, .. } | Instr::CallUnpack { func, .. }) => {
-                            (0, self.program.function_name(func).to_string())
-                        }
+                        Some(
+                            Instr::Call { func, .. }
+                            | Instr::CallUnpack { func, .. }
+                            | Instr::AddCall { func, .. },
+                        ) => (0, self.program.function_name(func).to_string()),
                         Some(Instr::CallBuiltin { builtin, .. }) => (1, builtin.name().to_string()),
                         Some(Instr::Spawn { func, .. }) => {
                             (2, self.program.function_name(func).to_string())

@@ -1704,6 +1704,19 @@ impl<'env> Machine<'env> {
                             continue 'stretch;
                         }
                     }
+                    Instr::AddCall {
+                        func,
+                        base,
+                        count,
+                        a,
+                        offset,
+                    } => {
+                        // The argument first, as the pair makes it: a sum
+                        // that overflows faults before any frame is pushed.
+                        let argument = plus_imm!(a, offset);
+                        set!(base, argument as u64);
+                        enter!(base, func, base, count, 0);
+                    }
                     Instr::MulAddIntImm { dst, a, value, b } => {
                         // Both read first: the product goes to `dst`.
                         let c = int!(b);
