@@ -60,7 +60,9 @@
 //!   exists, and every field, variant and payload index is in range;
 //! - a `call` or `spawn` passes exactly as many arguments as the callee has
 //!   parameters, each of the class of its parameter, and a `call`'s result
-//!   register is of the class of the callee's result type;
+//!   register is of the class of the callee's result type; an `add-call`
+//!   is checked as the `call` it ends in, whose result goes to its first
+//!   argument's register, which is a num register (the sum goes there);
 //! - a `call.unpack` calls as `call` does a callee whose result is a
 //!   struct of 1 to [`MAX_UNPACKED`] fields, has a register in the frame
 //!   from its `dst` for each field, of the field's class, and its callee
@@ -213,7 +215,7 @@ impl std::error::Error for VerifyError {}
 ///    operand names exists, and every field, variant and payload index is
 ///    in range of its struct or enum; the type table starts with the five
 ///    basic types, and every type is made only of types before it.
-/// 5. **arity** — a `call` or `spawn` passes exactly the callee's
+/// 5. **arity** — a `call`, `add-call` or `spawn` passes exactly the callee's
 ///    parameter count (so, by *frame* for the callee, no more than its
 ///    registers); a `call-builtin` exactly the catalogue's arity; a
 ///    `new.struct` exactly the struct's fields and a `new.variant` exactly
