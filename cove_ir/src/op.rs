@@ -853,6 +853,18 @@ impl Instr {
         })
     }
 
+    /// The function a call enters by name, not through a closure: the
+    /// callee of a `call`, a `call.unpack` or an `add-call`. (A `spawn`
+    /// names one too, but runs it in another task.)
+    pub fn direct_callee(&self) -> Option<FunctionId> {
+        match *self {
+            Instr::Call { func, .. }
+            | Instr::CallUnpack { func, .. }
+            | Instr::AddCall { func, .. } => Some(func),
+            _ => None,
+        }
+    }
+
     /// The register this instruction may return: the source of a `return`
     /// or of a guarded `return-if-*`. `return.unit` returns no register.
     pub fn returned(&self) -> Option<Reg> {
@@ -1210,6 +1222,41 @@ mod tests {
         }
         assert!(!Opcode::AddInt.ends_stretch());
         assert!(!Opcode::GetList.ends_stretch());
+    }
+
+    #[test]
+    fn a_direct_callee_is_named_by_exactly_the_calls_whose_operands_name_a_function() {
+        let callee = FunctionId(7);
+        for op in Opcode::ALL {
+            let operands: Vec<Operand> = op
+                .operand_kinds()
+                .iter()
+                .map(|kind| match kind {
+                    OperandKind::Count => Operand::Count(1),
+                    OperandKind::Imm => Operand::Imm(1),
+                    OperandKind::Offset => Operand::Offset(1),
+                    OperandKind::Divisor => Operand::Divisor(3),
+                    OperandKind::Const => Operand::Const(ConstId(0)),
+                    OperandKind::Target => Operand::Target(0),
+                    OperandKind::Func => Operand::Func(callee),
+                    OperandKind::Builtin => Operand::Builtin(Builtin::ALL[0]),
+                    OperandKind::Type => Operand::Type(TypeId(0)),
+                    OperandKind::Struct => Operand::Struct(StructId(0)),
+                    OperandKind::Enum => Operand::Enum(EnumId(0)),
+                    OperandKind::Index => Operand::Index(0),
+                    _ => Operand::Reg(Reg(1)),
+                })
+                .collect();
+            let instr = Instr::from_operands(*op, &operands).unwrap();
+            let calls_by_name = op.stretch_end() == StretchEnd::Call
+                && op.operand_kinds().contains(&OperandKind::Func);
+            assert_eq!(
+                instr.direct_callee(),
+                calls_by_name.then_some(callee),
+                "{}",
+                op.mnemonic()
+            );
+        }
     }
 
     #[test]

@@ -129,7 +129,7 @@ fn the_depth_rises_by_one_in_a_call_and_falls_back_when_it_returns() {
         trail.lock().unwrap().push((
             stop.program().function_name(stop.function_id()).to_string(),
             stop.depth(),
-            matches!(stop.instr(), Instr::Call { .. } | Instr::AddCall { .. }),
+            stop.instr().direct_callee().is_some(),
         ));
         Resume::Go
     });

@@ -1551,12 +1551,10 @@ fn at_every_stop_each_outer_frame_waits_in_a_call_of_the_function_above_it() {
         for pair in frames.windows(2) {
             let (inner, outer) = (pair[0], pair[1]);
             let code = &p.function(outer.function_id()).code;
-            let ok = match code.get(outer.pc() as usize) {
-                Some(Instr::Call { func, .. } | Instr::AddCall { func, .. }) => {
-                    *func == inner.function_id()
-                }
-                _ => false,
-            };
+            let ok = code
+                .get(outer.pc() as usize)
+                .and_then(Instr::direct_callee)
+                .is_some_and(|func| func == inner.function_id());
             if !ok || outer.line() != p.line_of(outer.function_id(), outer.pc()) {
                 failures.lock().unwrap().push(format!(
                     "task {} at depth {}: {} waits at {}",

@@ -456,19 +456,18 @@ impl<'a> Report<'a> {
             By::Callee => {
                 let mut per: BTreeMap<(u8, String), Charge> = BTreeMap::new();
                 for row in &self.instructions {
-                    let key = match row.instr {
-                        Some(
-                            Instr::Call { func, .. }
-                            | Instr::CallUnpack { func, .. }
-                            | Instr::AddCall { func, .. },
-                        ) => (0, self.program.function_name(func).to_string()),
-                        Some(Instr::CallBuiltin { builtin, .. }) => (1, builtin.name().to_string()),
-                        Some(Instr::Spawn { func, .. }) => {
+                    let direct = row.instr.as_ref().and_then(Instr::direct_callee);
+                    let key = match (direct, row.instr) {
+                        (Some(func), _) => (0, self.program.function_name(func).to_string()),
+                        (_, Some(Instr::CallBuiltin { builtin, .. })) => {
+                            (1, builtin.name().to_string())
+                        }
+                        (_, Some(Instr::Spawn { func, .. })) => {
                             (2, self.program.function_name(func).to_string())
                         }
                         // A call through a function value: the functions
                         // its call sites reached.
-                        Some(Instr::CallClosure { .. } | Instr::MoveCallClosure { .. }) => {
+                        (_, Some(Instr::CallClosure { .. } | Instr::MoveCallClosure { .. })) => {
                             (3, self.reached(row.function, row.pc))
                         }
                         _ => continue,
