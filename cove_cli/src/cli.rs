@@ -433,7 +433,8 @@ pub struct FmtArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ClockChoice {
     /// No clock at the stops: a sampler charges the task's processor time
-    /// to where it is, every 100 µs, less the profiler's own cost.
+    /// to where it is, every 100 µs (then 400 µs), less the profiler's own
+    /// cost.
     Sampled,
     /// No time at all: exact counts and heap figures, at the least cost.
     None,

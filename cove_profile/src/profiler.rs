@@ -389,7 +389,8 @@ impl Profiler {
 
     /// A profiler whose stops read no clock, as [`Profiler::counting`]'s,
     /// with a sampler thread that charges task 0's processor time to the
-    /// instruction it is at, every 100 µs (see `sampler.rs`). Each row's
+    /// instruction it is at, every 100 µs and later every 400 µs (see
+    /// `sampler.rs`). Each row's
     /// `nanos` is then sampled time less the profiler's own calibrated cost
     /// per stop: an estimate of what the row costs in a run nobody profiles.
     /// Spawned tasks, when followed, are counted exactly and their threads
@@ -456,7 +457,7 @@ impl Profiler {
     /// Ends the sampler's thread, if the profiler has one: no time is
     /// sampled after this, and what was sampled stays. A host that goes
     /// on working in the process after the run calls it first, so that the
-    /// thread's wakes every 100 µs neither cost that work processor time
+    /// thread's wakes neither cost that work processor time
     /// nor disturb it: `cove profile` does before it measures what its
     /// stops cost ([`Profiler::set_stop_costs`]), which it times by the
     /// whole process's processor time. Twelve such measurements with the

@@ -11,8 +11,9 @@
 //! figure, and a change that removes cheap instructions looks faster than
 //! it is. So the stops read no clock at all. They keep the exact counts and
 //! publish their position ([`crate::hot::Hot::position`]); this thread
-//! wakes every [`PERIOD`], reads the task thread's own CPU clock, and adds
-//! what it moved to the position it reads. The sum over rows is the CPU
+//! wakes every [`PERIOD`] (every [`LATER_PERIOD`] once it has looked
+//! [`FIRST_LOOKS`] times: `period_after`), reads the task thread's own
+//! CPU clock, and adds what it moved to the position it reads. The sum over rows is the CPU
 //! time the task used, not the wall clock: time the task spent blocked, or
 //! descheduled on a loaded machine, is not charged to anything.
 //!
@@ -52,8 +53,12 @@
 //!
 //! # What it costs
 //!
-//! One thread, asleep but for a few microseconds every [`PERIOD`]: under 2%
-//! of one core. It is started when the profiler is made and ended when it
+//! One thread, asleep but for a few microseconds every [`PERIOD`], then
+//! every [`LATER_PERIOD`]. Each look costs the process a few microseconds
+//! of processor time: at every [`PERIOD`] throughout, a profile without
+//! its replay cost 4% to 21% more processor time than a counting one
+//! (`gauss`, `arith`, `sorting`, in two sessions), and with the later
+//! period 0% to 7% more (`gauss`, `sorting`). It is started when the profiler is made and ended when it
 //! is dropped.
 
 use std::collections::HashMap;
@@ -67,8 +72,18 @@ use parking_lot::{Mutex, RwLock};
 
 use crate::hot::{Hot, Inside};
 
-/// How long the sampler sleeps between two looks.
+/// How long the sampler sleeps between two looks, for its first
+/// [`FIRST_LOOKS`] looks at a running task 0.
 pub(crate) const PERIOD: Duration = Duration::from_micros(100);
+
+/// How many looks at task 0 the sampler makes every [`PERIOD`] before it
+/// slows to every [`LATER_PERIOD`]: about the first 50 to 100 ms of a run
+/// (a wake comes later than asked, more so on a loaded machine).
+pub(crate) const FIRST_LOOKS: u32 = 500;
+
+/// How long the sampler sleeps between two looks after its first
+/// [`FIRST_LOOKS`].
+pub(crate) const LATER_PERIOD: Duration = Duration::from_micros(400);
 
 /// No thread's clock registered yet.
 const NO_CLOCK: i64 = i64::MIN;
@@ -287,30 +302,54 @@ impl Drop for Sampler {
 /// The sampler's loop.
 fn sample(shared: &Shared) {
     let mut tasks_last: Vec<Option<(i64, u64)>> = Vec::new();
+    let mut looks = 0u32;
     while !shared.done.load(Relaxed) {
-        std::thread::sleep(PERIOD);
-        look_at_main(shared);
+        std::thread::sleep(period_after(looks));
+        if look_at_main(shared) {
+            looks = looks.saturating_add(1);
+        }
         look_at_tasks(shared, &mut tasks_last);
     }
 }
 
+/// How long the sampler sleeps after `looks` looks at a running task 0.
+///
+/// Every look charges the processor time used since the look before, so
+/// the period may change without making any total wrong: a longer one only
+/// makes each look charge more to the one position it finds, so that a
+/// row's share of the time is known to about one over the square root of
+/// its looks. A short run needs every look it can get; a long one has
+/// thousands, and each costs the process a few microseconds of processor
+/// time (a wake, a read of another thread's clock, the charge under a
+/// lock). Four times fewer looks after the first [`FIRST_LOOKS`] made a
+/// profile without its replay 4% to 9% cheaper (`gauss`, `arith`, `fib`,
+/// `sorting`; docs/PROFILING.md, "What profiling costs").
+fn period_after(looks: u32) -> Duration {
+    if looks < FIRST_LOOKS {
+        PERIOD
+    } else {
+        LATER_PERIOD
+    }
+}
+
 /// One look at task 0: what its clock moved since the last look is charged
-/// to where it is.
-fn look_at_main(shared: &Shared) {
+/// to where it is. False when there was no running task 0 to look at.
+fn look_at_main(shared: &Shared) -> bool {
     // The clock is read under the lock, so a last look made meanwhile by
     // the task's thread is seen whole: its reading gone, the clock unset.
     let mut last = shared.main_last.lock();
     let id = shared.clock.load(Relaxed);
     if id == NO_CLOCK {
-        return;
+        return false;
     }
     let Some(now) = cpu_nanos(id) else {
         // The thread is gone: its run ended.
         *last = None;
-        return;
+        return false;
     };
     charge_since(shared, *last, id, now);
     *last = Some((id, now));
+    true
 }
 
 /// Charges task 0's processor time from the reading `last` to `now`, a
