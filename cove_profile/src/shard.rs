@@ -386,7 +386,14 @@ impl Shard {
             }
             below.node
         };
-        self.total.ran += pending;
+        // The total is read whole before its count is written, and the
+        // frame takes the copy: read back whole just after the count's
+        // store, the total was a wider load over a narrower store, which
+        // the processor cannot forward, and the call's stop waited for the
+        // store to reach the cache (a third of its time under `perf`).
+        let mut total = self.total;
+        total.ran += pending;
+        self.total = total;
         self.tree.nodes[last_node as usize].cost.ran += pending;
         let node = if CALL {
             let node = self.tree.enter(top_node, at_function);
@@ -395,11 +402,11 @@ impl Shard {
                 function: at_function,
                 node,
                 site: Some((function, end)),
-                started: self.total,
+                started: total,
             });
             node
         } else {
-            self.pop();
+            self.pop_at(total);
             caller_node
         };
         // The last stop was there at the start, and nothing since took it.
@@ -700,10 +707,18 @@ impl Shard {
     /// spectral_norm −2.3%).
     #[inline(always)]
     fn pop(&mut self) {
+        self.pop_at(self.total);
+    }
+
+    /// [`Shard::pop`] with the task's running total given: the glanced
+    /// return's, which has it in hand (see `hop_glanced` for why it is not
+    /// read back).
+    #[inline(always)]
+    fn pop_at(&mut self, total: Charge) {
         if let Some(frame) = self.stack.pop()
             && let Some((caller, pc)) = frame.site
         {
-            let inclusive = self.total.gained_since(&frame.started);
+            let inclusive = total.gained_since(&frame.started);
             let site = self.site(caller, pc, frame.function);
             site.calls += 1;
             site.inclusive.add(&inclusive);
