@@ -13,9 +13,10 @@
 //! publish their position ([`crate::hot::Hot::position`]); this thread
 //! wakes every [`PERIOD`] (every [`LATER_PERIOD`] once it has looked
 //! [`FIRST_LOOKS`] times: `period_after`), reads the task thread's own
-//! CPU clock, and adds what it moved to the position it reads. The sum over rows is the CPU
-//! time the task used, not the wall clock: time the task spent blocked, or
-//! descheduled on a loaded machine, is not charged to anything.
+//! CPU clock, and adds what it moved to the position it reads. The sum
+//! over rows is the CPU time the task used, not the wall clock: time the
+//! task spent blocked, or descheduled on a loaded machine, is not charged
+//! to anything.
 //!
 //! What a row's time means is then "its share of the samples, in
 //! nanoseconds", which converges on the real share as a run lengthens (an
@@ -58,8 +59,8 @@
 //! of processor time: at every [`PERIOD`] throughout, a profile without
 //! its replay cost 4% to 21% more processor time than a counting one
 //! (`gauss`, `arith`, `sorting`, in two sessions), and with the later
-//! period 0% to 7% more (`gauss`, `sorting`). It is started when the profiler is made and ended when it
-//! is dropped.
+//! period 0% to 7% more (`gauss`, `sorting`). It is started when the
+//! profiler is made and ended when it is dropped.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -322,7 +323,7 @@ fn sample(shared: &Shared) {
 /// thousands, and each costs the process a few microseconds of processor
 /// time (a wake, a read of another thread's clock, the charge under a
 /// lock). Four times fewer looks after the first [`FIRST_LOOKS`] made a
-/// profile without its replay 4% to 9% cheaper (`gauss`, `arith`, `fib`,
+/// profile without its replay 5% to 8% cheaper (`gauss`, `arith`, `fib`,
 /// `sorting`; docs/PROFILING.md, "What profiling costs").
 fn period_after(looks: u32) -> Duration {
     if looks < FIRST_LOOKS {
