@@ -440,6 +440,16 @@ impl<'env> Machine<'env> {
                 }
             };
         }
+        // `x * y` of two `Int`s, or the fault of `mul.int`'s overflow:
+        // `mul.int`, `mul.int.imm` and `mul-add.int.imm`'s product.
+        macro_rules! times {
+            ($x:expr, $y:expr) => {
+                match i64::checked_mul($x, $y) {
+                    Some(v) => v,
+                    None => fail!(overflow("multiplication")),
+                }
+            };
+        }
         // `a + value` of register `a` and a constant, or the fault of
         // `add.int.imm`'s overflow: `add.int.imm` and every fused form
         // that adds a constant (a returned sum, the index of
@@ -916,15 +926,9 @@ impl<'env> Machine<'env> {
                         Some(v) => set!(dst, v as u64),
                         None => fail!(overflow("subtraction")),
                     },
-                    Instr::MulInt { dst, a, b } => match int!(a).checked_mul(int!(b)) {
-                        Some(v) => set!(dst, v as u64),
-                        None => fail!(overflow("multiplication")),
-                    },
+                    Instr::MulInt { dst, a, b } => set!(dst, times!(int!(a), int!(b)) as u64),
                     Instr::MulIntImm { dst, a, value } => {
-                        match int!(a).checked_mul(i64::from(value)) {
-                            Some(v) => set!(dst, v as u64),
-                            None => fail!(overflow("multiplication")),
-                        }
+                        set!(dst, times!(int!(a), i64::from(value)) as u64)
                     }
                     Instr::DivInt { dst, a, b } => {
                         let d = int!(b);
@@ -1720,16 +1724,14 @@ impl<'env> Machine<'env> {
                     Instr::MulAddIntImm { dst, a, value, b } => {
                         // Both read first: the product goes to `dst`.
                         let c = int!(b);
-                        match int!(a).checked_mul(i64::from(value)) {
-                            Some(p) => match p.checked_add(c) {
-                                Some(v) => set!(dst, v as u64),
-                                None => {
-                                    // The pair leaves the product in `dst`.
-                                    set!(dst, p as u64);
-                                    fail!(overflow("addition"))
-                                }
-                            },
-                            None => fail!(overflow("multiplication")),
+                        let p = times!(int!(a), i64::from(value));
+                        match p.checked_add(c) {
+                            Some(v) => set!(dst, v as u64),
+                            None => {
+                                // The pair leaves the product in `dst`.
+                                set!(dst, p as u64);
+                                fail!(overflow("addition"))
+                            }
                         }
                     }
                 }
