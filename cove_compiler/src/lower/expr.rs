@@ -1431,8 +1431,12 @@ impl FnCx<'_> {
         want: Want,
     ) -> Val {
         let Some(ty) = self.user_type(path) else {
+            // The type was reported (or was a declaration's, reported
+            // there): its fields' values are still checked, but a `[]` or
+            // a `None` among them, whose type only the field could tell,
+            // is not reported again.
             for (_, e) in fields {
-                let v = self.expr(e, None, Want::Discard);
+                let v = self.expr(e, Some(ERROR), Want::Discard);
                 self.release(v);
             }
             return Val::none(ERROR);

@@ -1035,7 +1035,7 @@ impl FnCx<'_> {
                     } else {
                         self.unknown_name(name, &target.span);
                     }
-                    let v = self.expr(value, None, Want::Discard);
+                    let v = self.expr(value, Some(ERROR), Want::Discard);
                     self.release(v);
                 }
             },
@@ -1043,7 +1043,7 @@ impl FnCx<'_> {
                 let b = self.expr(base, None, Want::Any);
                 let Some((sid, index, fty)) = self.field_of(b.ty, field) else {
                     self.release(b);
-                    let v = self.expr(value, None, Want::Discard);
+                    let v = self.expr(value, Some(ERROR), Want::Discard);
                     self.release(v);
                     return;
                 };
@@ -1089,7 +1089,7 @@ impl FnCx<'_> {
                 let b = self.expr(base, None, Want::Any);
                 let Some(elem) = self.list_elem(b.ty, &base.span) else {
                     self.release(b);
-                    let v = self.expr(value, None, Want::Discard);
+                    let v = self.expr(value, Some(ERROR), Want::Discard);
                     self.release(v);
                     return;
                 };
