@@ -44,6 +44,17 @@ const PROGRAMS: &[&str] = &[
     "tuples",
     "gauss",
     "sudoku",
+    "collatz",
+    "tak",
+    "ackermann",
+    "richards",
+    "interp",
+    "strrev",
+    "strmap",
+    "jacobi",
+    "exprparse",
+    "dijkstra",
+    "records",
     // Tasks and channels, which have no Lua twin.
     "channels",
     // A directory program: the covefmt workload, which has no Lua twin.
