@@ -1312,31 +1312,6 @@ mod tests {
     use super::*;
     use crate::op::Opcode;
 
-    /// An instruction of `opcode` whose every operand is the smallest of
-    /// its kind.
-    fn sample(opcode: Opcode) -> Instr {
-        let operands: Vec<Operand> = opcode
-            .operand_kinds()
-            .iter()
-            .map(|kind| match kind {
-                OperandKind::Count => Operand::Count(0),
-                OperandKind::Imm => Operand::Imm(0),
-                OperandKind::Offset => Operand::Offset(0),
-                OperandKind::Divisor => Operand::Divisor(0),
-                OperandKind::Const => Operand::Const(crate::program::ConstId(0)),
-                OperandKind::Target => Operand::Target(0),
-                OperandKind::Func => Operand::Func(FunctionId(0)),
-                OperandKind::Builtin => Operand::Builtin(crate::builtins::Builtin::Args),
-                OperandKind::Type => Operand::Type(crate::types::TypeId(0)),
-                OperandKind::Struct => Operand::Struct(crate::types::StructId(0)),
-                OperandKind::Enum => Operand::Enum(crate::types::EnumId(0)),
-                OperandKind::Index => Operand::Index(0),
-                _ => Operand::Reg(Reg(0)),
-            })
-            .collect();
-        Instr::from_operands(opcode, &operands).expect("operands of the right kinds")
-    }
-
     #[test]
     fn every_base_operand_is_followed_by_its_count() {
         // The *frame* guarantee checks a run as `base` and the operand
@@ -1392,7 +1367,7 @@ mod tests {
             fields_returned: std::collections::HashMap::new(),
         };
         for opcode in Opcode::ALL {
-            let instr = sample(*opcode);
+            let instr = Instr::sample(*opcode);
             let given = checker.context(
                 At {
                     id: FunctionId(0),
