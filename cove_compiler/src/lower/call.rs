@@ -174,14 +174,24 @@ impl FnCx<'_> {
         }
     }
 
+    /// Checks the arguments of a call that was reported (an unknown or
+    /// invisible callee, a wrong count, a receiver in error), for their
+    /// own mistakes, and throws their values away.
     pub(crate) fn discard_args(&mut self, args: &[Expr]) {
         for a in args {
-            // A function expression is expected to be of a type already in
-            // error: its untyped parameters are not reported as well.
-            let expected = matches!(a.kind, ExprKind::Func(_)).then_some(ERROR);
-            let v = self.expr(a, expected, Want::Discard);
-            self.release(v);
+            self.discard_in_error(a);
         }
+    }
+
+    /// Checks `value`, whose place was reported (an argument of a call in
+    /// error, a field of an unknown struct, an assignment to no place),
+    /// for its own mistakes, and throws it away. It is expected to be of
+    /// the error type, so what only the place could tell — the element
+    /// type of a `[]`, the `Option` of a `None`, a function expression's
+    /// parameter types — is not reported as well.
+    pub(crate) fn discard_in_error(&mut self, value: &Expr) {
+        let v = self.expr(value, Some(ERROR), Want::Discard);
+        self.release(v);
     }
 
     /// Function `name` of imported module `m`; reports a missing or private one.

@@ -1432,12 +1432,9 @@ impl FnCx<'_> {
     ) -> Val {
         let Some(ty) = self.user_type(path) else {
             // The type was reported (or was a declaration's, reported
-            // there): its fields' values are still checked, but a `[]` or
-            // a `None` among them, whose type only the field could tell,
-            // is not reported again.
+            // there): its fields' values are checked for their own mistakes.
             for (_, e) in fields {
-                let v = self.expr(e, Some(ERROR), Want::Discard);
-                self.release(v);
+                self.discard_in_error(e);
             }
             return Val::none(ERROR);
         };

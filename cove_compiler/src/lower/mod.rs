@@ -1035,16 +1035,14 @@ impl FnCx<'_> {
                     } else {
                         self.unknown_name(name, &target.span);
                     }
-                    let v = self.expr(value, Some(ERROR), Want::Discard);
-                    self.release(v);
+                    self.discard_in_error(value);
                 }
             },
             ExprKind::Field(base, field) if !self.names_module_or_type(base) => {
                 let b = self.expr(base, None, Want::Any);
                 let Some((sid, index, fty)) = self.field_of(b.ty, field) else {
                     self.release(b);
-                    let v = self.expr(value, Some(ERROR), Want::Discard);
-                    self.release(v);
+                    self.discard_in_error(value);
                     return;
                 };
                 let v = match op {
@@ -1089,8 +1087,7 @@ impl FnCx<'_> {
                 let b = self.expr(base, None, Want::Any);
                 let Some(elem) = self.list_elem(b.ty, &base.span) else {
                     self.release(b);
-                    let v = self.expr(value, Some(ERROR), Want::Discard);
-                    self.release(v);
+                    self.discard_in_error(value);
                     return;
                 };
                 let i = self.expr(index, Some(Program::INT), Want::Any);
