@@ -55,6 +55,11 @@ const PROGRAMS: &[&str] = &[
     "exprparse",
     "dijkstra",
     "records",
+    "permute",
+    "towers",
+    "storage",
+    "bounce",
+    "heapsort",
     // Tasks and channels, which have no Lua twin.
     "channels",
     // A directory program: the covefmt workload, which has no Lua twin.
