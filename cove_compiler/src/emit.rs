@@ -34,7 +34,11 @@
 //! `jump-some` or `jump-none` of the `Option.is_some` or `is_none` whose
 //! Bool nothing else reads). When the function is finished, its jumps are
 //! threaded: none lands on an unconditional jump, and an unconditional
-//! jump to a `return` is that return. And a call of a builtin the
+//! jump to a `return` is that return. A read of a list's element or a
+//! struct's field that a few instructions before already made into the
+//! same register, on the one path that reaches it, with nothing between
+//! that can change it, is not emitted again ([`Emitter::loaded_already`]).
+//! And a call of a builtin the
 //! IR has an instruction for (`Int.to_float`, `Float.sqrt`) is emitted as
 //! that instruction, here rather than in each place the lowering calls a
 //! builtin.
@@ -73,6 +77,10 @@ pub(crate) struct Emitter {
     /// a function of many branches (a `match` of 100,000 arms) compile in
     /// quadratic time.
     bound_here: (u32, Vec<Label>),
+    /// The last pc a jump may land on: that of the last label bound that
+    /// anything jumps to, or may later. Code after it runs only after the
+    /// code before it, which is what [`Emitter::loaded_already`] needs.
+    landing: u32,
     /// The source line instructions are emitted for.
     pub line: u32,
     /// Set when the function needed more registers than a frame may hold.
@@ -132,6 +140,9 @@ impl Emitter {
     pub(crate) fn emit(&mut self, instr: Instr) {
         self.unfuse();
         let instr = instead_of_builtin(instr);
+        if self.loaded_already(instr) {
+            return;
+        }
         if self.fuse_pair(instr) {
             return;
         }
@@ -641,6 +652,76 @@ impl Emitter {
         })
     }
 
+    /// Whether `instr` is a read of a list's element or a struct's field
+    /// whose register already holds what it would read: the same read was
+    /// emitted a few instructions before, on the one path that reaches
+    /// here (no jump lands in between), and nothing since wrote its
+    /// register, the list's, the index's, the struct's or anything in the
+    /// heap. The second read of `if a[i] <= a[j] { tmp[k] = a[i] }` is
+    /// then no instruction at all. Only instructions known to write nothing
+    /// but their named register are looked past, so a store, a call or a
+    /// builtin between the two (any of which may change the list or the
+    /// struct) keeps the read.
+    fn loaded_already(&self, instr: Instr) -> bool {
+        /// How far back to look: a condition and the first statement of
+        /// its branch.
+        const WINDOW: usize = 6;
+        let (dst, sources) = match instr {
+            Instr::GetList {
+                dst, list, index, ..
+            }
+            | Instr::GetListImm {
+                dst, list, index, ..
+            } => (dst, [list, index]),
+            Instr::GetField { dst, obj, .. } => (dst, [obj, obj]),
+            _ => return false,
+        };
+        // A read over its own list, index or struct reads something else
+        // the second time.
+        if sources.contains(&dst) || self.label_here() {
+            return false;
+        }
+        let end = self.code.len();
+        let first = end.saturating_sub(WINDOW).max(self.landing as usize);
+        for pc in (first..end).rev() {
+            let here = self.code[pc];
+            if here == instr {
+                return true;
+            }
+            let written = match here {
+                Instr::GetList { dst: d, .. }
+                | Instr::GetListImm { dst: d, .. }
+                | Instr::GetField { dst: d, .. }
+                | Instr::Move { dst: d, .. }
+                | Instr::LoadInt { dst: d, .. }
+                | Instr::AddInt { dst: d, .. }
+                | Instr::AddIntImm { dst: d, .. }
+                | Instr::SubInt { dst: d, .. }
+                | Instr::JumpIfLtFloat { dst: d, .. }
+                | Instr::JumpIfNotLtFloat { dst: d, .. }
+                | Instr::JumpIfLeFloat { dst: d, .. }
+                | Instr::JumpIfNotLeFloat { dst: d, .. } => Some(d),
+                Instr::JumpEqInt { .. }
+                | Instr::JumpNeInt { .. }
+                | Instr::JumpLtInt { .. }
+                | Instr::JumpLeInt { .. }
+                | Instr::JumpGtInt { .. }
+                | Instr::JumpGeInt { .. }
+                | Instr::JumpEqIntImm { .. }
+                | Instr::JumpNeIntImm { .. }
+                | Instr::JumpLtIntImm { .. }
+                | Instr::JumpLeIntImm { .. }
+                | Instr::JumpGtIntImm { .. }
+                | Instr::JumpGeIntImm { .. } => None,
+                _ => return false,
+            };
+            if written.is_some_and(|w| w == dst || sources.contains(&w)) {
+                return false;
+            }
+        }
+        false
+    }
+
     /// Puts back the compare-and-jump and the `return` of an unconfirmed
     /// guarded return.
     fn unfuse(&mut self) {
@@ -817,6 +898,7 @@ impl Emitter {
         }
         let pc = self.pc();
         self.labels[label.0] = Some(pc);
+        self.landing = pc;
         if self.bound_here.0 != pc {
             self.bound_here = (pc, Vec::new());
         }
@@ -830,9 +912,13 @@ impl Emitter {
     /// 1` at the end of the body and the condition's `a[i]`).
     pub(crate) fn bind_forward(&mut self, label: Label) {
         let guarded = self.guard.is_some_and(|guard| guard.label == label);
+        let landing = self.landing;
         self.bind(label);
         if !guarded && self.jumps[label.0] == 0 {
             self.bound_here.1.retain(|&bound| bound != label);
+            if self.bound_here.1.is_empty() {
+                self.landing = landing;
+            }
         }
     }
 
@@ -1650,6 +1736,124 @@ mod tests {
         e.bind(end);
         e.emit(Instr::ReturnUnit {});
         e.finish(2).code
+    }
+
+    /// Emits `x = a[i]`, `y = a[j]`, a jump to the end if `x > y`, then
+    /// what `between` emits, `x = a[i]` again, and the two returns; gives
+    /// the code of everything up to the first return.
+    fn read_again(between: impl FnOnce(&mut Emitter, [Reg; 5])) -> Vec<Instr> {
+        let mut e = Emitter::new();
+        let (a, i, j) = (e.alloc(true), e.alloc(false), e.alloc(false));
+        let (x, y) = (e.alloc(false), e.alloc(false));
+        let read = Instr::GetList {
+            dst: x,
+            list: a,
+            index: i,
+            ty: Program::INT,
+        };
+        e.emit(read);
+        e.emit(Instr::GetList {
+            dst: y,
+            list: a,
+            index: j,
+            ty: Program::INT,
+        });
+        let end = e.label();
+        e.jump(
+            Instr::JumpGtInt {
+                a: x,
+                b: y,
+                target: 0,
+            },
+            end,
+        );
+        between(&mut e, [a, i, j, x, y]);
+        e.emit(read);
+        e.emit(Instr::ReturnUnit {});
+        e.bind(end);
+        e.emit(Instr::ReturnUnit {});
+        let mut code = e.finish(3).code;
+        code.truncate(code.len() - 1);
+        code
+    }
+
+    fn reads(code: &[Instr]) -> usize {
+        code.iter()
+            .filter(|i| matches!(i, Instr::GetList { .. } | Instr::StepGetList { .. }))
+            .count()
+    }
+
+    #[test]
+    fn an_element_read_again_after_a_compare_on_the_one_path_is_read_once() {
+        assert_eq!(reads(&read_again(|_, _| {})), 2);
+        // Past a read of another element into another register, too.
+        let code = read_again(|e, [a, _, j, _, y]| {
+            e.emit(Instr::AddIntImm {
+                dst: y,
+                a: j,
+                value: 1,
+            });
+            e.emit(Instr::GetList {
+                dst: y,
+                list: a,
+                index: y,
+                ty: Program::INT,
+            });
+        });
+        assert_eq!(reads(&code), 3);
+    }
+
+    #[test]
+    fn an_element_read_again_after_a_store_a_call_a_landing_or_a_write_of_its_registers_is_read_again()
+     {
+        let stored = read_again(|e, [a, _, j, _, y]| {
+            e.emit(Instr::SetList {
+                list: a,
+                index: j,
+                src: y,
+                ty: Program::INT,
+            });
+        });
+        let called = read_again(|e, [_, _, _, _, y]| {
+            e.emit(Instr::CallBuiltin {
+                dst: y,
+                builtin: Builtin::Print,
+                base: y,
+                count: 1,
+            });
+        });
+        // A jump lands after the first read, from a path that did not
+        // make it.
+        let landed = read_again(|e, [_, _, j, x, y]| {
+            let here = e.label();
+            e.jump(
+                Instr::JumpEqInt {
+                    a: x,
+                    b: y,
+                    target: 0,
+                },
+                here,
+            );
+            e.bind(here);
+            e.emit(Instr::AddIntImm {
+                dst: y,
+                a: j,
+                value: 1,
+            });
+        });
+        let stepped = read_again(|e, [_, i, _, _, _]| {
+            e.emit(Instr::AddIntImm {
+                dst: i,
+                a: i,
+                value: 1,
+            });
+        });
+        let overwritten = read_again(|e, [_, _, _, x, _]| {
+            e.emit(Instr::LoadInt { dst: x, value: 0 });
+        });
+        for code in [stored, called, landed, stepped, overwritten] {
+            assert_eq!(reads(&code), 3, "{code:?}");
+        }
     }
 
     #[test]
