@@ -60,6 +60,8 @@ const PROGRAMS: &[&str] = &[
     "storage",
     "bounce",
     "heapsort",
+    "mergesort",
+    "knapsack",
     // Tasks and channels, which have no Lua twin.
     "channels",
     // A directory program: the covefmt workload, which has no Lua twin.
