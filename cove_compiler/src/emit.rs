@@ -678,9 +678,11 @@ impl Emitter {
         };
         // A read over its own list, index or struct reads something else
         // the second time.
-        if sources.contains(&dst) || self.label_here() {
+        if sources.contains(&dst) {
             return false;
         }
+        // From the last landing on: where a label is bound here, that is
+        // here, and there is nothing to look at.
         let end = self.code.len();
         let first = end.saturating_sub(WINDOW).max(self.landing as usize);
         for pc in (first..end).rev() {
