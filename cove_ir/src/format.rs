@@ -18,8 +18,6 @@
 //! builtin catalogue, because the compiler and the runtime must agree on
 //! the encoding bit for bit.
 
-use std::fmt::Write;
-
 /// How a value is aligned in its width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {
@@ -242,16 +240,27 @@ impl FormatSpec {
     /// An Int as the spec writes it (precision is ignored, as Rust does,
     /// except by `e`).
     pub fn int(&self, n: i64) -> String {
+        let mut digits = Digits::new();
+        let bits = n as u64;
         let body = match (self.kind, self.precision) {
-            (Kind::Display, _) => n.to_string(),
-            (Kind::LowerHex, _) => format!("{n:x}"),
-            (Kind::UpperHex, _) => format!("{n:X}"),
-            (Kind::Binary, _) => format!("{n:b}"),
-            (Kind::Octal, _) => format!("{n:o}"),
-            (Kind::LowerExp, None) => format!("{n:e}"),
-            (Kind::LowerExp, Some(p)) => format!("{n:.p$e}", p = usize::from(p)),
-            (Kind::UpperExp, None) => format!("{n:E}"),
-            (Kind::UpperExp, Some(p)) => format!("{n:.p$E}", p = usize::from(p)),
+            // Decimal and the radix types are written here, into a buffer
+            // on the stack: through `format!` each was two or three host
+            // allocations (the digits, then the padded copies) and the
+            // formatting machinery, most of a formatted interpolation's
+            // time.
+            (Kind::Display, _) => digits.decimal(n.unsigned_abs(), n < 0),
+            (Kind::LowerHex, _) => digits.radix(bits, 4, b"0123456789abcdef"),
+            (Kind::UpperHex, _) => digits.radix(bits, 4, b"0123456789ABCDEF"),
+            (Kind::Binary, _) => digits.radix(bits, 1, b"01"),
+            (Kind::Octal, _) => digits.radix(bits, 3, b"01234567"),
+            (Kind::LowerExp, None) => return self.number(&format!("{n:e}"), false),
+            (Kind::LowerExp, Some(p)) => {
+                return self.number(&format!("{n:.p$e}", p = usize::from(p)), false);
+            }
+            (Kind::UpperExp, None) => return self.number(&format!("{n:E}"), false),
+            (Kind::UpperExp, Some(p)) => {
+                return self.number(&format!("{n:.p$E}", p = usize::from(p)), false);
+            }
         };
         self.number(body, false)
     }
@@ -259,15 +268,19 @@ impl FormatSpec {
     /// A Float as the spec writes it (a radix type writes it as `e` would
     /// not: the compiler refuses those).
     pub fn float(&self, x: f64) -> String {
+        let mut digits = Digits::new();
         let body = match (self.kind, self.precision) {
             (Kind::LowerExp, None) => format!("{x:e}"),
             (Kind::LowerExp, Some(p)) => format!("{x:.p$e}", p = usize::from(p)),
             (Kind::UpperExp, None) => format!("{x:E}"),
             (Kind::UpperExp, Some(p)) => format!("{x:.p$E}", p = usize::from(p)),
             (_, None) => x.to_string(),
-            (_, Some(p)) => format!("{x:.p$}", p = usize::from(p)),
+            (_, Some(p)) => match digits.fixed(x, p) {
+                Some(body) => return self.number(body, false),
+                None => format!("{x:.p$}", p = usize::from(p)),
+            },
         };
-        self.number(body, x.is_nan())
+        self.number(&body, x.is_nan())
     }
 
     /// Text as the spec writes it: precision keeps that many characters.
@@ -282,36 +295,43 @@ impl FormatSpec {
         self.pad(kept, Align::Left)
     }
 
-    /// A number's digits (with its own `-`) signed and padded. The body is
-    /// given back as it is when it needs neither (the common `{x:.3}`):
-    /// each copy was a host allocation of every formatted number.
-    fn number(&self, body: String, nan: bool) -> String {
+    /// A number's digits (with its own `-`) signed and padded, in one
+    /// allocation: the result's.
+    fn number(&self, body: &str, nan: bool) -> String {
         let (sign, digits) = match body.strip_prefix('-') {
             Some(rest) => ("-", rest),
-            None if self.plus && !nan => ("+", body.as_str()),
-            None => ("", body.as_str()),
+            None if self.plus && !nan => ("+", body),
+            None => ("", body),
         };
-        let len = sign.len() + digits.chars().count();
-        match self.width {
-            Some(w) if self.zero && usize::from(w) > len => {
-                let mut out = String::from(sign);
-                out.extend(std::iter::repeat_n('0', usize::from(w) - len));
+        // Every body is ASCII (digits, a point, an exponent, `NaN`, `inf`).
+        let len = sign.len() + digits.len();
+        match self.width.map(usize::from) {
+            Some(w) if self.zero && w > len => {
+                let mut out = String::with_capacity(w);
+                out.push_str(sign);
+                out.extend(std::iter::repeat_n('0', w - len));
                 out.push_str(digits);
                 out
             }
-            Some(w) if usize::from(w) > len => self.pad(&format!("{sign}{digits}"), Align::Right),
-            _ if sign == "+" => format!("+{body}"),
-            _ => body,
+            Some(w) if w > len => self.pad_parts(sign, digits, len, Align::Right),
+            _ => {
+                let mut out = String::with_capacity(len);
+                out.push_str(sign);
+                out.push_str(digits);
+                out
+            }
         }
     }
 
     /// `s` filled to the width, aligned as the spec says or else `default`.
     fn pad(&self, s: &str, default: Align) -> String {
-        let len = s.chars().count();
-        let Some(width) = self.width.map(usize::from).filter(|w| *w > len) else {
-            return s.to_string();
-        };
-        let extra = width - len;
+        self.pad_parts("", s, s.chars().count(), default)
+    }
+
+    /// `head` then `tail`, `len` characters in all, filled to the width and
+    /// aligned as the spec says or else `default`.
+    fn pad_parts(&self, head: &str, tail: &str, len: usize, default: Align) -> String {
+        let extra = self.width.map_or(0, |w| usize::from(w).saturating_sub(len));
         let (before, after) = match if self.align == Align::Default {
             default
         } else {
@@ -321,11 +341,132 @@ impl FormatSpec {
             Align::Right => (extra, 0),
             Align::Center => (extra / 2, extra - extra / 2),
         };
-        let mut out = String::with_capacity(s.len() + extra * self.fill.len_utf8());
+        let mut out = String::with_capacity(head.len() + tail.len() + extra * self.fill.len_utf8());
         out.extend(std::iter::repeat_n(self.fill, before));
-        let _ = out.write_str(s);
+        out.push_str(head);
+        out.push_str(tail);
         out.extend(std::iter::repeat_n(self.fill, after));
         out
+    }
+}
+
+/// A number's digits, written from the end of a buffer on the stack. The
+/// longest are an Int's in binary, 64, and a fixed-point Float's of
+/// [`Digits::fixed`], at most 38 and a point and a sign.
+struct Digits {
+    buf: [u8; 72],
+    start: usize,
+}
+
+impl Digits {
+    fn new() -> Digits {
+        Digits {
+            buf: [0; 72],
+            start: 72,
+        }
+    }
+
+    fn push_front(&mut self, byte: u8) {
+        self.start -= 1;
+        self.buf[self.start] = byte;
+    }
+
+    fn text(&self) -> &str {
+        // Only ASCII digits, `-` and `.` are ever pushed.
+        std::str::from_utf8(&self.buf[self.start..]).unwrap_or_default()
+    }
+
+    /// `n` in decimal, with a `-` before it if `negative`.
+    fn decimal(&mut self, mut n: u64, negative: bool) -> &str {
+        loop {
+            self.push_front(b'0' + (n % 10) as u8);
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        if negative {
+            self.push_front(b'-');
+        }
+        self.text()
+    }
+
+    /// The bits of `n` in a power-of-two radix, `shift` bits a digit: as
+    /// Rust writes an Int in it, its two's complement for a negative one.
+    fn radix(&mut self, mut n: u64, shift: u32, alphabet: &[u8]) -> &str {
+        let mask = (1u64 << shift) - 1;
+        loop {
+            self.push_front(alphabet[(n & mask) as usize]);
+            n >>= shift;
+            if n == 0 {
+                break;
+            }
+        }
+        self.text()
+    }
+
+    /// `x` with `precision` digits after the point, rounded from its exact
+    /// binary value half to even, as Rust's `{x:.p}` writes it; `None`
+    /// where that takes more than 128-bit arithmetic (a precision past 17,
+    /// a magnitude of 2^64 or more, or not a finite number), which the
+    /// caller leaves to Rust. The common `{x:.3}` went through Rust's
+    /// exact formatting, whose fallback for the values its fast algorithm
+    /// cannot settle is a bignum division: half of a formatted Float's
+    /// time.
+    fn fixed(&mut self, x: f64, precision: u16) -> Option<&str> {
+        if !x.is_finite() || precision > 17 {
+            return None;
+        }
+        let bits = x.to_bits();
+        let exponent = ((bits >> 52) & 0x7ff) as i32;
+        let fraction = bits & ((1 << 52) - 1);
+        // x = mantissa × 2^power, exactly.
+        let (mantissa, power) = if exponent == 0 {
+            (fraction, -1074)
+        } else {
+            (fraction | 1 << 52, exponent - 1075)
+        };
+        let scale = 10u128.pow(u32::from(precision));
+        // x × 10^precision rounded to an integer: under 2^64 × 10^17, so
+        // under 2^121.
+        let scaled = if power >= 0 {
+            if power > 11 {
+                return None;
+            }
+            u128::from(mantissa << power) * scale
+        } else {
+            let shift = power.unsigned_abs();
+            // Under 2^53 × 10^17, so under 2^110: past a shift of 110 it
+            // is less than half of one, and rounds to 0.
+            let product = u128::from(mantissa) * scale;
+            if shift > 110 {
+                0
+            } else {
+                let whole = product >> shift;
+                let rest = product & ((1u128 << shift) - 1);
+                let half = 1u128 << (shift - 1);
+                if rest > half || (rest == half && whole & 1 == 1) {
+                    whole + 1
+                } else {
+                    whole
+                }
+            }
+        };
+        let mut n = scaled;
+        let mut written = 0;
+        // At least one digit before the point.
+        while n > 0 || written <= usize::from(precision) {
+            if written == usize::from(precision) && precision > 0 {
+                self.push_front(b'.');
+            }
+            self.push_front(b'0' + (n % 10) as u8);
+            n /= 10;
+            written += 1;
+        }
+        if bits >> 63 == 1 {
+            self.push_front(b'-');
+        }
+        Some(self.text())
     }
 }
 
@@ -370,6 +511,73 @@ mod tests {
         assert_eq!(spec("+").int(-5), format!("{:+}", -5));
         assert_eq!(spec("2").int(-123), format!("{:2}", -123));
         assert_eq!(spec("x").int(-1), format!("{:x}", -1i64));
+    }
+
+    #[test]
+    fn a_fixed_point_float_is_rounded_as_rust_rounds_it() {
+        // Ties of the exact binary value go to the even digit; values that
+        // only look like ties (0.35 is below it) go the way their bits say.
+        for (x, p) in [
+            (0.5, 0),
+            (1.5, 0),
+            (2.5, 0),
+            (0.125, 2),
+            (0.375, 2),
+            (0.35, 1),
+            (-0.0, 3),
+            (-0.0001, 3),
+            (1e-300, 5),
+            (5e-324, 17),
+            (f64::MAX, 2),
+            (18_446_744_073_709_551_615.0, 3),
+            (9_007_199_254_740_993.0, 0),
+            (123.456, 17),
+            (123.456, 18),
+            (f64::INFINITY, 2),
+            (f64::NAN, 2),
+        ] {
+            assert_eq!(
+                spec(&format!(".{p}")).float(x),
+                format!("{x:.p$}"),
+                "{x} .{p}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_fixed_point_float_is_written_as_rust_writes_it(
+            bits in proptest::num::u64::ANY,
+            small in -1.0e6f64..1.0e6,
+            precision in 0u16..20,
+            width in 0u16..30,
+        ) {
+            let p = usize::from(precision);
+            let w = usize::from(width);
+            for x in [f64::from_bits(bits), small, (small * 8.0).round() / 8.0] {
+                proptest::prop_assert_eq!(spec(&format!(".{p}")).float(x), format!("{x:.p$}"));
+                proptest::prop_assert_eq!(
+                    spec(&format!("+0{w}.{p}")).float(x),
+                    format!("{x:+0w$.p$}")
+                );
+                proptest::prop_assert_eq!(
+                    spec(&format!("*^{w}.{p}")).float(x),
+                    format!("{x:*^w$.p$}")
+                );
+            }
+        }
+
+        #[test]
+        fn every_int_is_written_as_rust_writes_it(n in proptest::num::i64::ANY, width in 0u16..70) {
+            let w = usize::from(width);
+            proptest::prop_assert_eq!(spec(&format!("{w}")).int(n), format!("{n:w$}"));
+            proptest::prop_assert_eq!(spec(&format!("0{w}")).int(n), format!("{n:0w$}"));
+            proptest::prop_assert_eq!(spec(&format!("+<{w}")).int(n), format!("{n:+<w$}"));
+            proptest::prop_assert_eq!(spec(&format!("{w}x")).int(n), format!("{n:w$x}"));
+            proptest::prop_assert_eq!(spec(&format!("0{w}X")).int(n), format!("{n:0w$X}"));
+            proptest::prop_assert_eq!(spec(&format!("^{w}b")).int(n), format!("{n:^w$b}"));
+            proptest::prop_assert_eq!(spec(&format!("{w}o")).int(n), format!("{n:w$o}"));
+        }
     }
 
     #[test]
