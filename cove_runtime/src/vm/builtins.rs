@@ -130,6 +130,15 @@ fn host_vec<T>(n: usize, what: &str) -> Faulty<Vec<T>> {
     Ok(items)
 }
 
+/// The Int a Float truncates to toward zero, `None` for one with none.
+/// 2^63 and -2^63 are exact as floats, and every float in [-2^63, 2^63)
+/// truncates into range; -2^63 itself is `Int.MIN`. NaN is in no range.
+pub(crate) fn truncated(x: f64) -> Option<i64> {
+    (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0)
+        .contains(&x)
+        .then(|| x.trunc() as i64)
+}
+
 /// Pushes `item` onto a vector of the host's scratch space whose length is
 /// not known before it is built (the pieces of a string split at a
 /// separator), growing it with `try_reserve` so that a host that refuses
@@ -833,16 +842,10 @@ impl Machine<'_> {
             },
             Builtin::IntMin => int(0).min(int(1)) as u64,
             Builtin::IntMax => int(0).max(int(1)) as u64,
-            Builtin::FloatToInt => {
-                let x = float(0);
-                // 2^63 and -2^63 are exact as floats, and every float in
-                // [-2^63, 2^63) truncates into range; -2^63 itself is Int.MIN.
-                // NaN is in no range.
-                if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&x) {
-                    return Err(invalid(format!("{x} has no Int value")));
-                }
-                (x.trunc() as i64) as u64
-            }
+            Builtin::FloatToInt => match truncated(float(0)) {
+                Some(n) => n as u64,
+                None => return Err(invalid(format!("{} has no Int value", float(0)))),
+            },
             Builtin::FloatSqrt => float(0).sqrt().to_bits(),
             Builtin::FloatFloor => float(0).floor().to_bits(),
             Builtin::FloatAbs => float(0).abs().to_bits(),

@@ -1743,7 +1743,8 @@ impl<'env> Machine<'env> {
     /// The answer of a builtin call that neither allocates nor fails, for
     /// the builtins a loop calls most, or `None` for the builtin function
     /// to run (another builtin, or one of these that would fail: a byte
-    /// out of range, an unwrap of `None`, a push that must grow the list).
+    /// out of range, an unwrap of `None`, a push that must grow the list, a Float
+    /// with no Int, the absolute value of `Int.MIN`).
     /// None of them enters the builtin function, whose entry saves six
     /// machine registers and reserves half a kilobyte of stack; out of the
     /// dispatch loop, whose handlers lost machine registers to this code
@@ -1795,6 +1796,36 @@ impl<'env> Machine<'env> {
             B::ListDropLast => {
                 self.heap.list_drop_last(buf[0]);
                 return Some(0);
+            }
+            // The numbers' methods that cannot fail. Through the general
+            // way each paid its spill and reload of the loop's state and
+            // the big `match` of `Machine::builtin`: a loop of `floor`,
+            // `round`, `ceil`, `pow` and `to_int` ran in 0.58 of Lua 5.4's
+            // time, its plain arithmetic in under half.
+            B::FloatFloor => return Some(f64::from_bits(buf[0]).floor().to_bits()),
+            B::FloatCeil => return Some(f64::from_bits(buf[0]).ceil().to_bits()),
+            B::FloatRound => return Some(f64::from_bits(buf[0]).round().to_bits()),
+            B::FloatAbs => return Some(f64::from_bits(buf[0]).abs().to_bits()),
+            B::FloatPow => {
+                return Some(
+                    f64::from_bits(buf[0])
+                        .powf(f64::from_bits(buf[1]))
+                        .to_bits(),
+                );
+            }
+            B::IntMin => return Some((buf[0] as i64).min(buf[1] as i64) as u64),
+            B::IntMax => return Some((buf[0] as i64).max(buf[1] as i64) as u64),
+            // These two only where they succeed: the general way makes
+            // the fault.
+            B::FloatToInt => {
+                if let Some(n) = super::builtins::truncated(f64::from_bits(buf[0])) {
+                    return Some(n as u64);
+                }
+            }
+            B::IntAbs => {
+                if let Some(n) = (buf[0] as i64).checked_abs() {
+                    return Some(n as u64);
+                }
             }
             _ => {}
         }
