@@ -62,6 +62,8 @@ const PROGRAMS: &[&str] = &[
     "heapsort",
     "mergesort",
     "knapsack",
+    "formatting",
+    "rounding",
     // Tasks and channels, which have no Lua twin.
     "channels",
     // A directory program: the covefmt workload, which has no Lua twin.
