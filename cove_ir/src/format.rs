@@ -240,6 +240,19 @@ impl FormatSpec {
     /// An Int as the spec writes it (precision is ignored, as Rust does,
     /// except by `e`).
     pub fn int(&self, n: i64) -> String {
+        self.with_int(n, |laid| laid.to_string())
+    }
+
+    /// A Float as the spec writes it (a radix type writes it as `e` would
+    /// not: the compiler refuses those).
+    pub fn float(&self, x: f64) -> String {
+        self.with_float(x, |laid| laid.to_string())
+    }
+
+    /// Calls `f` with an Int laid out as [`FormatSpec::int`] writes it, and
+    /// gives back what `f` does: a host that writes the text into its own
+    /// storage ([`Laid::write_to`]) allocates nothing else for it.
+    pub fn with_int<R>(&self, n: i64, f: impl FnOnce(&Laid<'_>) -> R) -> R {
         let mut digits = Digits::new();
         let bits = n as u64;
         let body = match (self.kind, self.precision) {
@@ -253,21 +266,21 @@ impl FormatSpec {
             (Kind::UpperHex, _) => digits.radix(bits, 4, b"0123456789ABCDEF"),
             (Kind::Binary, _) => digits.radix(bits, 1, b"01"),
             (Kind::Octal, _) => digits.radix(bits, 3, b"01234567"),
-            (Kind::LowerExp, None) => return self.number(&format!("{n:e}"), false),
+            (Kind::LowerExp, None) => return f(&self.number(format!("{n:e}").as_bytes(), false)),
             (Kind::LowerExp, Some(p)) => {
-                return self.number(&format!("{n:.p$e}", p = usize::from(p)), false);
+                return f(&self.number(format!("{n:.p$e}", p = usize::from(p)).as_bytes(), false));
             }
-            (Kind::UpperExp, None) => return self.number(&format!("{n:E}"), false),
+            (Kind::UpperExp, None) => return f(&self.number(format!("{n:E}").as_bytes(), false)),
             (Kind::UpperExp, Some(p)) => {
-                return self.number(&format!("{n:.p$E}", p = usize::from(p)), false);
+                return f(&self.number(format!("{n:.p$E}", p = usize::from(p)).as_bytes(), false));
             }
         };
-        self.number(body, false)
+        f(&self.number(body, false))
     }
 
-    /// A Float as the spec writes it (a radix type writes it as `e` would
-    /// not: the compiler refuses those).
-    pub fn float(&self, x: f64) -> String {
+    /// Calls `f` with a Float laid out as [`FormatSpec::float`] writes it,
+    /// as [`FormatSpec::with_int`] does with an Int.
+    pub fn with_float<R>(&self, x: f64, f: impl FnOnce(&Laid<'_>) -> R) -> R {
         let mut digits = Digits::new();
         let body = match (self.kind, self.precision) {
             (Kind::LowerExp, None) => format!("{x:e}"),
@@ -276,11 +289,11 @@ impl FormatSpec {
             (Kind::UpperExp, Some(p)) => format!("{x:.p$E}", p = usize::from(p)),
             (_, None) => x.to_string(),
             (_, Some(p)) => match digits.fixed(x, p) {
-                Some(body) => return self.number(body, false),
+                Some(body) => return f(&self.number(body, false)),
                 None => format!("{x:.p$}", p = usize::from(p)),
             },
         };
-        self.number(&body, x.is_nan())
+        f(&self.number(body.as_bytes(), x.is_nan()))
     }
 
     /// Text as the spec writes it: precision keeps that many characters.
@@ -295,44 +308,53 @@ impl FormatSpec {
         self.pad(kept, Align::Left)
     }
 
-    /// A number's digits (with its own `-`) signed and padded, in one
-    /// allocation: the result's.
-    fn number(&self, body: &str, nan: bool) -> String {
-        let (sign, digits) = match body.strip_prefix('-') {
+    /// A number's digits (with its own `-`) signed and padded.
+    fn number<'a>(&self, body: &'a [u8], nan: bool) -> Laid<'a> {
+        let (sign, digits) = match body.strip_prefix(b"-") {
             Some(rest) => ("-", rest),
             None if self.plus && !nan => ("+", body),
             None => ("", body),
         };
         // Every body is ASCII (digits, a point, an exponent, `NaN`, `inf`).
         let len = sign.len() + digits.len();
-        match self.width.map(usize::from) {
-            Some(w) if self.zero && w > len => {
-                let mut out = String::with_capacity(w);
-                out.push_str(sign);
-                out.extend(std::iter::repeat_n('0', w - len));
-                out.push_str(digits);
-                out
-            }
-            Some(w) if w > len => self.pad_parts(sign, digits, len, Align::Right),
-            _ => {
-                let mut out = String::with_capacity(len);
-                out.push_str(sign);
-                out.push_str(digits);
-                out
-            }
+        let extra = self.width.map_or(0, |w| usize::from(w).saturating_sub(len));
+        let mut laid = Laid {
+            fill: self.fill,
+            before: 0,
+            sign,
+            zeros: 0,
+            body: digits,
+            after: 0,
+        };
+        if self.zero {
+            laid.zeros = extra;
+        } else {
+            (laid.before, laid.after) = self.split(extra, Align::Right);
         }
+        laid
     }
 
     /// `s` filled to the width, aligned as the spec says or else `default`.
     fn pad(&self, s: &str, default: Align) -> String {
-        self.pad_parts("", s, s.chars().count(), default)
+        let extra = self
+            .width
+            .map_or(0, |w| usize::from(w).saturating_sub(s.chars().count()));
+        let (before, after) = self.split(extra, default);
+        Laid {
+            fill: self.fill,
+            before,
+            sign: "",
+            zeros: 0,
+            body: s.as_bytes(),
+            after,
+        }
+        .to_string()
     }
 
-    /// `head` then `tail`, `len` characters in all, filled to the width and
-    /// aligned as the spec says or else `default`.
-    fn pad_parts(&self, head: &str, tail: &str, len: usize, default: Align) -> String {
-        let extra = self.width.map_or(0, |w| usize::from(w).saturating_sub(len));
-        let (before, after) = match if self.align == Align::Default {
+    /// `extra` characters of fill shared out before and after, as the
+    /// spec aligns or else as `default` does.
+    fn split(&self, extra: usize, default: Align) -> (usize, usize) {
+        match if self.align == Align::Default {
             default
         } else {
             self.align
@@ -340,13 +362,77 @@ impl FormatSpec {
             Align::Left | Align::Default => (0, extra),
             Align::Right => (extra, 0),
             Align::Center => (extra / 2, extra - extra / 2),
+        }
+    }
+}
+
+/// A formatted value laid out, nothing written yet: fill, sign, zeros,
+/// the body, fill. A host writes it where it keeps text
+/// ([`Laid::write_to`]), so a formatted number costs no allocation but
+/// the host's own.
+#[derive(Debug, Clone, Copy)]
+pub struct Laid<'a> {
+    fill: char,
+    before: usize,
+    sign: &'static str,
+    zeros: usize,
+    /// ASCII, or for text any UTF-8.
+    body: &'a [u8],
+    after: usize,
+}
+
+impl Laid<'_> {
+    /// The text's length in bytes.
+    pub fn len(&self) -> usize {
+        (self.before + self.after) * self.fill.len_utf8()
+            + self.sign.len()
+            + self.zeros
+            + self.body.len()
+    }
+
+    /// Whether the text is empty (never, for a number).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Writes the text to `dst`, which is [`Laid::len`] bytes long.
+    pub fn write_to(&self, dst: &mut [u8]) {
+        let mut fill = [0u8; 4];
+        let fill = self.fill.encode_utf8(&mut fill).as_bytes();
+        let mut at = 0;
+        let mut put = |bytes: &[u8]| {
+            dst[at..at + bytes.len()].copy_from_slice(bytes);
+            at += bytes.len();
         };
-        let mut out = String::with_capacity(head.len() + tail.len() + extra * self.fill.len_utf8());
-        out.extend(std::iter::repeat_n(self.fill, before));
-        out.push_str(head);
-        out.push_str(tail);
-        out.extend(std::iter::repeat_n(self.fill, after));
-        out
+        for _ in 0..self.before {
+            put(fill);
+        }
+        put(self.sign.as_bytes());
+        for _ in 0..self.zeros {
+            put(b"0");
+        }
+        put(self.body);
+        for _ in 0..self.after {
+            put(fill);
+        }
+    }
+}
+
+impl std::fmt::Display for Laid<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use std::fmt::Write;
+        for _ in 0..self.before {
+            f.write_char(self.fill)?;
+        }
+        f.write_str(self.sign)?;
+        for _ in 0..self.zeros {
+            f.write_char('0')?;
+        }
+        f.write_str(std::str::from_utf8(self.body).map_err(|_| std::fmt::Error)?)?;
+        for _ in 0..self.after {
+            f.write_char(self.fill)?;
+        }
+        Ok(())
     }
 }
 
@@ -371,13 +457,23 @@ impl Digits {
         self.buf[self.start] = byte;
     }
 
-    fn text(&self) -> &str {
-        // Only ASCII digits, `-` and `.` are ever pushed.
-        std::str::from_utf8(&self.buf[self.start..]).unwrap_or_default()
+    /// Pushes the decimal digit `d`, after the point where `written`
+    /// digits of a number with `point` decimals are already there.
+    fn digit(&mut self, d: u8, written: &mut usize, point: usize) {
+        if *written == point && point > 0 {
+            self.push_front(b'.');
+        }
+        self.push_front(b'0' + d);
+        *written += 1;
+    }
+
+    /// The digits written, ASCII.
+    fn text(&self) -> &[u8] {
+        &self.buf[self.start..]
     }
 
     /// `n` in decimal, with a `-` before it if `negative`.
-    fn decimal(&mut self, mut n: u64, negative: bool) -> &str {
+    fn decimal(&mut self, mut n: u64, negative: bool) -> &[u8] {
         loop {
             self.push_front(b'0' + (n % 10) as u8);
             n /= 10;
@@ -393,7 +489,7 @@ impl Digits {
 
     /// The bits of `n` in a power-of-two radix, `shift` bits a digit: as
     /// Rust writes an Int in it, its two's complement for a negative one.
-    fn radix(&mut self, mut n: u64, shift: u32, alphabet: &[u8]) -> &str {
+    fn radix(&mut self, mut n: u64, shift: u32, alphabet: &[u8]) -> &[u8] {
         let mask = (1u64 << shift) - 1;
         loop {
             self.push_front(alphabet[(n & mask) as usize]);
@@ -413,7 +509,7 @@ impl Digits {
     /// exact formatting, whose fallback for the values its fast algorithm
     /// cannot settle is a bignum division: half of a formatted Float's
     /// time.
-    fn fixed(&mut self, x: f64, precision: u16) -> Option<&str> {
+    fn fixed(&mut self, x: f64, precision: u16) -> Option<&[u8]> {
         if !x.is_finite() || precision > 17 {
             return None;
         }
@@ -452,16 +548,23 @@ impl Digits {
                 }
             }
         };
-        let mut n = scaled;
+        // The digits, at least one before the point; in 64 bits where
+        // they fit, as they do for every value under 2^64 / 10^p, since
+        // dividing 128 bits is a call into the compiler's runtime.
+        let point = usize::from(precision);
         let mut written = 0;
-        // At least one digit before the point.
-        while n > 0 || written <= usize::from(precision) {
-            if written == usize::from(precision) && precision > 0 {
-                self.push_front(b'.');
-            }
-            self.push_front(b'0' + (n % 10) as u8);
+        let mut wide = scaled;
+        while wide > u128::from(u64::MAX) {
+            self.digit((wide % 10) as u8, &mut written, point);
+            wide /= 10;
+        }
+        let mut n = wide as u64;
+        loop {
+            self.digit((n % 10) as u8, &mut written, point);
             n /= 10;
-            written += 1;
+            if n == 0 && written > point {
+                break;
+            }
         }
         if bits >> 63 == 1 {
             self.push_front(b'-');
@@ -544,7 +647,32 @@ mod tests {
         }
     }
 
+    /// What a host writing a laid-out value into its own storage gets.
+    fn written(laid: &Laid<'_>) -> String {
+        let mut bytes = vec![0; laid.len()];
+        laid.write_to(&mut bytes);
+        String::from_utf8(bytes).unwrap()
+    }
+
     proptest::proptest! {
+        #[test]
+        fn a_laid_out_value_is_written_as_it_is_displayed(
+            n in proptest::num::i64::ANY,
+            x in proptest::num::f64::ANY,
+            width in 0u16..40,
+            precision in 0u16..20,
+        ) {
+            let (w, p) = (usize::from(width), usize::from(precision));
+            for text in [format!("é^{w}"), format!("+0{w}x"), format!("<{w}.{p}"), format!("{w}e")] {
+                let s = spec(&text);
+                proptest::prop_assert_eq!(s.with_int(n, written), s.int(n));
+                if s.fits_float() {
+                    proptest::prop_assert_eq!(s.with_float(x, written), s.float(x));
+                }
+            }
+            proptest::prop_assert_eq!(spec(&format!("é^{w}.{p}")).float(x), format!("{x:é^w$.p$}"));
+        }
+
         #[test]
         fn every_fixed_point_float_is_written_as_rust_writes_it(
             bits in proptest::num::u64::ANY,

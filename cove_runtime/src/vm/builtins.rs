@@ -904,12 +904,20 @@ impl Machine<'_> {
                         return self.substr(s, 0, end);
                     }
                 }
-                let out = match builtin {
-                    Builtin::FormatInt => spec.int(int(0)),
-                    Builtin::FormatFloat => spec.float(float(0)),
-                    _ => spec.text(text(self.heap.str_bytes(arg(0)))),
+                // A number is laid out on the host's stack and written
+                // straight into the new string.
+                let heap = &mut self.heap;
+                let write = |laid: &cove_ir::format::Laid<'_>| {
+                    heap.alloc_str_with(laid.len(), |dst| laid.write_to(dst))
                 };
-                self.heap.alloc_str(out.as_bytes())?
+                match builtin {
+                    Builtin::FormatInt => spec.with_int(int(0), write)?,
+                    Builtin::FormatFloat => spec.with_float(float(0), write)?,
+                    _ => {
+                        let out = spec.text(text(self.heap.str_bytes(arg(0))));
+                        self.heap.alloc_str(out.as_bytes())?
+                    }
+                }
             }
 
             // ---- text, lists, numbers and input of Cove 1.1 -------------
