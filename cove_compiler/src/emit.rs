@@ -124,6 +124,37 @@ struct Guard {
     line: u32,
 }
 
+/// The register `store` stored to the element or field that `read` reads,
+/// if it is a store to that very place: the same list and index, or the
+/// same struct and field.
+fn stored(store: Instr, read: Instr) -> Option<Reg> {
+    match (store, read) {
+        (
+            Instr::SetList {
+                list, index, src, ..
+            },
+            Instr::GetList {
+                list: l, index: i, ..
+            },
+        ) if (list, index) == (l, i) => Some(src),
+        (
+            Instr::SetField {
+                obj,
+                ty,
+                field,
+                src,
+            },
+            Instr::GetField {
+                obj: o,
+                ty: t,
+                field: f,
+                ..
+            },
+        ) if (obj, ty, field) == (o, t, f) => Some(src),
+        _ => None,
+    }
+}
+
 impl Emitter {
     pub(crate) fn new() -> Emitter {
         Emitter {
@@ -140,9 +171,11 @@ impl Emitter {
     pub(crate) fn emit(&mut self, instr: Instr) {
         self.unfuse();
         let instr = instead_of_builtin(instr);
-        if self.loaded_already(instr) {
-            return;
-        }
+        let instr = match self.loaded_already(instr) {
+            Some((dst, held)) if held == dst => return,
+            Some((dst, held)) => Instr::Move { dst, src: held },
+            None => instr,
+        };
         if self.fuse_pair(instr) {
             return;
         }
@@ -652,17 +685,20 @@ impl Emitter {
         })
     }
 
-    /// Whether `instr` is a read of a list's element or a struct's field
-    /// whose register already holds what it would read: the same read was
-    /// emitted a few instructions before, on the one path that reaches
-    /// here (no jump lands in between), and nothing since wrote its
-    /// register, the list's, the index's, the struct's or anything in the
-    /// heap. The second read of `if a[i] <= a[j] { tmp[k] = a[i] }` is
-    /// then no instruction at all. Only instructions known to write nothing
-    /// but their named register are looked past, so a store, a call or a
-    /// builtin between the two (any of which may change the list or the
-    /// struct) keeps the read.
-    fn loaded_already(&self, instr: Instr) -> bool {
+    /// The register `instr`, a read of a list's element or a struct's
+    /// field, writes, and one that already holds what it would read, if
+    /// one does: the same read
+    /// was emitted a few instructions before, or a store of that register
+    /// to the same element or field, on the one path that reaches here (no
+    /// jump lands in between), and nothing since wrote the register, the
+    /// list's, the index's, the struct's or anything in the heap. The
+    /// second read of `if a[i] <= a[j] { tmp[k] = a[i] }` is then no
+    /// instruction at all, and the read of `c` in `c += 1; c` (a captured
+    /// `var`, a field of its cell) a `move` or nothing. Only instructions
+    /// known to write nothing but their named register are looked past,
+    /// so a store, a call or a builtin between the two (any of which may
+    /// change the list or the struct) keeps the read.
+    fn loaded_already(&self, instr: Instr) -> Option<(Reg, Reg)> {
         /// How far back to look: a condition and the first statement of
         /// its branch.
         const WINDOW: usize = 6;
@@ -674,21 +710,28 @@ impl Emitter {
                 dst, list, index, ..
             } => (dst, [list, index]),
             Instr::GetField { dst, obj, .. } => (dst, [obj, obj]),
-            _ => return false,
+            _ => return None,
         };
         // A read over its own list, index or struct reads something else
         // the second time.
         if sources.contains(&dst) {
-            return false;
+            return None;
         }
         // From the last landing on: where a label is bound here, that is
         // here, and there is nothing to look at.
         let end = self.code.len();
         let first = end.saturating_sub(WINDOW).max(self.landing as usize);
-        for pc in (first..end).rev() {
+        // The registers the instructions after the one looked at write.
+        let mut since = [Reg(u16::MAX); WINDOW];
+        for (k, pc) in (first..end).rev().enumerate() {
             let here = self.code[pc];
             if here == instr {
-                return true;
+                return Some((dst, dst));
+            }
+            if let Some(src) = stored(here, instr)
+                && !since.contains(&src)
+            {
+                return Some((dst, src));
             }
             let written = match here {
                 Instr::GetList { dst: d, .. }
@@ -715,13 +758,16 @@ impl Emitter {
                 | Instr::JumpLeIntImm { .. }
                 | Instr::JumpGtIntImm { .. }
                 | Instr::JumpGeIntImm { .. } => None,
-                _ => return false,
+                _ => return None,
             };
-            if written.is_some_and(|w| w == dst || sources.contains(&w)) {
-                return false;
+            if let Some(w) = written {
+                if w == dst || sources.contains(&w) {
+                    return None;
+                }
+                since[k] = w;
             }
         }
-        false
+        None
     }
 
     /// Puts back the compare-and-jump and the `return` of an unconfirmed
@@ -1855,6 +1901,135 @@ mod tests {
         });
         for code in [stored, called, landed, stepped, overwritten] {
             assert_eq!(reads(&code), 3, "{code:?}");
+        }
+    }
+
+    /// A store of `v` to field 0 of `obj` (or, `list`, to `a[i]`), then
+    /// what `between` emits, then a read of the same place into `into`;
+    /// the code, its registers `[obj or a, i, v, w]` and what the read was
+    /// emitted as.
+    fn stored_then_read(
+        list: bool,
+        into_v: bool,
+        between: impl FnOnce(&mut Emitter, [Reg; 4]),
+    ) -> Vec<Instr> {
+        let mut e = Emitter::new();
+        let (obj, i, v, w) = (
+            e.alloc(true),
+            e.alloc(false),
+            e.alloc(false),
+            e.alloc(false),
+        );
+        let field = |dst| Instr::GetField {
+            dst,
+            obj,
+            ty: cove_ir::types::StructId(0),
+            field: 0,
+        };
+        let element = |dst| Instr::GetList {
+            dst,
+            list: obj,
+            index: i,
+            ty: Program::INT,
+        };
+        e.emit(if list {
+            Instr::SetList {
+                list: obj,
+                index: i,
+                src: v,
+                ty: Program::INT,
+            }
+        } else {
+            Instr::SetField {
+                obj,
+                ty: cove_ir::types::StructId(0),
+                field: 0,
+                src: v,
+            }
+        });
+        between(&mut e, [obj, i, v, w]);
+        let into = if into_v { v } else { w };
+        e.emit(if list { element(into) } else { field(into) });
+        e.emit(Instr::ReturnUnit {});
+        let mut code = e.finish(4).code;
+        code.truncate(code.len() - 1);
+        code
+    }
+
+    #[test]
+    fn a_field_or_element_read_just_after_a_store_to_it_is_the_stored_register() {
+        // `c += 1; c`: read back into the register stored, nothing.
+        assert_eq!(stored_then_read(false, true, |_, _| {}).len(), 1);
+        assert_eq!(stored_then_read(true, true, |_, _| {}).len(), 1);
+        // Into another register, a move of the stored one.
+        for list in [false, true] {
+            let code = stored_then_read(list, false, |_, _| {});
+            assert_eq!(
+                code[1],
+                Instr::Move {
+                    dst: Reg(3),
+                    src: Reg(2)
+                },
+                "{code:?}"
+            );
+        }
+        // Past a compare-and-jump whose target is elsewhere.
+        let code = stored_then_read(false, false, |e, [_, i, v, _]| {
+            let elsewhere = e.label();
+            e.jump(
+                Instr::JumpLtInt {
+                    a: i,
+                    b: v,
+                    target: 0,
+                },
+                elsewhere,
+            );
+        });
+        assert!(matches!(code.last(), Some(Instr::Move { .. })), "{code:?}");
+    }
+
+    #[test]
+    fn a_read_after_a_store_and_a_write_of_the_stored_register_a_call_or_another_field_is_read() {
+        let overwritten = stored_then_read(false, false, |e, [_, _, v, _]| {
+            e.emit(Instr::AddIntImm {
+                dst: v,
+                a: v,
+                value: 1,
+            });
+        });
+        let called = stored_then_read(true, false, |e, [_, _, _, w]| {
+            e.emit(Instr::CallBuiltin {
+                dst: w,
+                builtin: Builtin::Print,
+                base: w,
+                count: 1,
+            });
+        });
+        let elsewhere = stored_then_read(false, false, |e, [obj, _, v, _]| {
+            e.emit(Instr::SetField {
+                obj,
+                ty: cove_ir::types::StructId(0),
+                field: 1,
+                src: v,
+            });
+        });
+        let index_moved = stored_then_read(true, false, |e, [_, i, _, _]| {
+            e.emit(Instr::AddIntImm {
+                dst: i,
+                a: i,
+                value: 1,
+            });
+        });
+        for code in [overwritten, called, elsewhere, index_moved] {
+            assert!(
+                matches!(
+                    code.last(),
+                    Some(
+                        Instr::GetField { .. } | Instr::GetList { .. } | Instr::StepGetList { .. }
+                    )
+                ),
+                "{code:?}"
+            );
         }
     }
 
