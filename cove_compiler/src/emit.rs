@@ -37,7 +37,9 @@
 //! jump to a `return` is that return. A read of a list's element or a
 //! struct's field that a few instructions before already made into the
 //! same register, on the one path that reaches it, with nothing between
-//! that can change it, is not emitted again ([`Emitter::loaded_already`]).
+//! that can change it, is not emitted again, and one just after a store
+//! to the same place is a `move` of the stored register, or nothing
+//! ([`Emitter::loaded_already`]).
 //! And a call of a builtin the
 //! IR has an instruction for (`Int.to_float`, `Float.sqrt`) is emitted as
 //! that instruction, here rather than in each place the lowering calls a
