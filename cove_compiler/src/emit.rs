@@ -689,17 +689,17 @@ impl Emitter {
 
     /// The register `instr`, a read of a list's element or a struct's
     /// field, writes, and one that already holds what it would read, if
-    /// one does: the same read
-    /// was emitted a few instructions before, or a store of that register
-    /// to the same element or field, on the one path that reaches here (no
-    /// jump lands in between), and nothing since wrote the register, the
-    /// list's, the index's, the struct's or anything in the heap. The
-    /// second read of `if a[i] <= a[j] { tmp[k] = a[i] }` is then no
-    /// instruction at all, and the read of `c` in `c += 1; c` (a captured
-    /// `var`, a field of its cell) a `move` or nothing. Only instructions
-    /// known to write nothing but their named register are looked past,
-    /// so a store, a call or a builtin between the two (any of which may
-    /// change the list or the struct) keeps the read.
+    /// one does: the same read was emitted a few instructions before, or a
+    /// store of that register to the same element or field, on the one
+    /// path that reaches here (no jump lands in between), and nothing since
+    /// wrote the register, the list's, the index's, the struct's or
+    /// anything in the heap. The second read of
+    /// `if a[i] <= a[j] { tmp[k] = a[i] }` is then no instruction at all,
+    /// and the read of `c` in `c += 1; c` (a captured `var`, a field of its
+    /// cell) a `move` or nothing. Only instructions known to write nothing
+    /// but their named register are looked past, so a store, a call or a
+    /// builtin between the two (any of which may change the list or the
+    /// struct) keeps the read.
     fn loaded_already(&self, instr: Instr) -> Option<(Reg, Reg)> {
         /// How far back to look: a condition and the first statement of
         /// its branch.

@@ -418,21 +418,14 @@ impl Laid<'_> {
     }
 }
 
+/// The text as [`Laid::write_to`] writes it, the one place the parts' order
+/// is said.
 impl std::fmt::Display for Laid<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use std::fmt::Write;
-        for _ in 0..self.before {
-            f.write_char(self.fill)?;
-        }
-        f.write_str(self.sign)?;
-        for _ in 0..self.zeros {
-            f.write_char('0')?;
-        }
-        f.write_str(std::str::from_utf8(self.body).map_err(|_| std::fmt::Error)?)?;
-        for _ in 0..self.after {
-            f.write_char(self.fill)?;
-        }
-        Ok(())
+        let mut bytes = vec![0; self.len()];
+        self.write_to(&mut bytes);
+        // UTF-8: a char, ASCII, and a body that is ASCII or a `&str`'s.
+        f.write_str(std::str::from_utf8(&bytes).map_err(|_| std::fmt::Error)?)
     }
 }
 
@@ -472,15 +465,22 @@ impl Digits {
         &self.buf[self.start..]
     }
 
-    /// `n` in decimal, with a `-` before it if `negative`.
-    fn decimal(&mut self, mut n: u64, negative: bool) -> &[u8] {
+    /// Pushes the decimal digits of `n`, at least up to the one before the
+    /// point of a number with `point` decimals, `written` of whose digits
+    /// are already there.
+    fn whole(&mut self, mut n: u64, written: &mut usize, point: usize) {
         loop {
-            self.push_front(b'0' + (n % 10) as u8);
+            self.digit((n % 10) as u8, written, point);
             n /= 10;
-            if n == 0 {
+            if n == 0 && *written > point {
                 break;
             }
         }
+    }
+
+    /// `n` in decimal, with a `-` before it if `negative`.
+    fn decimal(&mut self, n: u64, negative: bool) -> &[u8] {
+        self.whole(n, &mut 0, 0);
         if negative {
             self.push_front(b'-');
         }
@@ -558,14 +558,7 @@ impl Digits {
             self.digit((wide % 10) as u8, &mut written, point);
             wide /= 10;
         }
-        let mut n = wide as u64;
-        loop {
-            self.digit((n % 10) as u8, &mut written, point);
-            n /= 10;
-            if n == 0 && written > point {
-                break;
-            }
-        }
+        self.whole(wide as u64, &mut written, point);
         if bits >> 63 == 1 {
             self.push_front(b'-');
         }

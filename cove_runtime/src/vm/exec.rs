@@ -1743,8 +1743,8 @@ impl<'env> Machine<'env> {
     /// The answer of a builtin call that neither allocates nor fails, for
     /// the builtins a loop calls most, or `None` for the builtin function
     /// to run (another builtin, or one of these that would fail: a byte
-    /// out of range, an unwrap of `None`, a push that must grow the list, a Float
-    /// with no Int, the absolute value of `Int.MIN`).
+    /// out of range, an unwrap of `None`, a push that must grow the list,
+    /// a Float with no Int, the absolute value of `Int.MIN`).
     /// None of them enters the builtin function, whose entry saves six
     /// machine registers and reserves half a kilobyte of stack; out of the
     /// dispatch loop, whose handlers lost machine registers to this code
